@@ -1,0 +1,85 @@
+//! Command-line definitions (clap) and their validation into the library's configs.
+//!
+//! Raw arguments are parsed here and turned into validated configs once; the library below
+//! never sees a string a user typed.
+
+
+
+use clap::{Parser, Subcommand};
+use thiserror::Error;
+
+/// The ckpt command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ckpt",
+    version,
+    about = "How often to checkpoint, with every model side by side, and proof by simulation",
+    long_about = "How often to checkpoint: Young, Daly (first order, higher order, complete \
+model) and the replicated n-process model, each minimized numerically and held against its \
+closed forms.\n\nDurations take seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y). A capital M \
+would be a month in humantime and is refused: write 30d or 5m.",
+    after_help = "Example:\n  ckpt interval --mtbf 24h --cost 5m --restart 10m"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Shell completions, generated from these same definitions.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff), generated from these same definitions.
+    Man,
+}
+
+/// Bad input or an internal failure, as the binary reports it.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// One argument has a value that cannot be accepted.
+    #[error("invalid value `{value}` for {arg}: {accepted}")]
+    Invalid { arg: &'static str, value: String, accepted: String },
+    /// Arguments that make no sense together.
+    #[error("{0}")]
+    Conflict(String),
+    /// The inputs are valid but no answer exists (e.g. no interval makes progress).
+    #[error("{0}")]
+    NoAnswer(String),
+    /// Something went wrong inside (exit status 1).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl CliError {
+    /// The exit status: 2 for bad input, 1 for an internal failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Internal(_) => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// A sink for progress, implemented by the binary (a progress bar on stderr) or a no-op.
+pub trait Progress: Sync {
+    /// Work of `total` steps starts, described by `what`.
+    fn start(&self, what: &str, total: u64);
+    /// One step is done.
+    fn tick(&self);
+    /// The work is done.
+    fn finish(&self);
+}
+
+/// Progress that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _: &str, _: u64) {}
+    fn tick(&self) {}
+    fn finish(&self) {}
+}

@@ -1,0 +1,335 @@
+use super::FailureError;
+use rand::{Rng, RngExt};
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Gamma as GammaDist};
+use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
+use std::f64::consts::{LN_2, SQRT_2};
+use std::fmt;
+
+/// `ln(1 - e^(-x))` for `x > 0`, without the cancellation of the naive form (Maechler's log1mexp).
+///
+/// ```
+/// let v = ckpt::failure::log1mexp(1e-20);
+/// assert!((v - (1e-20f64).ln()).abs() < 1e-12);
+/// ```
+pub fn log1mexp(x: f64) -> f64 {
+    if x <= 0.0 {
+        f64::NEG_INFINITY
+    } else if x <= LN_2 {
+        (-(-x).exp_m1()).ln()
+    } else {
+        (-(-x).exp()).ln_1p()
+    }
+}
+
+/// The family of a lifetime distribution, with its shape parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "family", rename_all = "lowercase")]
+pub enum Shape {
+    /// Memoryless failures: the assumption of Young's and Daly's models.
+    Exponential,
+    /// Weibull with shape `k` (k < 1: infant mortality, as volunteer hosts and HPC nodes show).
+    Weibull { shape: f64 },
+    /// Gamma with shape `k`.
+    Gamma { shape: f64 },
+    /// Log-normal with log-scale standard deviation `sigma`.
+    LogNormal { sigma: f64 },
+}
+
+impl Shape {
+    /// Parses `exp`, `weibull:K`, `gamma:K` or `lognormal:SIGMA`.
+    ///
+    /// ```
+    /// use ckpt::failure::Shape;
+    /// assert_eq!(Shape::parse("weibull:0.7").unwrap(), Shape::Weibull { shape: 0.7 });
+    /// assert!(Shape::parse("weibull:0").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Shape, FailureError> {
+        let err = || FailureError::Spec { value: text.to_string() };
+        let lower = text.trim().to_ascii_lowercase();
+        let (family, param) = match lower.split_once(':') {
+            Some((f, p)) => (f, Some(p)),
+            None => (lower.as_str(), None),
+        };
+        let shape = || -> Result<f64, FailureError> {
+            let v: f64 = param.ok_or_else(err)?.trim().parse().map_err(|_| err())?;
+            if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+        };
+        match family {
+            "exp" | "exponential" if param.is_none() => Ok(Shape::Exponential),
+            "weibull" => Ok(Shape::Weibull { shape: shape()? }),
+            "gamma" => Ok(Shape::Gamma { shape: shape()? }),
+            "lognormal" | "log-normal" => Ok(Shape::LogNormal { sigma: shape()? }),
+            _ => Err(err()),
+        }
+    }
+
+    /// True for the exponential, whose closed forms the models can use.
+    pub fn is_exponential(&self) -> bool {
+        matches!(self, Shape::Exponential)
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Exponential => write!(f, "exp"),
+            Shape::Weibull { shape } => write!(f, "weibull:{shape}"),
+            Shape::Gamma { shape } => write!(f, "gamma:{shape}"),
+            Shape::LogNormal { sigma } => write!(f, "lognormal:{sigma}"),
+        }
+    }
+}
+
+/// A lifetime distribution with a given mean (seconds).
+///
+/// ```
+/// use ckpt::failure::{Lifetime, Shape};
+/// let w = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+/// assert!((w.mean() - 3600.0).abs() < 1e-9);
+/// assert!(w.sf(3600.0) < 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lifetime {
+    shape: Shape,
+    mean: f64,
+    /// Weibull scale, gamma scale, or log-normal mu: derived once from the mean.
+    param: f64,
+}
+
+impl Lifetime {
+    /// A distribution of the given family with the given mean.
+    pub fn new(shape: Shape, mean: f64) -> Result<Lifetime, FailureError> {
+        if !(mean.is_finite() && mean > 0.0) {
+            return Err(FailureError::Mean { value: mean });
+        }
+        let check = |name: &'static str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(FailureError::ShapeParameter { name, value: v })
+            }
+        };
+        let param = match shape {
+            Shape::Exponential => mean,
+            Shape::Weibull { shape: k } => {
+                check("weibull", k)?;
+                mean / ln_gamma(1.0 + 1.0 / k).exp()
+            }
+            Shape::Gamma { shape: k } => {
+                check("gamma", k)?;
+                mean / k
+            }
+            Shape::LogNormal { sigma } => {
+                check("lognormal", sigma)?;
+                mean.ln() - sigma * sigma / 2.0
+            }
+        };
+        if !param.is_finite() || (param <= 0.0 && !matches!(shape, Shape::LogNormal { .. })) {
+            return Err(FailureError::Mean { value: mean });
+        }
+        Ok(Lifetime { shape, mean, param })
+    }
+
+    /// The exponential distribution with mean `mean`.
+    pub fn exponential(mean: f64) -> Result<Lifetime, FailureError> {
+        Lifetime::new(Shape::Exponential, mean)
+    }
+
+    /// The mean lifetime (seconds).
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// The family and shape.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// `ln P(X > t)`, finite far into the tail where that is possible.
+    pub fn ln_sf(&self, t: f64) -> f64 {
+        if t <= 0.0 {
+            return 0.0;
+        }
+        match self.shape {
+            Shape::Exponential => -t / self.mean,
+            Shape::Weibull { shape } => -(t / self.param).powf(shape),
+            Shape::Gamma { shape } => {
+                let x = t / self.param;
+                let lower = gamma_lr(shape, x);
+                if lower < 0.5 { (-lower).ln_1p() } else { gamma_ur(shape, x).ln() }
+            }
+            Shape::LogNormal { sigma } => ln_phi(-(t.ln() - self.param) / sigma),
+        }
+    }
+
+    /// `ln P(X <= t)`, finite for tiny `t` (where the naive `ln(1 - sf)` is `-inf`).
+    pub fn ln_cdf(&self, t: f64) -> f64 {
+        if t <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        match self.shape {
+            Shape::Exponential => log1mexp(t / self.mean),
+            Shape::Weibull { shape } => log1mexp((t / self.param).powf(shape)),
+            Shape::Gamma { shape } => {
+                let x = t / self.param;
+                let upper = gamma_ur(shape, x);
+                if upper < 0.5 { (-upper).ln_1p() } else { gamma_lr(shape, x).ln() }
+            }
+            Shape::LogNormal { sigma } => ln_phi((t.ln() - self.param) / sigma),
+        }
+    }
+
+    /// `P(X > t)`.
+    pub fn sf(&self, t: f64) -> f64 {
+        self.ln_sf(t).exp()
+    }
+
+    /// `P(X <= t)`.
+    pub fn cdf(&self, t: f64) -> f64 {
+        self.ln_cdf(t).exp()
+    }
+
+    /// Draws one lifetime (seconds) from `rng`: positive and finite.
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        // Inverse transform where it is exact and cheap, so a stream's numbers depend on this
+        // crate only; gamma and log-normal use statrs' samplers.
+        let t = match self.shape {
+            Shape::Exponential => -self.mean * open01(rng).ln(),
+            Shape::Weibull { shape } => self.param * (-open01(rng).ln()).powf(1.0 / shape),
+            Shape::Gamma { shape } => {
+                use rand::distr::Distribution;
+                GammaDist::new(shape, 1.0 / self.param)
+                    .map(|g| g.sample(rng))
+                    .unwrap_or(self.mean)
+            }
+            Shape::LogNormal { sigma } => {
+                let z = normal(rng);
+                (self.param + sigma * z).exp()
+            }
+        };
+        if t.is_finite() && t > 0.0 { t } else { f64::MIN_POSITIVE.max(t.min(f64::MAX)) }
+    }
+
+    /// Inverse of the cdf at `p` in (0, 1).
+    pub fn quantile(&self, p: f64) -> f64 {
+        match self.shape {
+            Shape::Exponential => -self.mean * (-p).ln_1p(),
+            Shape::Weibull { shape } => self.param * (-(-p).ln_1p()).powf(1.0 / shape),
+            Shape::Gamma { shape } => GammaDist::new(shape, 1.0 / self.param)
+                .map(|g| g.inverse_cdf(p))
+                .unwrap_or(self.mean),
+            Shape::LogNormal { sigma } => {
+                let n = statrs::distribution::Normal::new(self.param, sigma).expect("valid");
+                n.inverse_cdf(p).exp()
+            }
+        }
+    }
+}
+
+/// A uniform draw in (0, 1]: never 0, so its logarithm is finite.
+fn open01<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    1.0 - rng.random::<f64>()
+}
+
+/// A standard normal draw by Box-Muller (one of the pair, to keep streams simple).
+fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    let u1 = open01(rng);
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// `ln Phi(z)` for the standard normal cdf, stable in the far lower tail.
+fn ln_phi(z: f64) -> f64 {
+    if z > -5.0 {
+        (0.5 * statrs::function::erf::erfc(-z / SQRT_2)).ln()
+    } else {
+        // Asymptotic series of the Mills ratio; 8 terms are below 1e-16 relative for z < -5.
+        let z2 = z * z;
+        let mut term = 1.0;
+        let mut sum = 1.0;
+        for k in 1..8 {
+            term *= -((2 * k - 1) as f64) / z2;
+            sum += term;
+        }
+        -z2 / 2.0 - (-z).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln() + sum.ln()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    fn all(mean: f64) -> Vec<Lifetime> {
+        [
+            Shape::Exponential,
+            Shape::Weibull { shape: 0.7 },
+            Shape::Weibull { shape: 2.0 },
+            Shape::Gamma { shape: 2.0 },
+            Shape::Gamma { shape: 0.5 },
+            Shape::LogNormal { sigma: 1.2 },
+        ]
+        .into_iter()
+        .map(|s| Lifetime::new(s, mean).unwrap())
+        .collect()
+    }
+
+    #[test]
+    fn log1mexp_is_stable() {
+        for x in [1e-300, 1e-20, 1e-8, 0.1, LN_2, 1.0, 30.0, 38.0, 700.0] {
+            let v = log1mexp(x);
+            assert!(v.is_finite() && v <= 0.0, "{x} -> {v}");
+        }
+        assert!((log1mexp(40.0) + (-40.0f64).exp()).abs() < 1e-30);
+    }
+
+    #[test]
+    fn cdf_and_sf_add_to_one() {
+        for d in all(100.0) {
+            for t in [1e-3, 1.0, 50.0, 100.0, 400.0] {
+                let s = d.sf(t) + d.cdf(t);
+                assert!((s - 1.0).abs() < 1e-12, "{:?} {t} {s}", d.shape());
+            }
+        }
+    }
+
+    #[test]
+    fn tails_are_finite() {
+        for d in all(1.0) {
+            assert!(d.ln_cdf(1e-12).is_finite(), "{:?}", d.shape());
+            assert!(d.ln_sf(30.0).is_finite(), "{:?}", d.shape());
+        }
+    }
+
+    #[test]
+    fn samples_have_the_mean() {
+        for d in all(10.0) {
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let n = 200_000;
+            let mean: f64 = (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64;
+            assert!((mean - 10.0).abs() < 0.2, "{:?}: {mean}", d.shape());
+        }
+    }
+
+    #[test]
+    fn quantile_inverts_cdf() {
+        for d in all(10.0) {
+            for p in [0.01, 0.5, 0.99] {
+                let t = d.quantile(p);
+                assert!((d.cdf(t) - p).abs() < 1e-8, "{:?} {p}", d.shape());
+            }
+        }
+    }
+
+    #[test]
+    fn shape_parsing() {
+        assert_eq!(Shape::parse("exp").unwrap(), Shape::Exponential);
+        assert_eq!(Shape::parse("gamma:2").unwrap(), Shape::Gamma { shape: 2.0 });
+        assert_eq!(Shape::parse("lognormal:1.2").unwrap(), Shape::LogNormal { sigma: 1.2 });
+        for bad in ["", "weibull", "weibull:-1", "weibull:nan", "weibull:inf", "poisson:1", "exp:2"] {
+            assert!(Shape::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

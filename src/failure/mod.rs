@@ -1,0 +1,21 @@
+//! Failure distributions: what the models integrate and the simulators sample.
+//!
+//! Every distribution is parameterised by its mean, because the mean (MTBF) is what users know;
+//! the shape parameter says how far from memoryless the failures are.
+
+mod dist;
+
+pub use dist::{log1mexp, Lifetime, Shape};
+
+use thiserror::Error;
+
+/// Invalid failure-distribution input.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum FailureError {
+    #[error("--dist `{value}` is not a distribution: use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape")]
+    Spec { value: String },
+    #[error("the mean time between failures must be positive and finite, got {value}")]
+    Mean { value: f64 },
+    #[error("the shape of {name} must be positive and finite, got {value}")]
+    ShapeParameter { name: &'static str, value: f64 },
+}

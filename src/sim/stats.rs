@@ -1,0 +1,81 @@
+//! Means and confidence intervals over runs, always reduced in run order.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// A figure estimated over runs: `{"point", "stderr", "ci95", "runs"}` in JSON.
+///
+/// ```
+/// let e = ckpt::sim::stats::Estimate::from_samples(&[1.0, 2.0, 3.0]);
+/// assert_eq!(e.point, 2.0);
+/// assert!(e.ci95[0] < 2.0 && e.ci95[1] > 2.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Estimate {
+    /// The mean over runs.
+    pub point: f64,
+    /// The standard error of the mean; `None` (JSON null) for a single run.
+    pub stderr: Option<f64>,
+    /// The 95% confidence interval of the mean (Student t).
+    pub ci95: [f64; 2],
+    /// Number of runs.
+    pub runs: u64,
+}
+
+impl Estimate {
+    /// The mean of `samples` with its 95% CI; summed in the order given.
+    pub fn from_samples(samples: &[f64]) -> Estimate {
+        let n = samples.len();
+        if n == 0 {
+            return Estimate { point: 0.0, stderr: None, ci95: [0.0, 0.0], runs: 0 };
+        }
+        let mean = samples.iter().sum::<f64>() / n as f64;
+        if n == 1 {
+            return Estimate { point: mean, stderr: None, ci95: [mean, mean], runs: 1 };
+        }
+        let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
+        let se = (var / n as f64).sqrt();
+        let q = t_quantile_975(n as f64 - 1.0);
+        Estimate { point: mean, stderr: Some(se), ci95: [mean - q * se, mean + q * se], runs: n as u64 }
+    }
+
+    /// `(point - expected) / stderr`: the z statistic tests use (|z| < 4, SIMULATION.md 4).
+    pub fn z(&self, expected: f64) -> f64 {
+        match self.stderr {
+            Some(se) if se > 0.0 => (self.point - expected) / se,
+            _ if self.point == expected => 0.0,
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// True when the CI contains `x`.
+    pub fn contains(&self, x: f64) -> bool {
+        self.ci95[0] <= x && x <= self.ci95[1]
+    }
+}
+
+/// The 97.5% quantile of Student's t with `dof` degrees of freedom.
+pub fn t_quantile_975(dof: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, dof).map(|t| t.inverse_cdf(0.975)).unwrap_or(1.959963984540054)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_run_has_null_stderr() {
+        let e = Estimate::from_samples(&[5.0]);
+        assert_eq!(e.stderr, None);
+        assert_eq!(e.ci95, [5.0, 5.0]);
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(json, r#"{"point":5.0,"stderr":null,"ci95":[5.0,5.0],"runs":1}"#);
+    }
+
+    #[test]
+    fn ci_width_uses_t() {
+        let e = Estimate::from_samples(&[0.0, 2.0]);
+        // t(1) quantile 12.706; se = 1
+        assert!((e.ci95[1] - 1.0 - 12.706204736).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,261 @@
+//! Durations and sizes in and out: every number a user types passes through here once.
+//!
+//! Durations take humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`) or plain seconds. humantime
+//! reads `M` as a month, which is never what a user of this tool means, so a capital `M` is
+//! rejected instead of silently becoming 30 days.
+
+use thiserror::Error;
+
+/// A value typed by a user that could not be read.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum UnitError {
+    #[error("`{value}` is not a duration: use seconds (`300`) or humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`)")]
+    Duration { value: String },
+    #[error("`{value}` is ambiguous: humantime reads `M` as a month; write `30d` for days or `m`/`min` for minutes")]
+    AmbiguousMonth { value: String },
+    #[error("`{value}` must be {what}")]
+    Range { value: String, what: &'static str },
+    #[error("`{value}` is not a size: use bytes (`4096`) or a unit (`512kB`, `64MiB`, `1GiB`, `2TB`)")]
+    Size { value: String },
+    #[error("`{value}` is not a bandwidth: use bytes per second (`1e9`) or a unit (`10GB/s`, `800MiB/s`, `100Gbit/s`)")]
+    Bandwidth { value: String },
+}
+
+/// Parses a duration in seconds from a plain number or a humantime string.
+///
+/// ```
+/// assert_eq!(ckpt::units::parse_duration("5m").unwrap(), 300.0);
+/// assert_eq!(ckpt::units::parse_duration("1.5h").unwrap(), 5400.0);
+/// assert_eq!(ckpt::units::parse_duration("42.5").unwrap(), 42.5);
+/// assert!(ckpt::units::parse_duration("1M").is_err());
+/// ```
+pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
+    let s = text.trim();
+    let err = || UnitError::Duration { value: text.to_string() };
+    if s.is_empty() {
+        return Err(err());
+    }
+    if let Ok(v) = s.parse::<f64>() {
+        return if v.is_finite() { Ok(v) } else { Err(err()) };
+    }
+    if s.contains('M') && !s.contains("Mi") {
+        return Err(UnitError::AmbiguousMonth { value: text.to_string() });
+    }
+    // humantime has no fractional numbers; "1.5h" is common enough to support: split each
+    // number-unit pair and sum.
+    let mut total = 0.0;
+    let mut rest = s;
+    let mut any = false;
+    while !rest.is_empty() {
+        rest = rest.trim_start();
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(err());
+        }
+        let number: f64 = rest[..num_len].parse().map_err(|_| err())?;
+        rest = &rest[num_len..];
+        let unit_len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        let unit = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let scale = unit_seconds(unit).ok_or_else(err)?;
+        // Dividing by the reciprocal keeps `1.3ms` at the double nearest 0.0013.
+        total += if scale < 1.0 { number / (1.0 / scale).round() } else { number * scale };
+        any = true;
+    }
+    if !any || !total.is_finite() {
+        return Err(err());
+    }
+    Ok(total)
+}
+
+fn unit_seconds(unit: &str) -> Option<f64> {
+    // The same spellings humantime accepts, less the month.
+    Some(match unit {
+        "ns" | "nsec" => 1e-9,
+        "us" | "usec" | "µs" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+        "d" | "day" | "days" => 86400.0,
+        "w" | "week" | "weeks" => 7.0 * 86400.0,
+        // humantime's year: 365.25 days.
+        "y" | "year" | "years" => 365.25 * 86400.0,
+        _ => return None,
+    })
+}
+
+/// Parses a duration that must be strictly positive.
+pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
+    let v = parse_duration(text)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(UnitError::Range { value: text.to_string(), what: "a positive duration" })
+    }
+}
+
+/// Parses a duration that may be zero but not negative.
+pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
+    let v = parse_duration(text)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(UnitError::Range { value: text.to_string(), what: "a duration of zero or more" })
+    }
+}
+
+fn split_number(s: &str) -> (&str, &str) {
+    let idx = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || ((c == 'e' || c == 'E') && i > 0)
+                || ((c == '+' || c == '-') && i > 0 && matches!(&s[i - 1..i], "e" | "E")))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    (&s[..idx], s[idx..].trim())
+}
+
+fn byte_unit(unit: &str) -> Option<f64> {
+    Some(match unit {
+        "" | "B" => 1.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "PB" => 1e15,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0f64.powi(4),
+        "PiB" => 1024.0f64.powi(5),
+        _ => return None,
+    })
+}
+
+/// Parses a size in bytes (`4096`, `64MiB`, `1GiB`, `2TB`); must be positive.
+///
+/// ```
+/// assert_eq!(ckpt::units::parse_bytes("1GiB").unwrap(), 1073741824.0);
+/// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
+/// ```
+pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
+    let err = || UnitError::Size { value: text.to_string() };
+    let (num, unit) = split_number(text.trim());
+    let n: f64 = num.parse().map_err(|_| err())?;
+    let v = n * byte_unit(unit).ok_or_else(err)?;
+    if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+}
+
+/// Parses a bandwidth in bytes per second (`10GB/s`, `800MiB/s`, `100Gbit/s`, `1e9`).
+///
+/// A lone lowercase `b` is refused: `Gb/s` is read as gigabits by some and gigabytes by others.
+///
+/// ```
+/// assert_eq!(ckpt::units::parse_bandwidth("10GB/s").unwrap(), 1e10);
+/// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
+/// ```
+pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
+    let err = || UnitError::Bandwidth { value: text.to_string() };
+    let (num, unit) = split_number(text.trim());
+    let n: f64 = num.parse().map_err(|_| err())?;
+    let unit = unit.strip_suffix("/s").or_else(|| unit.strip_suffix("ps")).unwrap_or(unit);
+    let scale = if let Some(prefix) = unit.strip_suffix("bit") {
+        let p = match prefix {
+            "" => 1.0,
+            "k" | "K" => 1e3,
+            "M" => 1e6,
+            "G" => 1e9,
+            "T" => 1e12,
+            _ => return Err(err()),
+        };
+        p / 8.0
+    } else {
+        byte_unit(unit).ok_or_else(err)?
+    };
+    let v = n * scale;
+    if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+}
+
+/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`.
+///
+/// ```
+/// assert_eq!(ckpt::units::format_duration(7001.0), "1h 56m 41s");
+/// assert_eq!(ckpt::units::format_duration(0.25), "250ms");
+/// ```
+pub fn format_duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "-".to_string();
+    }
+    if seconds < 0.0 {
+        return format!("-{}", format_duration(-seconds));
+    }
+    if seconds < 1e-3 {
+        return format!("{:.3}ms", seconds * 1e3);
+    }
+    if seconds < 1.0 {
+        return format!("{:.0}ms", seconds * 1e3);
+    }
+    if seconds < 60.0 {
+        return format!("{:.1}s", seconds);
+    }
+    let total = seconds.round() as u64;
+    let (d, rem) = (total / 86400, total % 86400);
+    let (h, rem) = (rem / 3600, rem % 3600);
+    let (m, s) = (rem / 60, rem % 60);
+    let mut parts = Vec::new();
+    if d > 0 {
+        parts.push(format!("{d}d"));
+    }
+    if h > 0 || d > 0 {
+        parts.push(format!("{h}h"));
+    }
+    parts.push(format!("{m}m"));
+    if d == 0 {
+        parts.push(format!("{s}s"));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("24h").unwrap(), 86400.0);
+        assert_eq!(parse_duration("1h 30m").unwrap(), 5400.0);
+        assert_eq!(parse_duration("1h30m").unwrap(), 5400.0);
+        assert_eq!(parse_duration("5y").unwrap(), 5.0 * 365.25 * 86400.0);
+        assert_eq!(parse_duration("1e3").unwrap(), 1000.0);
+        assert_eq!(parse_duration("1.3ms").unwrap(), 0.0013);
+        assert!(matches!(parse_duration("1M"), Err(UnitError::AmbiguousMonth { .. })));
+        for bad in ["", "abc", "5x", "h", "NaN", "inf", "-", "1..2h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert!(parse_positive_duration("0").is_err());
+        assert!(parse_positive_duration("-5").is_err());
+        assert!(parse_nonnegative_duration("0").is_ok());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("64MiB").unwrap(), 67108864.0);
+        assert!(parse_bytes("1Gb").is_err());
+        assert!(parse_bytes("0").is_err());
+        assert_eq!(parse_bandwidth("800MiB/s").unwrap(), 800.0 * 1048576.0);
+        assert!(parse_bandwidth("10Gb/s").is_err());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format_duration(60.0), "1m 0s");
+        assert_eq!(format_duration(90061.0), "1d 1h 1m");
+        assert_eq!(format_duration(12.25), "12.2s");
+    }
+}
