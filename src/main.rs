@@ -11,22 +11,46 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
-                return ExitCode::from(if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 });
+                return ExitCode::from(
+                    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                        2
+                    } else {
+                        0
+                    },
+                );
             }
             // One line naming the argument, the value and what is accepted; clap's own
             // rendering adds a usage block and a tip that scripts do not want.
             let text = e.to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad arguments");
-            eprintln!("{}", line.trim());
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error: bad arguments");
+            let accepted = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.starts_with("[possible values:"));
+            match accepted {
+                Some(values) => eprintln!("{} {}", line.trim(), values),
+                None => eprintln!("{}", line.trim()),
+            }
             return ExitCode::from(2);
         }
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let code = e.downcast_ref::<CliError>().map(|c| c.exit_code()).unwrap_or(1);
+            let code = e
+                .downcast_ref::<CliError>()
+                .map(|c| c.exit_code())
+                .unwrap_or(1);
             eprintln!("error: {e}");
             ExitCode::from(code as u8)
         }
@@ -36,6 +60,10 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match cli.command {
+        Command::Interval(args) => {
+            let text = ckpt::cli::interval::run(&args)?;
+            out.write_all(text.as_bytes())?;
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut out);
         }

@@ -9,15 +9,23 @@ use thiserror::Error;
 /// A value typed by a user that could not be read.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum UnitError {
-    #[error("`{value}` is not a duration: use seconds (`300`) or humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`)")]
+    #[error(
+        "`{value}` is not a duration: use seconds (`300`) or humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`)"
+    )]
     Duration { value: String },
-    #[error("`{value}` is ambiguous: humantime reads `M` as a month; write `30d` for days or `m`/`min` for minutes")]
+    #[error(
+        "`{value}` is ambiguous: humantime reads `M` as a month; write `30d` for days or `m`/`min` for minutes"
+    )]
     AmbiguousMonth { value: String },
     #[error("`{value}` must be {what}")]
     Range { value: String, what: &'static str },
-    #[error("`{value}` is not a size: use bytes (`4096`) or a unit (`512kB`, `64MiB`, `1GiB`, `2TB`)")]
+    #[error(
+        "`{value}` is not a size: use bytes (`4096`) or a unit (`512kB`, `64MiB`, `1GiB`, `2TB`)"
+    )]
     Size { value: String },
-    #[error("`{value}` is not a bandwidth: use bytes per second (`1e9`) or a unit (`10GB/s`, `800MiB/s`, `100Gbit/s`)")]
+    #[error(
+        "`{value}` is not a bandwidth: use bytes per second (`1e9`) or a unit (`10GB/s`, `800MiB/s`, `100Gbit/s`)"
+    )]
     Bandwidth { value: String },
 }
 
@@ -31,7 +39,9 @@ pub enum UnitError {
 /// ```
 pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     let s = text.trim();
-    let err = || UnitError::Duration { value: text.to_string() };
+    let err = || UnitError::Duration {
+        value: text.to_string(),
+    };
     if s.is_empty() {
         return Err(err());
     }
@@ -39,7 +49,9 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
         return if v.is_finite() { Ok(v) } else { Err(err()) };
     }
     if s.contains('M') && !s.contains("Mi") {
-        return Err(UnitError::AmbiguousMonth { value: text.to_string() });
+        return Err(UnitError::AmbiguousMonth {
+            value: text.to_string(),
+        });
     }
     // humantime has no fractional numbers; "1.5h" is common enough to support: split each
     // number-unit pair and sum.
@@ -56,12 +68,18 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
         }
         let number: f64 = rest[..num_len].parse().map_err(|_| err())?;
         rest = &rest[num_len..];
-        let unit_len = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
         let unit = &rest[..unit_len];
         rest = &rest[unit_len..];
         let scale = unit_seconds(unit).ok_or_else(err)?;
         // Dividing by the reciprocal keeps `1.3ms` at the double nearest 0.0013.
-        total += if scale < 1.0 { number / (1.0 / scale).round() } else { number * scale };
+        total += if scale < 1.0 {
+            number / (1.0 / scale).round()
+        } else {
+            number * scale
+        };
         any = true;
     }
     if !any || !total.is_finite() {
@@ -93,7 +111,10 @@ pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     if v > 0.0 {
         Ok(v)
     } else {
-        Err(UnitError::Range { value: text.to_string(), what: "a positive duration" })
+        Err(UnitError::Range {
+            value: text.to_string(),
+            what: "a positive duration",
+        })
     }
 }
 
@@ -103,7 +124,10 @@ pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
     if v >= 0.0 {
         Ok(v)
     } else {
-        Err(UnitError::Range { value: text.to_string(), what: "a duration of zero or more" })
+        Err(UnitError::Range {
+            value: text.to_string(),
+            what: "a duration of zero or more",
+        })
     }
 }
 
@@ -145,11 +169,17 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Size { value: text.to_string() };
+    let err = || UnitError::Size {
+        value: text.to_string(),
+    };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let v = n * byte_unit(unit).ok_or_else(err)?;
-    if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(err())
+    }
 }
 
 /// Parses a bandwidth in bytes per second (`10GB/s`, `800MiB/s`, `100Gbit/s`, `1e9`).
@@ -161,10 +191,15 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 /// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
 /// ```
 pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Bandwidth { value: text.to_string() };
+    let err = || UnitError::Bandwidth {
+        value: text.to_string(),
+    };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
-    let unit = unit.strip_suffix("/s").or_else(|| unit.strip_suffix("ps")).unwrap_or(unit);
+    let unit = unit
+        .strip_suffix("/s")
+        .or_else(|| unit.strip_suffix("ps"))
+        .unwrap_or(unit);
     let scale = if let Some(prefix) = unit.strip_suffix("bit") {
         let p = match prefix {
             "" => 1.0,
@@ -179,7 +214,11 @@ pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
         byte_unit(unit).ok_or_else(err)?
     };
     let v = n * scale;
-    if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(err())
+    }
 }
 
 /// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`.
@@ -194,6 +233,9 @@ pub fn format_duration(seconds: f64) -> String {
     }
     if seconds < 0.0 {
         return format!("-{}", format_duration(-seconds));
+    }
+    if seconds == 0.0 {
+        return "0s".to_string();
     }
     if seconds < 1e-3 {
         return format!("{:.3}ms", seconds * 1e3);
@@ -234,7 +276,10 @@ mod tests {
         assert_eq!(parse_duration("5y").unwrap(), 5.0 * 365.25 * 86400.0);
         assert_eq!(parse_duration("1e3").unwrap(), 1000.0);
         assert_eq!(parse_duration("1.3ms").unwrap(), 0.0013);
-        assert!(matches!(parse_duration("1M"), Err(UnitError::AmbiguousMonth { .. })));
+        assert!(matches!(
+            parse_duration("1M"),
+            Err(UnitError::AmbiguousMonth { .. })
+        ));
         for bad in ["", "abc", "5x", "h", "NaN", "inf", "-", "1..2h"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }

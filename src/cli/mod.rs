@@ -3,7 +3,7 @@
 //! Raw arguments are parsed here and turned into validated configs once; the library below
 //! never sees a string a user typed.
 
-
+pub mod interval;
 
 use clap::{Parser, Subcommand};
 use thiserror::Error;
@@ -27,8 +27,13 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The optimal checkpoint interval from every model, side by side.
+    #[command(after_help = interval::EXAMPLES)]
+    Interval(interval::IntervalArgs),
     /// Shell completions, generated from these same definitions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -43,7 +48,11 @@ pub enum Command {
 pub enum CliError {
     /// One argument has a value that cannot be accepted.
     #[error("invalid value `{value}` for {arg}: {accepted}")]
-    Invalid { arg: &'static str, value: String, accepted: String },
+    Invalid {
+        arg: &'static str,
+        value: String,
+        accepted: String,
+    },
     /// Arguments that make no sense together.
     #[error("{0}")]
     Conflict(String),

@@ -45,7 +45,9 @@ impl Shape {
     /// assert!(Shape::parse("weibull:0").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Shape, FailureError> {
-        let err = || FailureError::Spec { value: text.to_string() };
+        let err = || FailureError::Spec {
+            value: text.to_string(),
+        };
         let lower = text.trim().to_ascii_lowercase();
         let (family, param) = match lower.split_once(':') {
             Some((f, p)) => (f, Some(p)),
@@ -53,7 +55,11 @@ impl Shape {
         };
         let shape = || -> Result<f64, FailureError> {
             let v: f64 = param.ok_or_else(err)?.trim().parse().map_err(|_| err())?;
-            if v.is_finite() && v > 0.0 { Ok(v) } else { Err(err()) }
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(err())
+            }
         };
         match family {
             "exp" | "exponential" if param.is_none() => Ok(Shape::Exponential),
@@ -157,7 +163,11 @@ impl Lifetime {
             Shape::Gamma { shape } => {
                 let x = t / self.param;
                 let lower = gamma_lr(shape, x);
-                if lower < 0.5 { (-lower).ln_1p() } else { gamma_ur(shape, x).ln() }
+                if lower < 0.5 {
+                    (-lower).ln_1p()
+                } else {
+                    gamma_ur(shape, x).ln()
+                }
             }
             Shape::LogNormal { sigma } => ln_phi(-(t.ln() - self.param) / sigma),
         }
@@ -174,7 +184,11 @@ impl Lifetime {
             Shape::Gamma { shape } => {
                 let x = t / self.param;
                 let upper = gamma_ur(shape, x);
-                if upper < 0.5 { (-upper).ln_1p() } else { gamma_lr(shape, x).ln() }
+                if upper < 0.5 {
+                    (-upper).ln_1p()
+                } else {
+                    gamma_lr(shape, x).ln()
+                }
             }
             Shape::LogNormal { sigma } => ln_phi((t.ln() - self.param) / sigma),
         }
@@ -208,7 +222,11 @@ impl Lifetime {
                 (self.param + sigma * z).exp()
             }
         };
-        if t.is_finite() && t > 0.0 { t } else { f64::MIN_POSITIVE.max(t.min(f64::MAX)) }
+        if t.is_finite() && t > 0.0 {
+            t
+        } else {
+            f64::MIN_POSITIVE.max(t.min(f64::MAX))
+        }
     }
 
     /// Inverse of the cdf at `p` in (0, 1).
@@ -326,9 +344,23 @@ mod tests {
     #[test]
     fn shape_parsing() {
         assert_eq!(Shape::parse("exp").unwrap(), Shape::Exponential);
-        assert_eq!(Shape::parse("gamma:2").unwrap(), Shape::Gamma { shape: 2.0 });
-        assert_eq!(Shape::parse("lognormal:1.2").unwrap(), Shape::LogNormal { sigma: 1.2 });
-        for bad in ["", "weibull", "weibull:-1", "weibull:nan", "weibull:inf", "poisson:1", "exp:2"] {
+        assert_eq!(
+            Shape::parse("gamma:2").unwrap(),
+            Shape::Gamma { shape: 2.0 }
+        );
+        assert_eq!(
+            Shape::parse("lognormal:1.2").unwrap(),
+            Shape::LogNormal { sigma: 1.2 }
+        );
+        for bad in [
+            "",
+            "weibull",
+            "weibull:-1",
+            "weibull:nan",
+            "weibull:inf",
+            "poisson:1",
+            "exp:2",
+        ] {
             assert!(Shape::parse(bad).is_err(), "{bad}");
         }
     }

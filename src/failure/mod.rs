@@ -5,14 +5,16 @@
 
 mod dist;
 
-pub use dist::{log1mexp, Lifetime, Shape};
+pub use dist::{Lifetime, Shape, log1mexp};
 
 use thiserror::Error;
 
 /// Invalid failure-distribution input.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum FailureError {
-    #[error("--dist `{value}` is not a distribution: use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape")]
+    #[error(
+        "--dist `{value}` is not a distribution: use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape"
+    )]
     Spec { value: String },
     #[error("the mean time between failures must be positive and finite, got {value}")]
     Mean { value: f64 },

@@ -24,7 +24,11 @@ pub fn secs_to_ns(seconds: f64) -> Nanos {
         return 0;
     }
     let v = (seconds * NS_PER_S + 0.5).floor();
-    if v >= u64::MAX as f64 { u64::MAX } else { v as u64 }
+    if v >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        v as u64
+    }
 }
 
 /// Nanoseconds back to seconds, for reports.
@@ -101,14 +105,23 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::new(), seq: 0 }
+        EventQueue {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
     }
 
     /// Schedules `event` at `time` in tie-break class `rule` with secondary key `key`.
     pub fn push(&mut self, time: Nanos, rule: u32, key: u64, event: E) {
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Reverse(Entry { time, rule, key, seq, event }));
+        self.heap.push(Reverse(Entry {
+            time,
+            rule,
+            key,
+            seq,
+            event,
+        }));
     }
 
     /// Removes and returns the first event with its time.
@@ -164,7 +177,7 @@ where
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot be built (no threads available) still gives the same results.
-        Err(_) => (0..runs).map(|i| f(i)).collect(),
+        Err(_) => (0..runs).map(f).collect(),
     }
 }
 
@@ -176,7 +189,10 @@ mod tests {
     #[test]
     fn streams_depend_on_seed_and_index_only() {
         let a: Vec<u64> = (0..4).map(|i| run_rng(42, i).random()).collect();
-        let b: Vec<u64> = (0..4).rev().map(|i| run_rng(42, i).random()).collect::<Vec<_>>();
+        let b: Vec<u64> = (0..4)
+            .rev()
+            .map(|i| run_rng(42, i).random())
+            .collect::<Vec<_>>();
         let b: Vec<u64> = b.into_iter().rev().collect();
         assert_eq!(a, b);
         assert_ne!(a[0], a[1]);

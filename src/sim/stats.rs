@@ -27,16 +27,31 @@ impl Estimate {
     pub fn from_samples(samples: &[f64]) -> Estimate {
         let n = samples.len();
         if n == 0 {
-            return Estimate { point: 0.0, stderr: None, ci95: [0.0, 0.0], runs: 0 };
+            return Estimate {
+                point: 0.0,
+                stderr: None,
+                ci95: [0.0, 0.0],
+                runs: 0,
+            };
         }
         let mean = samples.iter().sum::<f64>() / n as f64;
         if n == 1 {
-            return Estimate { point: mean, stderr: None, ci95: [mean, mean], runs: 1 };
+            return Estimate {
+                point: mean,
+                stderr: None,
+                ci95: [mean, mean],
+                runs: 1,
+            };
         }
         let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
         let se = (var / n as f64).sqrt();
         let q = t_quantile_975(n as f64 - 1.0);
-        Estimate { point: mean, stderr: Some(se), ci95: [mean - q * se, mean + q * se], runs: n as u64 }
+        Estimate {
+            point: mean,
+            stderr: Some(se),
+            ci95: [mean - q * se, mean + q * se],
+            runs: n as u64,
+        }
     }
 
     /// `(point - expected) / stderr`: the z statistic tests use (|z| < 4, SIMULATION.md 4).
@@ -56,7 +71,9 @@ impl Estimate {
 
 /// The 97.5% quantile of Student's t with `dof` degrees of freedom.
 pub fn t_quantile_975(dof: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, dof).map(|t| t.inverse_cdf(0.975)).unwrap_or(1.959963984540054)
+    StudentsT::new(0.0, 1.0, dof)
+        .map(|t| t.inverse_cdf(0.975))
+        .unwrap_or(1.959963984540054)
 }
 
 #[cfg(test)]
@@ -69,7 +86,10 @@ mod tests {
         assert_eq!(e.stderr, None);
         assert_eq!(e.ci95, [5.0, 5.0]);
         let json = serde_json::to_string(&e).unwrap();
-        assert_eq!(json, r#"{"point":5.0,"stderr":null,"ci95":[5.0,5.0],"runs":1}"#);
+        assert_eq!(
+            json,
+            r#"{"point":5.0,"stderr":null,"ci95":[5.0,5.0],"runs":1}"#
+        );
     }
 
     #[test]

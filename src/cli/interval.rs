@@ -1,0 +1,291 @@
+//! `ckpt interval`: arguments, their validation into [`IntervalInputs`], and the run.
+
+use super::CliError;
+use crate::failure::Shape;
+use crate::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
+use crate::model::replicated::Detect;
+use crate::optimize::OptimizeError;
+use crate::report;
+use crate::units;
+use clap::{Args, ValueEnum};
+
+/// Examples shown under `ckpt interval --help`.
+pub const EXAMPLES: &str = "Examples:
+  ckpt interval --mtbf 24h --cost 5m --restart 10m
+  ckpt interval --nodes 4096 --node-mtbf 5y --cost 5m --restart 10m --format json
+  ckpt interval --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
+  ckpt interval --mtbf 6h --cost 5m --dist weibull:0.7 --procs 1 --replicas 1
+  ckpt interval --mtbf 24h --ckpt-bytes 64GiB --bandwidth 2GB/s --latency 5ms --format env
+
+Durations are seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y); `M` would be a month and
+is refused. Without --procs/--replicas, --mtbf is the MTBF of the whole job; with them it is
+the MTBF of one host (one replica).";
+
+/// Output formats of `interval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IntervalFormat {
+    /// Aligned table for a person.
+    Table,
+    /// One JSON object, seconds throughout (schema_version 1).
+    Json,
+    /// `CKPT_INTERVAL_SECONDS=N` for `eval` in a batch script.
+    Env,
+    /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR.
+    Scr,
+}
+
+/// Detection variants on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DetectArg {
+    /// A lost process is noticed at the next checkpoint (the seed paper's assumption).
+    End,
+    /// A lost process is noticed at once and the interval retried after --restart.
+    Immediate,
+}
+
+fn duration(s: &str) -> Result<f64, String> {
+    units::parse_positive_duration(s).map_err(|e| e.to_string())
+}
+
+fn duration0(s: &str) -> Result<f64, String> {
+    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
+}
+
+fn count(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
+    }
+}
+
+fn replicas(s: &str) -> Result<u32, String> {
+    let v = count(s)?;
+    if v > 64 {
+        return Err("must be between 1 and 64".into());
+    }
+    Ok(v as u32)
+}
+
+fn shape(s: &str) -> Result<Shape, String> {
+    Shape::parse(s).map_err(|_| {
+        "use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape".to_string()
+    })
+}
+
+fn bytes(s: &str) -> Result<f64, String> {
+    units::parse_bytes(s).map_err(|e| e.to_string())
+}
+
+fn bandwidth(s: &str) -> Result<f64, String> {
+    units::parse_bandwidth(s).map_err(|e| e.to_string())
+}
+
+/// The model flags shared by `interval`, `sweep` and `validate`.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// MTBF of the whole job, or of one host with --procs/--replicas (e.g. 24h).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub mtbf: Option<f64>,
+    /// Checkpoint cost delta (e.g. 5m); or give its parts (--ckpt-bytes, --bandwidth, ...).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub cost: Option<f64>,
+    /// Restart cost R: reading the checkpoint back (default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    pub restart: f64,
+    /// Downtime D before a restart, during which nothing fails (default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    pub downtime: f64,
+    /// Number of nodes; with --node-mtbf gives the system MTBF node-mtbf / nodes.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    pub nodes: Option<u64>,
+    /// MTBF of one node (with --nodes).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub node_mtbf: Option<f64>,
+    /// Inter-dependent processes n of the replicated model (default 1 with --replicas).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    pub procs: Option<u64>,
+    /// Replicas r of each process (default 1 with --procs).
+    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = replicas)]
+    pub replicas: Option<u32>,
+    /// When a lost process is acted on: at the next checkpoint, or at once.
+    #[arg(long, value_enum)]
+    pub detect: Option<DetectArg>,
+    /// Host lifetime distribution of the replicated model: exp, weibull:K, gamma:K, lognormal:SIGMA.
+    #[arg(long, allow_hyphen_values = true, value_name = "DIST", value_parser = shape)]
+    pub dist: Option<Shape>,
+    /// Checkpoint cost from parts: time to create the checkpoint on the node.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    pub create_time: Option<f64>,
+    /// Checkpoint cost from parts: latency to the server or partner.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    pub latency: Option<f64>,
+    /// Checkpoint cost from parts: bytes per checkpoint (e.g. 64GiB).
+    #[arg(long, allow_hyphen_values = true, value_name = "BYTES", value_parser = bytes)]
+    pub ckpt_bytes: Option<f64>,
+    /// Checkpoint cost from parts: bandwidth (e.g. 10GB/s, 100Gbit/s).
+    #[arg(long, allow_hyphen_values = true, value_name = "RATE", value_parser = bandwidth)]
+    pub bandwidth: Option<f64>,
+    /// Checkpoint cost from parts: time to acknowledge the upload.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    pub ack_time: Option<f64>,
+}
+
+/// `ckpt interval` arguments.
+#[derive(Debug, Clone, Args)]
+pub struct IntervalArgs {
+    /// The model inputs.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Useful work to complete: reports the expected completion time.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub work: Option<f64>,
+    /// Length of one iteration: the interval is given in whole iterations.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub iteration_time: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = IntervalFormat::Table)]
+    pub format: IntervalFormat,
+}
+
+fn conflict(msg: &str) -> CliError {
+    CliError::Conflict(msg.to_string())
+}
+
+impl ModelArgs {
+    /// The checkpoint cost: `--cost`, or `create + latency + bytes / bandwidth + ack`
+    /// (the volunteer-grid paper's eq. 1).
+    pub fn checkpoint_cost(&self) -> Result<f64, CliError> {
+        let parts = [
+            self.create_time,
+            self.latency,
+            self.ckpt_bytes,
+            self.bandwidth,
+            self.ack_time,
+        ];
+        let any_part = parts.iter().any(|p| p.is_some());
+        match (self.cost, any_part) {
+            (Some(_), true) => Err(conflict(
+                "--cost conflicts with --create-time/--latency/--ckpt-bytes/--bandwidth/--ack-time: give the cost or its parts",
+            )),
+            (Some(c), false) => Ok(c),
+            (None, false) => Err(conflict(
+                "--cost is required (or its parts: --ckpt-bytes with --bandwidth)",
+            )),
+            (None, true) => {
+                let upload = match (self.ckpt_bytes, self.bandwidth) {
+                    (Some(b), Some(bw)) => b / bw,
+                    (None, None) => 0.0,
+                    (Some(_), None) => return Err(conflict("--ckpt-bytes needs --bandwidth")),
+                    (None, Some(_)) => return Err(conflict("--bandwidth needs --ckpt-bytes")),
+                };
+                let total = self.create_time.unwrap_or(0.0)
+                    + self.latency.unwrap_or(0.0)
+                    + upload
+                    + self.ack_time.unwrap_or(0.0);
+                if total > 0.0 && total.is_finite() {
+                    Ok(total)
+                } else {
+                    Err(CliError::Invalid {
+                        arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
+                        value: format!("{total}"),
+                        accepted: "parts that add up to a positive checkpoint cost".into(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Validates the flags into the inputs of the models (without work/iteration settings).
+    pub fn inputs(&self) -> Result<IntervalInputs, CliError> {
+        let replicated = self.procs.is_some() || self.replicas.is_some();
+        let (mtbf, nodes) = match (self.mtbf, self.nodes, self.node_mtbf) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(conflict(
+                    "--mtbf conflicts with --nodes/--node-mtbf: give one or the other",
+                ));
+            }
+            (Some(m), None, None) => (m, None),
+            (None, Some(n), Some(m)) => {
+                if replicated {
+                    return Err(conflict(
+                        "--nodes/--node-mtbf give a system MTBF and do not combine with --procs/--replicas, whose --mtbf is that of one host",
+                    ));
+                }
+                (
+                    m / n as f64,
+                    Some(Nodes {
+                        count: n,
+                        node_mtbf_s: m,
+                    }),
+                )
+            }
+            (None, Some(_), None) => return Err(conflict("--nodes needs --node-mtbf")),
+            (None, None, Some(_)) => return Err(conflict("--node-mtbf needs --nodes")),
+            (None, None, None) => {
+                return Err(conflict("--mtbf is required (or --nodes with --node-mtbf)"));
+            }
+        };
+        if !replicated && self.detect.is_some() {
+            return Err(conflict(
+                "--detect applies to the replicated model: give --procs and/or --replicas",
+            ));
+        }
+        if !replicated && self.dist.is_some() {
+            return Err(conflict(
+                "--dist applies to the replicated model: give --procs and/or --replicas (--procs 1 --replicas 1 for a single job)",
+            ));
+        }
+        let cost = self.checkpoint_cost()?;
+        let replication = replicated.then(|| Replication {
+            procs: self.procs.unwrap_or(1),
+            replicas: self.replicas.unwrap_or(1),
+            detect: match self.detect.unwrap_or(DetectArg::End) {
+                DetectArg::End => Detect::End,
+                DetectArg::Immediate => Detect::Immediate,
+            },
+            shape: self.dist.unwrap_or(Shape::Exponential),
+        });
+        Ok(IntervalInputs {
+            mtbf,
+            cost,
+            restart: self.restart,
+            downtime: self.downtime,
+            replication,
+            work: None,
+            iteration_time: None,
+            nodes,
+        })
+    }
+}
+
+impl IntervalArgs {
+    /// Validates every flag into the library's inputs.
+    pub fn inputs(&self) -> Result<IntervalInputs, CliError> {
+        let mut inputs = self.model.inputs()?;
+        inputs.work = self.work;
+        inputs.iteration_time = self.iteration_time;
+        Ok(inputs)
+    }
+}
+
+/// Maps a library error to what the user sees.
+pub fn interval_error(e: IntervalError) -> CliError {
+    match e {
+        IntervalError::Optimize(OptimizeError::Solver { .. }) => CliError::Internal(e.to_string()),
+        IntervalError::Optimize(_) => CliError::NoAnswer(e.to_string()),
+        _ => CliError::Conflict(e.to_string()),
+    }
+}
+
+/// Runs `ckpt interval` and returns what to print.
+pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
+    let inputs = args.inputs()?;
+    let answer = interval::compute(&inputs).map_err(interval_error)?;
+    Ok(match args.format {
+        IntervalFormat::Table => report::interval::table(&answer),
+        IntervalFormat::Json => report::interval::json(&answer),
+        IntervalFormat::Env => report::interval::env(&answer),
+        IntervalFormat::Scr => report::interval::scr(&answer),
+    })
+}

@@ -1,0 +1,122 @@
+//! The analytical models of MODELS.md, in two shapes.
+//!
+//! A [`CostModel`] is a value with an overhead function (expected wall time per unit of useful
+//! work, 1.0 = no loss) that the optimizer minimizes. An [`Estimator`] is a value that gives an
+//! interval from a closed form and has no cost function of its own: it is judged under the most
+//! complete cost model that applies. The sweep and the validator only see these two shapes.
+
+pub mod daly;
+pub mod mtti;
+pub mod quadrature;
+pub mod replicated;
+pub mod young;
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// Invalid model parameters.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ModelError {
+    /// A parameter outside the range the model accepts.
+    #[error("{name} = {value} is out of range: {accepted}")]
+    Parameter {
+        name: &'static str,
+        value: f64,
+        accepted: &'static str,
+    },
+}
+
+/// Checks that `value` is finite and positive.
+pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64, ModelError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(ModelError::Parameter {
+            name,
+            value,
+            accepted: "a positive, finite number",
+        })
+    }
+}
+
+/// Checks that `value` is finite and not negative.
+pub(crate) fn nonnegative(name: &'static str, value: f64) -> Result<f64, ModelError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(ModelError::Parameter {
+            name,
+            value,
+            accepted: "a finite number of zero or more",
+        })
+    }
+}
+
+/// A model with an overhead function of the checkpoint interval.
+pub trait CostModel: Send + Sync {
+    /// The row name in reports (`daly-complete`, `replicated-end`, ...).
+    fn name(&self) -> &'static str;
+
+    /// `ln(overhead(tau))` for a work interval `tau` (seconds). Evaluated in log space so that
+    /// a job whose success probability is below 1e-300 still gets a finite figure; `+inf`
+    /// only where no interval of this length makes progress.
+    fn ln_overhead(&self, tau: f64) -> f64;
+
+    /// The closed-form estimate of the optimum, from which the optimizer grows its bracket.
+    fn seed_interval(&self) -> f64;
+
+    /// Expected number of interruptions per committed interval of length `tau`.
+    fn expected_failures(&self, tau: f64) -> f64;
+
+    /// A function of `tau` whose sign change is the optimum (the derivative condition), where
+    /// one is known in closed form; the optimizer polishes its answer on it.
+    fn stationarity(&self, _tau: f64) -> Option<f64> {
+        None
+    }
+
+    /// `overhead(tau)`, or `None` beyond f64 range.
+    fn overhead(&self, tau: f64) -> Option<f64> {
+        finite_exp(self.ln_overhead(tau))
+    }
+}
+
+/// `e^x` when it is a finite number, else `None`.
+pub fn finite_exp(x: f64) -> Option<f64> {
+    let v = x.exp();
+    if v.is_finite() && !x.is_nan() {
+        Some(v)
+    } else {
+        None
+    }
+}
+
+/// How an estimator's or a cost model's interval was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// A formula.
+    ClosedForm,
+    /// The minimum of an overhead function, found by the optimizer.
+    Numerical,
+}
+
+/// A closed-form interval estimate: a value, or why the formula does not apply here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimator {
+    /// Row name (`young`, `daly-first-order`, ...).
+    pub name: &'static str,
+    /// The interval in seconds, or the reason the formula does not apply.
+    pub interval: Result<f64, String>,
+}
+
+impl Estimator {
+    /// An estimator whose formula gave `value`; not applicable unless positive and finite.
+    pub fn from_value(name: &'static str, value: f64, range_note: &str) -> Estimator {
+        let interval = if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(range_note.to_string())
+        };
+        Estimator { name, interval }
+    }
+}

@@ -1,0 +1,255 @@
+//! The one minimizer every cost model uses: argmin's Brent method on `ln overhead` over
+//! `ln(tau / tau0)`, on a bracket grown from the closed-form estimate `tau0`, with an explicit
+//! iteration cap, a convergence check, and a polish by Brent's root finder on the derivative
+//! condition where the model knows it in closed form.
+
+use crate::model::CostModel;
+use argmin::core::{
+    CostFunction, Error as ArgminError, Executor, State, TerminationReason, TerminationStatus,
+};
+use argmin::solver::brent::{BrentOpt, BrentRoot};
+use thiserror::Error;
+
+/// Iteration cap of each Brent run.
+pub const MAX_ITERS: u64 = 500;
+/// Widening steps of the bracket beyond the first (each by a factor 1e3 on the stuck side).
+const MAX_WIDENINGS: usize = 8;
+/// A stand-in for `+inf` that keeps Brent's parabolic steps finite.
+const HUGE: f64 = 1e300;
+
+/// Why no optimum could be given.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum OptimizeError {
+    /// The closed-form seed is not a positive number.
+    #[error("{model}: no starting interval (closed-form estimate {seed})")]
+    Seed { model: &'static str, seed: f64 },
+    /// The overhead at the best interval is beyond f64 range.
+    #[error(
+        "{model}: no interval makes progress (the expected overhead is beyond 1e308 at every interval)"
+    )]
+    NoProgress { model: &'static str },
+    /// The minimum kept running into the edge of the widest bracket.
+    #[error("{model}: the overhead keeps falling towards {edge} intervals; no optimum exists")]
+    Unbounded {
+        model: &'static str,
+        edge: &'static str,
+    },
+    /// argmin failed.
+    #[error("{model}: the solver failed: {message}")]
+    Solver {
+        model: &'static str,
+        message: String,
+    },
+}
+
+/// The numerical optimum of a cost model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Optimum {
+    /// The optimal work interval (s).
+    pub interval: f64,
+    /// `ln overhead` at that interval.
+    pub ln_overhead: f64,
+    /// Iterations of the last Brent run.
+    pub iterations: u64,
+    /// Whether the solver reported convergence (and the root polish, where run, too).
+    pub converged: bool,
+    /// Whether the interval was polished on the derivative condition.
+    pub polished: bool,
+}
+
+impl Optimum {
+    /// The overhead at the optimum.
+    pub fn overhead(&self) -> f64 {
+        self.ln_overhead.exp()
+    }
+}
+
+struct LogProblem<'a> {
+    model: &'a dyn CostModel,
+    tau0: f64,
+}
+
+impl CostFunction for LogProblem<'_> {
+    type Param = f64;
+    type Output = f64;
+    fn cost(&self, x: &f64) -> Result<f64, ArgminError> {
+        let v = self.model.ln_overhead(self.tau0 * x.exp());
+        Ok(if v.is_finite() { v } else { HUGE })
+    }
+}
+
+struct Stationarity<'a> {
+    model: &'a dyn CostModel,
+}
+
+impl CostFunction for Stationarity<'_> {
+    type Param = f64;
+    type Output = f64;
+    fn cost(&self, tau: &f64) -> Result<f64, ArgminError> {
+        Ok(self.model.stationarity(*tau).unwrap_or(f64::NAN))
+    }
+}
+
+fn converged(status: &TerminationStatus) -> bool {
+    matches!(
+        status,
+        TerminationStatus::Terminated(TerminationReason::SolverConverged)
+    )
+}
+
+/// Minimizes `model`'s overhead.
+///
+/// ```
+/// use ckpt::model::daly::DalyComplete;
+/// let m = DalyComplete::new(86400.0, 300.0, 600.0, 0.0).unwrap();
+/// let opt = ckpt::optimize::minimize(&m).unwrap();
+/// assert!((opt.interval - m.exact_optimum()).abs() / opt.interval < 1e-12);
+/// assert!(opt.converged);
+/// ```
+pub fn minimize(model: &dyn CostModel) -> Result<Optimum, OptimizeError> {
+    let name = model.name();
+    let tau0 = model.seed_interval();
+    if !(tau0.is_finite() && tau0 > 0.0) {
+        return Err(OptimizeError::Seed {
+            model: name,
+            seed: tau0,
+        });
+    }
+    let step = 1e3f64.ln();
+    let (mut lo, mut hi) = (-step, step);
+    let problem = LogProblem { model, tau0 };
+    let mut best = None;
+    for widening in 0..=MAX_WIDENINGS {
+        let solver = BrentOpt::new(lo, hi).set_tolerance(f64::EPSILON.sqrt(), 1e-10);
+        let res = Executor::new(LogProblem { model, tau0 }, solver)
+            .configure(|s| s.max_iters(MAX_ITERS))
+            .run()
+            .map_err(|e| OptimizeError::Solver {
+                model: name,
+                message: e.to_string(),
+            })?;
+        let state = res.state();
+        let x = *state.get_best_param().unwrap_or(&0.0);
+        let fx = problem.cost(&x).unwrap_or(HUGE);
+        let ok = converged(state.get_termination_status());
+        let margin = 1e-6 * (hi - lo);
+        let at_lo = x - lo < margin;
+        let at_hi = hi - x < margin;
+        best = Some((x, fx, state.get_iter(), ok));
+        if !(at_lo || at_hi) {
+            break;
+        }
+        if widening == MAX_WIDENINGS {
+            let edge = if at_lo { "short" } else { "long" };
+            if fx >= HUGE {
+                return Err(OptimizeError::NoProgress { model: name });
+            }
+            return Err(OptimizeError::Unbounded { model: name, edge });
+        }
+        // The minimum sits on an edge: move the bracket out on that side only.
+        if at_lo {
+            lo -= step;
+        } else {
+            hi += step;
+        }
+    }
+    let (x, fx, iterations, ok) = best.expect("at least one Brent run");
+    if !(fx.is_finite() && fx < HUGE && fx < f64::MAX.ln()) {
+        return Err(OptimizeError::NoProgress { model: name });
+    }
+    let mut opt = Optimum {
+        interval: tau0 * x.exp(),
+        ln_overhead: fx,
+        iterations,
+        converged: ok,
+        polished: false,
+    };
+    if let Some(polished) = polish(model, opt.interval) {
+        let lp = model.ln_overhead(polished);
+        // The root is exact where the minimizer is only within sqrt(eps); the overheads of the
+        // two differ by rounding (~1e-15 absolute on the log scale), so keep the root unless
+        // it is clearly worse.
+        if lp <= opt.ln_overhead + 1e-13 {
+            opt.interval = polished;
+            opt.ln_overhead = lp;
+            opt.polished = true;
+        }
+    }
+    Ok(opt)
+}
+
+/// Brent's root finder on the derivative condition near `tau`, if the model has one.
+fn polish(model: &dyn CostModel, tau: f64) -> Option<f64> {
+    let g = |t: f64| model.stationarity(t);
+    let g0 = g(tau)?;
+    if g0 == 0.0 {
+        return Some(tau);
+    }
+    let mut width = 1e-6;
+    for _ in 0..12 {
+        let (a, b) = (tau * (1.0 - width), tau * (1.0 + width));
+        let (ga, gb) = (g(a)?, g(b)?);
+        if ga.is_finite() && gb.is_finite() && ga * gb < 0.0 {
+            let solver = BrentRoot::new(a, b, 1e-16 * tau);
+            let res = Executor::new(Stationarity { model }, solver)
+                .configure(|s| s.param(tau).max_iters(MAX_ITERS))
+                .run()
+                .ok()?;
+            let state = res.state();
+            if !converged(state.get_termination_status()) {
+                return None;
+            }
+            return state.get_best_param().copied().filter(|t| *t > 0.0);
+        }
+        width = (width * 10.0).min(0.5);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::daly::DalyComplete;
+
+    #[test]
+    fn finds_daly_exact_optimum_to_the_contract() {
+        for a in [1e-6, 1e-4, 1e-2, 0.5, 1.0, 1.9] {
+            let m = DalyComplete::new(1000.0, 1000.0 * a, 0.0, 0.0).unwrap();
+            let opt = minimize(&m).unwrap();
+            let exact = m.exact_optimum();
+            assert!(opt.converged);
+            assert!(
+                (opt.interval - exact).abs() / exact < 1e-12,
+                "a={a}: {} {exact}",
+                opt.interval
+            );
+            let lo = m.ln_overhead(exact);
+            assert!((opt.ln_overhead.exp() / lo.exp() - 1.0).abs() < 1e-12);
+        }
+    }
+
+    /// A model whose overhead falls for ever: the optimizer must say so, not loop.
+    struct Falling;
+    impl CostModel for Falling {
+        fn name(&self) -> &'static str {
+            "falling"
+        }
+        fn ln_overhead(&self, tau: f64) -> f64 {
+            1.0 / tau
+        }
+        fn seed_interval(&self) -> f64 {
+            1.0
+        }
+        fn expected_failures(&self, _: f64) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn unbounded_is_an_error() {
+        assert!(matches!(
+            minimize(&Falling),
+            Err(OptimizeError::Unbounded { .. })
+        ));
+    }
+}

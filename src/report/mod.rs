@@ -1,0 +1,4 @@
+//! Reports: pure functions from results to bytes. Nothing here touches the disk or a terminal.
+
+pub mod interval;
+pub mod table;

@@ -1,0 +1,48 @@
+//! Aligned plain-text tables.
+
+/// Column alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    /// Pad on the right.
+    Left,
+    /// Pad on the left (numbers).
+    Right,
+}
+
+/// Renders `rows` under `header` with two spaces between columns; widths count characters.
+///
+/// ```
+/// use ckpt::report::table::{render, Align};
+/// let t = render(&["a", "bb"], &[Align::Left, Align::Right], &[vec!["xyz".into(), "1".into()]]);
+/// assert_eq!(t, "a    bb\nxyz   1\n");
+/// ```
+pub fn render(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+    let cols = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, cell) in r.iter().enumerate().take(cols) {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: Vec<&str>, out: &mut String| {
+        let mut parts = Vec::with_capacity(cols);
+        for (i, cell) in cells.iter().enumerate() {
+            let pad = widths[i] - cell.chars().count();
+            let a = align.get(i).copied().unwrap_or(Align::Left);
+            let last = i + 1 == cols;
+            parts.push(match a {
+                Align::Right => format!("{}{}", " ".repeat(pad), cell),
+                Align::Left if last => cell.to_string(),
+                Align::Left => format!("{}{}", cell, " ".repeat(pad)),
+            });
+        }
+        out.push_str(parts.join("  ").trim_end());
+        out.push('\n');
+    };
+    line(header.to_vec(), &mut out);
+    for r in rows {
+        line(r.iter().map(|s| s.as_str()).collect(), &mut out);
+    }
+    out
+}

@@ -1,0 +1,452 @@
+//! `ckpt interval` through the binary: formats, committed examples, and bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn ckpt() -> Command {
+    Command::cargo_bin("ckpt").unwrap()
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = ckpt()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn table_answers_the_embedded_default() {
+    let text = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+    ]);
+    assert!(text.contains("daly-complete *"), "{text}");
+    assert!(
+        text.contains("checkpoint every 1h 56m 41s (7001 s)"),
+        "{text}"
+    );
+    for name in [
+        "young",
+        "daly-first-order",
+        "daly-higher-order",
+        "daly-exact",
+    ] {
+        assert!(text.contains(name), "{name}");
+    }
+}
+
+#[test]
+fn json_matches_the_committed_examples() {
+    for (file, args) in [
+        (
+            "data/examples/interval-24h-5m-10m.json",
+            vec!["--mtbf", "24h", "--cost", "5m", "--restart", "10m"],
+        ),
+        (
+            "data/examples/interval-replicated.json",
+            vec![
+                "--mtbf",
+                "1h",
+                "--cost",
+                "60s",
+                "--procs",
+                "8",
+                "--replicas",
+                "2",
+                "--detect",
+                "immediate",
+                "--restart",
+                "2m",
+                "--work",
+                "100h",
+                "--iteration-time",
+                "7s",
+            ],
+        ),
+    ] {
+        let mut all = vec!["interval"];
+        all.extend(args);
+        all.extend(["--format", "json"]);
+        let got = stdout_of(&all);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let want = std::fs::read_to_string(&path).unwrap();
+        let (g, w): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&got).unwrap(),
+            serde_json::from_str(&want).unwrap(),
+        );
+        if let Err(path) = same_json(&g, &w, "$") {
+            panic!("{file} differs at {path}: regenerate it if the change is intended");
+        }
+    }
+}
+
+/// Equal structure, equal strings, numbers equal to 1e-9 relative: the committed example pins
+/// the schema and the figures, not the last bits of the floating-point arithmetic.
+fn same_json(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Result<(), String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            if (x - y).abs() <= 1e-9 * x.abs().max(y.abs()) {
+                Ok(())
+            } else {
+                Err(format!("{path}: {x} vs {y}"))
+            }
+        }
+        (Array(x), Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .try_for_each(|(i, (p, q))| same_json(p, q, &format!("{path}[{i}]"))),
+        (Object(x), Object(y)) if x.len() == y.len() => {
+            x.iter().try_for_each(|(k, v)| match y.get(k) {
+                Some(w) => same_json(v, w, &format!("{path}.{k}")),
+                None => Err(format!("{path}.{k} missing")),
+            })
+        }
+        _ if a == b => Ok(()),
+        _ => Err(format!("{path}: {a} vs {b}")),
+    }
+}
+
+#[test]
+fn json_follows_the_documented_schema() {
+    let text = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["inputs"]["mtbf_s"], 21600.0);
+    assert_eq!(v["recommended"], "daly-complete");
+    let models = v["models"].as_array().unwrap();
+    assert_eq!(models.len(), 5);
+    for m in models {
+        for key in [
+            "name",
+            "kind",
+            "interval_s",
+            "overhead",
+            "efficiency",
+            "loss_pct",
+            "method",
+            "converged",
+        ] {
+            assert!(m.get(key).is_some(), "{key} missing in {m}");
+        }
+        let kind = m["kind"].as_str().unwrap();
+        assert!(kind == "estimator" || kind == "cost-model");
+        let method = m["method"].as_str().unwrap();
+        assert!(method == "closed-form" || method == "numerical");
+    }
+    let tau = v["recommended_interval_s"].as_f64().unwrap() / 60.0;
+    assert!((tau - 56.71).abs() < 0.005);
+    assert!(!text.contains("NaN") && !text.contains("inf"));
+}
+
+#[test]
+fn not_applicable_rows_are_null_with_a_note() {
+    let text = stdout_of(&[
+        "interval", "--mtbf", "10m", "--cost", "25m", "--format", "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ho = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "daly-higher-order")
+        .unwrap();
+    assert!(ho["interval_s"].is_null());
+    assert!(ho["note"].as_str().unwrap().contains("not applicable"));
+    let fo = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "daly-first-order")
+        .unwrap();
+    assert!(fo["interval_s"].is_null());
+}
+
+#[test]
+fn env_and_scr_lines() {
+    let base = [
+        "interval",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+        "--format",
+    ];
+    let mut env = base.to_vec();
+    env.push("env");
+    assert_eq!(stdout_of(&env), "CKPT_INTERVAL_SECONDS=7001\n");
+    let mut scr = base.to_vec();
+    scr.push("scr");
+    assert_eq!(stdout_of(&scr), "SCR_CHECKPOINT_SECONDS=7001\n");
+}
+
+#[test]
+fn nodes_give_the_system_mtbf() {
+    let a = stdout_of(&[
+        "interval",
+        "--nodes",
+        "4096",
+        "--node-mtbf",
+        "5y",
+        "--cost",
+        "5m",
+        "--format",
+        "env",
+    ]);
+    let mtbf = 5.0 * 365.25 * 86400.0 / 4096.0;
+    let b = stdout_of(&[
+        "interval",
+        "--mtbf",
+        &format!("{mtbf}"),
+        "--cost",
+        "5m",
+        "--format",
+        "env",
+    ]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn cost_from_its_parts() {
+    // 10 s create + 64 GiB at 1 GiB/s + 2 s ack = 76 s.
+    let a = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "24h",
+        "--create-time",
+        "10s",
+        "--ckpt-bytes",
+        "64GiB",
+        "--bandwidth",
+        "1GiB/s",
+        "--ack-time",
+        "2s",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(v["inputs"]["cost_s"], 76.0);
+}
+
+#[test]
+fn iteration_rounding_picks_the_better_neighbour() {
+    let text = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "5m",
+        "--iteration-time",
+        "17m",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let it = &v["iterations"];
+    let k = it["iterations"].as_u64().unwrap();
+    // 7001 s / 1020 s = 6.86: 6 or 7 iterations, whichever costs less.
+    assert!(k == 6 || k == 7);
+    assert!(it["extra_overhead_pct"].as_f64().unwrap() >= 0.0);
+    assert_eq!(it["interval_s"].as_f64().unwrap(), k as f64 * 1020.0);
+}
+
+#[test]
+fn work_gives_the_expected_completion_time() {
+    let text = stdout_of(&[
+        "interval", "--mtbf", "24h", "--cost", "5m", "--work", "100h", "--format", "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let c = v["completion_s"].as_f64().unwrap();
+    let o = v["recommended_overhead"].as_f64().unwrap();
+    assert!((c - 360000.0 * o).abs() < 1e-6);
+}
+
+fn rejects(args: &[&str], mentions: &str) {
+    let mut all = vec!["interval"];
+    all.extend(args);
+    let out = ckpt().args(&all).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(
+        err.contains(mentions),
+        "{args:?}: {err} does not mention {mentions}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_one_line_and_status_2() {
+    rejects(&["--mtbf", "0", "--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "-5h", "--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "NaN", "--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "inf", "--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "soon", "--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "1M", "--cost", "5m"], "month");
+    rejects(&["--mtbf", "24h", "--cost", "0"], "--cost");
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--restart", "-1"],
+        "--restart",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--replicas", "0"],
+        "--replicas",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--procs", "0"],
+        "--procs",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--procs", "-3"],
+        "--procs",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--procs",
+            "2",
+            "--dist",
+            "weibull:0",
+        ],
+        "--dist",
+    );
+    rejects(
+        &[
+            "--mtbf", "24h", "--cost", "5m", "--procs", "2", "--dist", "normal",
+        ],
+        "--dist",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--dist", "weibull:0.7"],
+        "--dist",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--detect", "immediate"],
+        "--detect",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--nodes",
+            "10",
+            "--node-mtbf",
+            "5y",
+            "--cost",
+            "5m",
+        ],
+        "--mtbf",
+    );
+    rejects(&["--nodes", "10", "--cost", "5m"], "--node-mtbf");
+    rejects(&["--node-mtbf", "5y", "--cost", "5m"], "--nodes");
+    rejects(
+        &[
+            "--nodes",
+            "10",
+            "--node-mtbf",
+            "5y",
+            "--procs",
+            "4",
+            "--cost",
+            "5m",
+        ],
+        "--procs",
+    );
+    rejects(&["--cost", "5m"], "--mtbf");
+    rejects(&["--mtbf", "24h"], "--cost");
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1GB/s",
+        ],
+        "--cost",
+    );
+    rejects(&["--mtbf", "24h", "--ckpt-bytes", "1GiB"], "--bandwidth");
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--ckpt-bytes",
+            "1Gb",
+            "--bandwidth",
+            "1GB/s",
+        ],
+        "--ckpt-bytes",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--format", "xml"],
+        "--format",
+    );
+    rejects(&["--mtbf", "24h", "--cost", "5m", "--work", "0"], "--work");
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--iteration-time", "x"],
+        "--iteration-time",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "1h",
+            "--cost",
+            "60s",
+            "--procs",
+            "100000000",
+            "--replicas",
+            "1",
+        ],
+        "no interval makes progress",
+    );
+}
+
+#[test]
+fn completions_and_man_are_generated() {
+    ckpt()
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("interval"));
+    ckpt()
+        .args(["man"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(".TH"));
+    ckpt()
+        .args(["interval", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Examples:"));
+}
