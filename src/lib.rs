@@ -23,4 +23,5 @@ pub mod model;
 pub mod optimize;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 pub mod units;

@@ -4,6 +4,7 @@
 //! never sees a string a user typed.
 
 pub mod interval;
+pub mod sweep;
 
 use clap::{Parser, Subcommand};
 use thiserror::Error;
@@ -34,6 +35,9 @@ pub enum Command {
     /// The optimal checkpoint interval from every model, side by side.
     #[command(after_help = interval::EXAMPLES)]
     Interval(interval::IntervalArgs),
+    /// Plotted reports of how the optimum moves when one input varies.
+    #[command(after_help = sweep::EXAMPLES)]
+    Sweep(sweep::SweepArgs),
     /// Shell completions, generated from these same definitions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.

@@ -2,15 +2,16 @@
 //! one-line assignments for batch scripts.
 
 use super::table::{Align, render};
-use crate::interval::{IntervalAnswer, IterationChoice, Nodes, Row, Sensitivity};
+use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Row, Sensitivity};
 use crate::units::format_duration;
 use serde::Serialize;
 
 /// The JSON schema version of every document this crate writes.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The inputs as every JSON document echoes them (seconds, counts, names).
 #[derive(Serialize)]
-struct JsonInputs {
+pub struct JsonInputs {
     mtbf_s: f64,
     cost_s: f64,
     restart_s: f64,
@@ -22,6 +23,28 @@ struct JsonInputs {
     dist: String,
     work_s: Option<f64>,
     iteration_time_s: Option<f64>,
+}
+
+impl JsonInputs {
+    /// The echo of `i`.
+    pub fn of(i: &IntervalInputs) -> JsonInputs {
+        let rep = i.replication;
+        JsonInputs {
+            mtbf_s: i.mtbf,
+            cost_s: i.cost,
+            restart_s: i.restart,
+            downtime_s: i.downtime,
+            nodes: i.nodes,
+            procs: rep.map(|r| r.procs),
+            replicas: rep.map(|r| r.replicas),
+            detect: rep.map(|r| r.detect.to_string()),
+            dist: rep
+                .map(|r| r.shape.to_string())
+                .unwrap_or_else(|| "exp".into()),
+            work_s: i.work,
+            iteration_time_s: i.iteration_time,
+        }
+    }
 }
 
 #[derive(Serialize)]

@@ -1,0 +1,401 @@
+//! `ckpt sweep`: how the optimum moves when one input varies.
+
+use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs, Row, Sensitivity};
+use crate::model::CostModel;
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A sweep that cannot run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SweepError {
+    /// The `--vary` specification is malformed.
+    #[error(
+        "`{value}` is not a sweep: use PARAM=LO..HI with PARAM one of mtbf, cost, restart, procs, replicas, interval (e.g. mtbf=1h..7d)"
+    )]
+    Spec { value: String },
+    /// The range is empty or reversed.
+    #[error("{param}: the range {lo}..{hi} must have 0 < LO < HI")]
+    Range { param: SweepParam, lo: f64, hi: f64 },
+    /// The parameter does not apply to these inputs.
+    #[error("{0}")]
+    NotApplicable(String),
+    /// A point could not be computed.
+    #[error("at {param} = {value}: {source}")]
+    Point {
+        param: SweepParam,
+        value: f64,
+        source: IntervalError,
+    },
+}
+
+/// What a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SweepParam {
+    /// The MTBF (of the job, or of a host with replication).
+    Mtbf,
+    /// The checkpoint cost.
+    Cost,
+    /// The restart cost.
+    Restart,
+    /// The number of processes (replicated model).
+    Procs,
+    /// The number of replicas (replicated model).
+    Replicas,
+    /// The checkpoint interval itself: every cost model's overhead along it.
+    Interval,
+}
+
+impl fmt::Display for SweepParam {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl SweepParam {
+    /// The lower-case name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SweepParam::Mtbf => "mtbf",
+            SweepParam::Cost => "cost",
+            SweepParam::Restart => "restart",
+            SweepParam::Procs => "procs",
+            SweepParam::Replicas => "replicas",
+            SweepParam::Interval => "interval",
+        }
+    }
+
+    /// True for the parameters that are durations (seconds).
+    pub fn is_duration(&self) -> bool {
+        !matches!(self, SweepParam::Procs | SweepParam::Replicas)
+    }
+}
+
+/// A validated sweep: parameter, range, number of points, spacing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SweepSpec {
+    /// What varies.
+    pub param: SweepParam,
+    /// Lower end (seconds, or a count).
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Number of points (before integer parameters drop duplicates).
+    pub points: usize,
+    /// Log spacing.
+    pub log: bool,
+}
+
+impl SweepSpec {
+    /// Parses `PARAM=LO..HI`; durations take the forms of [`crate::units::parse_duration`].
+    ///
+    /// ```
+    /// use ckpt::sweep::{SweepParam, SweepSpec};
+    /// let s = SweepSpec::parse("mtbf=1h..7d", 50, true).unwrap();
+    /// assert_eq!((s.param, s.lo, s.hi), (SweepParam::Mtbf, 3600.0, 604800.0));
+    /// ```
+    pub fn parse(text: &str, points: usize, log: bool) -> Result<SweepSpec, SweepError> {
+        let err = || SweepError::Spec {
+            value: text.to_string(),
+        };
+        let (name, range) = text.split_once('=').ok_or_else(err)?;
+        let param = SweepParam::from_str(name.trim()).map_err(|_| err())?;
+        let (lo, hi) = range.split_once("..").ok_or_else(err)?;
+        let read = |s: &str| -> Result<f64, SweepError> {
+            if param.is_duration() {
+                crate::units::parse_duration(s).map_err(|_| err())
+            } else {
+                s.trim().parse::<u64>().map(|v| v as f64).map_err(|_| err())
+            }
+        };
+        let (lo, hi) = (read(lo)?, read(hi)?);
+        let lo_ok = if param == SweepParam::Restart {
+            lo >= 0.0
+        } else {
+            lo > 0.0
+        };
+        if !(lo_ok && hi > lo && hi.is_finite()) {
+            return Err(SweepError::Range { param, lo, hi });
+        }
+        if log && lo <= 0.0 {
+            return Err(SweepError::Range { param, lo, hi });
+        }
+        if points < 2 {
+            return Err(SweepError::Spec {
+                value: format!("{text} with {points} points (2 or more)"),
+            });
+        }
+        Ok(SweepSpec {
+            param,
+            lo,
+            hi,
+            points,
+            log,
+        })
+    }
+
+    /// The values of the parameter, in increasing order (integers deduplicated).
+    pub fn values(&self) -> Vec<f64> {
+        let n = self.points;
+        let mut v: Vec<f64> = (0..n)
+            .map(|i| {
+                let f = i as f64 / (n - 1) as f64;
+                if self.log {
+                    self.lo * (self.hi / self.lo).powf(f)
+                } else {
+                    self.lo + (self.hi - self.lo) * f
+                }
+            })
+            .collect();
+        // Pin the ends: powf would leave them a rounding away from what the user typed.
+        v[0] = self.lo;
+        v[n - 1] = self.hi;
+        if !self.param.is_duration() {
+            for x in &mut v {
+                *x = x.round();
+            }
+            v.dedup();
+        }
+        v
+    }
+}
+
+impl FromStr for SweepParam {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "mtbf" => SweepParam::Mtbf,
+            "cost" => SweepParam::Cost,
+            "restart" => SweepParam::Restart,
+            "procs" => SweepParam::Procs,
+            "replicas" => SweepParam::Replicas,
+            "interval" => SweepParam::Interval,
+            _ => return Err(()),
+        })
+    }
+}
+
+/// One point of a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepPoint {
+    /// The parameter's value.
+    pub value: f64,
+    /// The row that answers at this point.
+    pub recommended: &'static str,
+    /// Every row at this point.
+    pub models: Vec<Row>,
+}
+
+/// The overhead of every cost model along the interval at the base inputs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Curve {
+    /// Cost model name.
+    pub name: &'static str,
+    /// `(interval_s, overhead)`; overheads beyond f64 range are left out.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A sweep's results: the base answer, the points, and what the plots need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepResult {
+    /// What was swept.
+    pub spec: SweepSpec,
+    /// The answer at the inputs as given.
+    pub base: IntervalAnswer,
+    /// One entry per value.
+    pub points: Vec<SweepPoint>,
+    /// Every cost model's overhead vs interval at the base inputs.
+    pub curves: Vec<Curve>,
+    /// Overhead of the base recommendation if MTBF or cost is 0.25x to 4x.
+    pub sensitivity: Vec<Sensitivity>,
+}
+
+fn set(
+    inputs: &IntervalInputs,
+    param: SweepParam,
+    value: f64,
+) -> Result<IntervalInputs, SweepError> {
+    let mut i = inputs.clone();
+    let na = |what: &str| {
+        SweepError::NotApplicable(format!(
+            "{what} varies only the replicated model: give --procs and/or --replicas"
+        ))
+    };
+    match param {
+        SweepParam::Mtbf => {
+            i.mtbf = value;
+            i.nodes = None;
+        }
+        SweepParam::Cost => i.cost = value,
+        SweepParam::Restart => i.restart = value,
+        SweepParam::Procs => {
+            i.replication.as_mut().ok_or_else(|| na("procs"))?.procs = value as u64
+        }
+        SweepParam::Replicas => {
+            let r = i.replication.as_mut().ok_or_else(|| na("replicas"))?;
+            if value > 64.0 {
+                return Err(SweepError::NotApplicable("replicas: at most 64".into()));
+            }
+            r.replicas = value as u32;
+        }
+        SweepParam::Interval => {}
+    }
+    Ok(i)
+}
+
+/// Log-spaced factors from 0.25 to 4 for the sensitivity plot.
+pub fn sensitivity_factors() -> Vec<f64> {
+    (0..=32)
+        .map(|i| 0.25 * 16f64.powf(i as f64 / 32.0))
+        .collect()
+}
+
+/// Checks that `spec` applies to `inputs` before any work is done.
+pub fn check(inputs: &IntervalInputs, spec: &SweepSpec) -> Result<(), SweepError> {
+    set(inputs, spec.param, spec.lo).map(|_| ())
+}
+
+/// Runs the sweep; `tick` is called once per finished point (in any order).
+pub fn run(
+    inputs: &IntervalInputs,
+    spec: &SweepSpec,
+    tick: &(dyn Fn() + Sync),
+) -> Result<SweepResult, SweepError> {
+    use rayon::prelude::*;
+    let base = interval::compute(inputs).map_err(|source| SweepError::Point {
+        param: spec.param,
+        value: f64::NAN,
+        source,
+    })?;
+    let reference = interval::reference_model(inputs).map_err(|source| SweepError::Point {
+        param: spec.param,
+        value: f64::NAN,
+        source,
+    })?;
+    let values = spec.values();
+    let points: Result<Vec<SweepPoint>, SweepError> = values
+        .par_iter()
+        .map(|&value| {
+            let p = point(inputs, &base, reference.as_ref(), spec.param, value);
+            tick();
+            p
+        })
+        .collect();
+    let points = points?;
+    let curves = curves(inputs, &base, spec);
+    let sensitivity = sensitivity_factors()
+        .into_iter()
+        .flat_map(|f| {
+            [
+                interval::sensitivity_at(
+                    &inputs_with(inputs, inputs.mtbf * f, inputs.cost),
+                    "mtbf",
+                    f,
+                    base.recommended_interval_s,
+                ),
+                interval::sensitivity_at(
+                    &inputs_with(inputs, inputs.mtbf, inputs.cost * f),
+                    "cost",
+                    f,
+                    base.recommended_interval_s,
+                ),
+            ]
+        })
+        .collect();
+    Ok(SweepResult {
+        spec: *spec,
+        base,
+        points,
+        curves,
+        sensitivity,
+    })
+}
+
+fn inputs_with(inputs: &IntervalInputs, mtbf: f64, cost: f64) -> IntervalInputs {
+    IntervalInputs {
+        mtbf,
+        cost,
+        ..inputs.clone()
+    }
+}
+
+fn point(
+    inputs: &IntervalInputs,
+    base: &IntervalAnswer,
+    reference: &dyn CostModel,
+    param: SweepParam,
+    value: f64,
+) -> Result<SweepPoint, SweepError> {
+    if param == SweepParam::Interval {
+        // Every cost model row at this interval, judged under the reference as the rows are.
+        let best = base.recommended_overhead.ln();
+        let ln = reference.ln_overhead(value);
+        let overhead = crate::model::finite_exp(ln);
+        let models = base
+            .rows
+            .iter()
+            .filter(|r| r.kind == "cost-model")
+            .map(|r| Row {
+                interval_s: Some(value),
+                overhead,
+                efficiency: overhead.map(|o| 1.0 / o),
+                loss_pct: overhead.map(|_| (100.0 * (ln - best).exp_m1()).max(0.0)),
+                expected_failures: Some(reference.expected_failures(value))
+                    .filter(|x| x.is_finite()),
+                completion_s: inputs.work.and_then(|w| overhead.map(|o| w * o)),
+                note: None,
+                ..r.clone()
+            })
+            .collect();
+        return Ok(SweepPoint {
+            value,
+            recommended: base.recommended,
+            models,
+        });
+    }
+    let i = set(inputs, param, value)?;
+    let a = interval::compute(&i).map_err(|source| SweepError::Point {
+        param,
+        value,
+        source,
+    })?;
+    Ok(SweepPoint {
+        value,
+        recommended: a.recommended,
+        models: a.rows,
+    })
+}
+
+fn curves(inputs: &IntervalInputs, base: &IntervalAnswer, spec: &SweepSpec) -> Vec<Curve> {
+    let chosen: Vec<f64> = base.rows.iter().filter_map(|r| r.interval_s).collect();
+    let (mut lo, mut hi) = chosen
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+    lo /= 4.0;
+    hi *= 4.0;
+    if spec.param == SweepParam::Interval {
+        lo = lo.min(spec.lo);
+        hi = hi.max(spec.hi);
+    }
+    let n = 200;
+    let taus: Vec<f64> = (0..n)
+        .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
+        .collect();
+    let mut out = Vec::new();
+    if let Ok(reference) = interval::reference_model(inputs) {
+        out.push(curve(reference.name(), reference.as_ref(), &taus));
+    }
+    out
+}
+
+fn curve(name: &'static str, model: &dyn CostModel, taus: &[f64]) -> Curve {
+    Curve {
+        name,
+        points: taus
+            .iter()
+            .filter_map(|&t| model.overhead(t).map(|o| (t, o)))
+            .collect(),
+    }
+}
