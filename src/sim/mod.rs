@@ -5,3 +5,7 @@
 
 pub mod engine;
 pub mod stats;
+pub mod periodic;
+pub mod replicated;
+pub mod run;
+pub mod trace;
