@@ -1,7 +1,12 @@
 //! The `ckpt` binary: parse, call the library, print, set the exit status.
 
 use anyhow::Result;
-use ckpt::cli::{Cli, CliError, Command};
+use ckpt::cli::{Cli, CliError, Command, Progress};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 use clap::{CommandFactory, Parser};
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,6 +38,55 @@ fn main() -> ExitCode {
     }
 }
 
+/// A progress bar on stderr, drawn only when stderr is a terminal, `--quiet` is not given, and
+/// the work has already taken a second (short runs never flash a bar).
+struct Bar {
+    enabled: bool,
+    bar: RwLock<Option<ProgressBar>>,
+    shown: AtomicBool,
+}
+
+impl Bar {
+    fn new(quiet: bool) -> Bar {
+        Bar { enabled: !quiet && std::io::stderr().is_terminal(), bar: RwLock::new(None), shown: AtomicBool::new(false) }
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, what: &str, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} runs, {eta} left") {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(what.to_string());
+        self.shown.store(false, Ordering::Relaxed);
+        if let Ok(mut slot) = self.bar.write() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn tick(&self) {
+        let Ok(slot) = self.bar.read() else { return };
+        if let Some(bar) = slot.as_ref() {
+            bar.inc(1);
+            if !self.shown.load(Ordering::Relaxed) && bar.elapsed() >= Duration::from_secs(1) && !self.shown.swap(true, Ordering::Relaxed) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut slot) = self.bar.write()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match cli.command {
@@ -41,6 +95,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+        }
+        Command::Simulate(args) => {
+            let bar = Bar::new(args.quiet());
+            let text = ckpt::cli::simulate::run(args, &bar)?;
+            out.write_all(text.as_bytes())?;
         }
     }
     out.flush()?;
