@@ -63,13 +63,13 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Replications (default 1000; 1 with a trace, which makes every run the same).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
     pub seed: u64,
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub threads: Option<usize>,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -83,28 +83,28 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct PeriodicArgs {
     /// Computation the job needs (e.g. 500h).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub work: String,
     /// Work between checkpoints (e.g. 57m).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub interval: String,
     /// Time one checkpoint takes (e.g. 5m).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub cost: String,
     /// Time one restart takes; a failure during it starts it again.
-    #[arg(long, default_value = "0")]
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
     pub restart: String,
     /// MTBF of the whole job (system MTBF).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub mtbf: Option<String>,
     /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub nodes: Option<u64>,
     /// MTBF of one node.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub node_mtbf: Option<String>,
     /// How many of the nodes have a redundant partner (0 to --nodes).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub partners: Option<u64>,
     /// Inter-arrival distribution: exp, weibull:K, gamma:K or lognormal:SIGMA (mean = the MTBF).
     #[arg(long)]
@@ -116,7 +116,7 @@ pub struct PeriodicArgs {
     #[arg(long)]
     pub no_final_checkpoint: bool,
     /// Also report the fraction of runs finished within this wall time.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub walltime: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -136,31 +136,31 @@ pub enum DetectArg {
 #[derive(Debug, Args)]
 pub struct ReplicatedArgs {
     /// Computation the job needs (e.g. 100h).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub work: String,
     /// Work per interval (e.g. 6m).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub interval: String,
     /// Time the checkpoint ending each interval takes (e.g. 60s).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub cost: String,
     /// MTBF of one host, i.e. of one replica.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub mtbf: String,
     /// Processes, all needed for the job to advance.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
     pub procs: u64,
     /// Replicas of each process.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
     pub replicas: u64,
     /// When a lost process is noticed: end or immediate.
     #[arg(long, value_enum, default_value_t = DetectArg::End)]
     pub detect: DetectArg,
     /// With --detect immediate: time before the retry starts.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub restart: Option<String>,
     /// With --detect immediate: a loss is noticed this long after the last replica dies.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub heartbeat: Option<String>,
     /// Replica lifetime distribution: exp, weibull:K, gamma:K or lognormal:SIGMA.
     #[arg(long)]
@@ -169,7 +169,7 @@ pub struct ReplicatedArgs {
     #[arg(long)]
     pub aging: bool,
     /// Also report the fraction of runs finished within this wall time.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub walltime: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
