@@ -13,7 +13,7 @@
 
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
-use ckpt::sim::periodic::{simulate, simulate_run, Failures, PeriodicConfig};
+use ckpt::sim::periodic::{Failures, PeriodicConfig, simulate, simulate_run};
 use ckpt::sim::stats::Estimate;
 
 const S: Nanos = 1_000_000_000;
@@ -61,7 +61,11 @@ fn exponential_mean_wall_time_is_dalys_complete_model() {
         let f = simulate(&cfg, 1000 + i as u64, 1500, 0, &|| {}).unwrap();
         let daly = daly_wall((k * tau) as f64, tau as f64, delta as f64, r as f64, m);
         let z = f.wall_time_s.z(daly);
-        assert!(z.abs() < 4.0, "delta {delta} M {m} R {r} tau {tau}: sim {:?} Daly {daly} z {z}", f.wall_time_s);
+        assert!(
+            z.abs() < 4.0,
+            "delta {delta} M {m} R {r} tau {tau}: sim {:?} Daly {daly} z {z}",
+            f.wall_time_s
+        );
         // The split adds up, run by run and so on average.
         let sum = f.work_s.point + f.checkpoint_s.point + f.restart_s.point + f.lost_work_s.point;
         assert!((sum - f.wall_time_s.point).abs() < 1e-6 * sum);
@@ -69,7 +73,11 @@ fn exponential_mean_wall_time_is_dalys_complete_model() {
         // failures with its restarts: k e^(R/M) (e^(T/M) - 1) = E[wall] / M (Wald).
         let failures = daly / m;
         let z = f.failures.z(failures);
-        assert!(z.abs() < 4.0, "failures {:?} expected {failures} z {z}", f.failures);
+        assert!(
+            z.abs() < 4.0,
+            "failures {:?} expected {failures} z {z}",
+            f.failures
+        );
     }
 }
 
@@ -85,7 +93,10 @@ fn a_short_last_segment_follows_the_exact_expectation_and_daly_stays_close() {
     assert!(z.abs() < 4.0, "sim {:?} exact {exact} z {z}", f.wall_time_s);
     // Daly counts the half segment as half a segment; the simulated job pays its checkpoint
     // whole but less than half the exponential growth: here the two nearly cancel.
-    assert!((exact - daly).abs() / exact < 0.01, "exact {exact} Daly {daly}");
+    assert!(
+        (exact - daly).abs() / exact < 0.01,
+        "exact {exact} Daly {daly}"
+    );
     // A last segment of 180 s of work: the whole checkpoint dominates, exact is above Daly.
     let short = 10.0 * segment(tau + delta, r, m) + segment(180.0 + delta, r, m);
     let daly_short = daly_wall(18180.0, tau, delta, r, m);
@@ -114,12 +125,33 @@ fn nodes_give_the_system_mtbf_on_every_path() {
     // Weibull shape 1 and gamma shape 1 are the same law through the per-node queue.
     let (delta, r, tau, k) = (300u64, 600u64, 1800u64, 20u64);
     let daly = daly_wall((k * tau) as f64, tau as f64, delta as f64, r as f64, 3600.0);
-    for (i, shape) in [Shape::Exponential, Shape::Weibull { shape: 1.0 }, Shape::Gamma { shape: 1.0 }].into_iter().enumerate() {
+    for (i, shape) in [
+        Shape::Exponential,
+        Shape::Weibull { shape: 1.0 },
+        Shape::Gamma { shape: 1.0 },
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let node = Lifetime::new(shape, 64.0 * 3600.0).unwrap();
-        let cfg = config(k * tau, tau, delta, r, Failures::Nodes { node, nodes: 64, partners: 0 });
+        let cfg = config(
+            k * tau,
+            tau,
+            delta,
+            r,
+            Failures::Nodes {
+                node,
+                nodes: 64,
+                partners: 0,
+            },
+        );
         let f = simulate(&cfg, 20 + i as u64, 1200, 0, &|| {}).unwrap();
         let z = f.wall_time_s.z(daly);
-        assert!(z.abs() < 4.0, "{shape}: sim {:?} Daly {daly} z {z}", f.wall_time_s);
+        assert!(
+            z.abs() < 4.0,
+            "{shape}: sim {:?} Daly {daly} z {z}",
+            f.wall_time_s
+        );
     }
 }
 
@@ -155,11 +187,25 @@ fn partners_with_every_node_paired_need_two_failures_in_a_pair() {
     // 4 nodes all paired, node MTBF 10 h, 100 h of work: interruptions only when both nodes of
     // a pair are down before the next interruption; node failures far outnumber them.
     let node = Lifetime::exponential(36000.0).unwrap();
-    let cfg = config(360000, 3600, 60, 60, Failures::Nodes { node, nodes: 4, partners: 4 });
+    let cfg = config(
+        360000,
+        3600,
+        60,
+        60,
+        Failures::Nodes {
+            node,
+            nodes: 4,
+            partners: 4,
+        },
+    );
     let f = simulate(&cfg, 11, 300, 0, &|| {}).unwrap();
     let nf = f.node_failures.unwrap();
     assert!(nf.point > 2.0 * f.failures.point, "{nf:?} {:?}", f.failures);
-    let unpaired = Failures::Nodes { node, nodes: 4, partners: 0 };
+    let unpaired = Failures::Nodes {
+        node,
+        nodes: 4,
+        partners: 0,
+    };
     let g = simulate(&config(360000, 3600, 60, 60, unpaired), 11, 300, 0, &|| {}).unwrap();
     assert!(f.wall_time_s.point < g.wall_time_s.point);
     assert!(f.failures.point < 0.5 * g.failures.point);
@@ -169,6 +215,9 @@ fn partners_with_every_node_paired_need_two_failures_in_a_pair() {
 fn same_seed_same_run_whatever_the_order() {
     let cfg = config(36000, 1800, 300, 600, exp(3600.0));
     let a: Vec<_> = (0..20).map(|i| simulate_run(&cfg, 9, i).unwrap()).collect();
-    let b: Vec<_> = (0..20).rev().map(|i| simulate_run(&cfg, 9, i).unwrap()).collect();
+    let b: Vec<_> = (0..20)
+        .rev()
+        .map(|i| simulate_run(&cfg, 9, i).unwrap())
+        .collect();
     assert!(a.iter().eq(b.iter().rev()));
 }

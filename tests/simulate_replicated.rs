@@ -8,7 +8,7 @@
 
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
-use ckpt::sim::replicated::{simulate, simulate_run, Detect, ReplicatedConfig};
+use ckpt::sim::replicated::{Detect, ReplicatedConfig, simulate, simulate_run};
 
 const S: Nanos = 1_000_000_000;
 
@@ -71,11 +71,19 @@ fn end_mode_agrees_with_t_over_s() {
             let f = simulate(&cfg, 100 + 10 * i as u64 + r, 600, 0, &|| {}).unwrap();
             let expected = K as f64 * g_end(&life, n, r, T);
             let z = f.wall_time_s.z(expected);
-            assert!(z.abs() < 4.0, "n {n} r {r}: {:?} vs {expected} (z {z})", f.wall_time_s);
+            assert!(
+                z.abs() < 4.0,
+                "n {n} r {r}: {:?} vs {expected} (z {z})",
+                f.wall_time_s
+            );
             // Attempts per interval: geometric with success S(T).
             let attempts = K as f64 / survival(&life, n, r, T);
             let z = f.attempts.z(attempts);
-            assert!(z.abs() < 4.0, "n {n} r {r}: attempts {:?} vs {attempts}", f.attempts);
+            assert!(
+                z.abs() < 4.0,
+                "n {n} r {r}: attempts {:?} vs {attempts}",
+                f.attempts
+            );
         }
     }
 }
@@ -87,12 +95,19 @@ fn immediate_mode_agrees_with_its_variant() {
             let life = Lifetime::exponential(mtbf_for(n, r, T, 0.6)).unwrap();
             // With and without a restart cost.
             let restart = if r == 2 { 0.0 } else { 120.0 };
-            let detect = Detect::Immediate { restart: restart as u64 * S, heartbeat: 0 };
+            let detect = Detect::Immediate {
+                restart: restart as u64 * S,
+                heartbeat: 0,
+            };
             let cfg = config(n, r, life, detect, K);
             let f = simulate(&cfg, 200 + 10 * i as u64 + r, 600, 0, &|| {}).unwrap();
             let expected = K as f64 * g_immediate(&life, n, r, T, restart);
             let z = f.wall_time_s.z(expected);
-            assert!(z.abs() < 4.0, "n {n} r {r} R {restart}: {:?} vs {expected} (z {z})", f.wall_time_s);
+            assert!(
+                z.abs() < 4.0,
+                "n {n} r {r} R {restart}: {:?} vs {expected} (z {z})",
+                f.wall_time_s
+            );
         }
     }
 }
@@ -107,11 +122,22 @@ fn fresh_weibull_agrees_with_the_model_and_aging_does_not() {
     let expected = k as f64 * g_end(&life, n, r, T);
     let fresh = simulate(&config(n, r, life, Detect::End, k), 31, 600, 0, &|| {}).unwrap();
     let z = fresh.wall_time_s.z(expected);
-    assert!(z.abs() < 4.0, "fresh {:?} vs {expected} (z {z})", fresh.wall_time_s);
-    let aging = ReplicatedConfig { aging: true, ..config(n, r, life, Detect::End, k) };
+    assert!(
+        z.abs() < 4.0,
+        "fresh {:?} vs {expected} (z {z})",
+        fresh.wall_time_s
+    );
+    let aging = ReplicatedConfig {
+        aging: true,
+        ..config(n, r, life, Detect::End, k)
+    };
     let aged = simulate(&aging, 31, 600, 0, &|| {}).unwrap();
     let z = aged.wall_time_s.z(expected);
-    assert!(z < -4.0, "aging {:?} vs model {expected} (z {z})", aged.wall_time_s);
+    assert!(
+        z < -4.0,
+        "aging {:?} vs model {expected} (z {z})",
+        aged.wall_time_s
+    );
     assert!(aged.wall_time_s.ci95[1] < expected);
 }
 
@@ -120,10 +146,17 @@ fn a_heartbeat_delay_costs_more_than_the_immediate_model_says() {
     let (n, r) = (8, 2);
     let life = Lifetime::exponential(mtbf_for(n, r, T, 0.7)).unwrap();
     let expected = 30.0 * g_immediate(&life, n, r, T, 60.0);
-    let detect = Detect::Immediate { restart: 60 * S, heartbeat: 120 * S };
+    let detect = Detect::Immediate {
+        restart: 60 * S,
+        heartbeat: 120 * S,
+    };
     let f = simulate(&config(n, r, life, detect, 30), 41, 600, 0, &|| {}).unwrap();
     let z = f.wall_time_s.z(expected);
-    assert!(z > 4.0, "heartbeat {:?} vs immediate model {expected} (z {z})", f.wall_time_s);
+    assert!(
+        z > 4.0,
+        "heartbeat {:?} vs immediate model {expected} (z {z})",
+        f.wall_time_s
+    );
     assert!(f.wall_time_s.ci95[0] > expected);
 }
 
@@ -133,16 +166,31 @@ fn a_heartbeat_longer_than_the_attempt_is_end_mode() {
     // h >= T every run is the same as in `end` mode, number for number.
     let life = Lifetime::exponential(mtbf_for(8, 2, T, 0.6)).unwrap();
     let end = config(8, 2, life, Detect::End, K);
-    let late = config(8, 2, life, Detect::Immediate { restart: 0, heartbeat: 660 * S }, K);
+    let late = config(
+        8,
+        2,
+        life,
+        Detect::Immediate {
+            restart: 0,
+            heartbeat: 660 * S,
+        },
+        K,
+    );
     for run in 0..50 {
-        assert_eq!(simulate_run(&end, 5, run).unwrap(), simulate_run(&late, 5, run).unwrap());
+        assert_eq!(
+            simulate_run(&end, 5, run).unwrap(),
+            simulate_run(&late, 5, run).unwrap()
+        );
     }
 }
 
 #[test]
 fn aging_with_exponential_lifetimes_changes_nothing_in_law() {
     let life = Lifetime::exponential(mtbf_for(8, 2, T, 0.6)).unwrap();
-    let cfg = ReplicatedConfig { aging: true, ..config(8, 2, life, Detect::End, K) };
+    let cfg = ReplicatedConfig {
+        aging: true,
+        ..config(8, 2, life, Detect::End, K)
+    };
     let f = simulate(&cfg, 51, 600, 0, &|| {}).unwrap();
     let expected = K as f64 * g_end(&life, 8, 2, T);
     let z = f.wall_time_s.z(expected);

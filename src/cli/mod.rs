@@ -28,6 +28,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// A command's arguments are parsed once and moved into its run function; their size is no cost.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Shell completions, generated from these same definitions.

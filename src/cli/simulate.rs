@@ -10,7 +10,7 @@ use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self, Detect, ReplicatedConfig};
 use crate::sim::run::SimError;
 use crate::sim::stats::Estimate;
-use crate::sim::trace::{read_trace, IndexColumn, TraceError};
+use crate::sim::trace::{IndexColumn, TraceError, read_trace};
 use crate::units::{format_duration, parse_duration};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -39,14 +39,18 @@ impl SimulateArgs {
 #[derive(Debug, Subcommand)]
 pub enum Simulator {
     /// Periodic checkpointing of one coordinated job (the setting of Young's and Daly's models).
-    #[command(after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
+    #[command(
+        after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate periodic --nodes 131072 --node-mtbf 5y --cost 5m --restart 10m --interval 12m --work 168h --walltime 700h\n  \
-ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json")]
+ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json"
+    )]
     Periodic(PeriodicArgs),
     /// Replicated inter-dependent processes (the volunteer-grid model).
-    #[command(after_help = "Examples:\n  ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n  \
+    #[command(
+        after_help = "Examples:\n  ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n  \
 ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m --heartbeat 30s --interval 6m --work 100h\n  \
-ckpt simulate replicated --mtbf 1h --dist weibull:0.7 --aging --cost 60s --procs 8 --replicas 2 --interval 6m --work 100h")]
+ckpt simulate replicated --mtbf 1h --dist weibull:0.7 --aging --cost 60s --procs 8 --replicas 2 --interval 6m --work 100h"
+    )]
     Replicated(ReplicatedArgs),
 }
 
@@ -186,9 +190,17 @@ pub fn run(args: SimulateArgs, progress: &dyn Progress) -> Result<String, CliErr
 
 /// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
 fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, CliError> {
-    let invalid = |accepted: String| CliError::Invalid { arg, value: text.to_string(), accepted };
+    let invalid = |accepted: String| CliError::Invalid {
+        arg,
+        value: text.to_string(),
+        accepted,
+    };
     let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
-    let what = if positive { "a positive duration" } else { "a duration of zero or more" };
+    let what = if positive {
+        "a positive duration"
+    } else {
+        "a duration of zero or more"
+    };
     if secs < 0.0 || (positive && secs_to_ns(secs) == 0) {
         return Err(invalid(format!("must be {what} (of at least 1ns)")));
     }
@@ -199,9 +211,17 @@ fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, C
 }
 
 fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {
-    let invalid = |accepted: String| CliError::Invalid { arg, value: text.to_string(), accepted };
+    let invalid = |accepted: String| CliError::Invalid {
+        arg,
+        value: text.to_string(),
+        accepted,
+    };
     let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
-    if secs > 0.0 { Ok(secs) } else { Err(invalid("must be a positive duration".into())) }
+    if secs > 0.0 {
+        Ok(secs)
+    } else {
+        Err(invalid("must be a positive duration".into()))
+    }
 }
 
 fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lifetime, CliError> {
@@ -213,7 +233,11 @@ fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lif
         })?,
         None => Shape::Exponential,
     };
-    Lifetime::new(shape, mean).map_err(|e| CliError::Invalid { arg: mean_arg, value: mean.to_string(), accepted: e.to_string() })
+    Lifetime::new(shape, mean).map_err(|e| CliError::Invalid {
+        arg: mean_arg,
+        value: mean.to_string(),
+        accepted: e.to_string(),
+    })
 }
 
 fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
@@ -230,7 +254,15 @@ fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
 
 fn sim_error(e: SimError) -> CliError {
     match e {
-        SimError::Invalid { field, value, accepted } => CliError::Invalid { arg: flag_name(field), value, accepted },
+        SimError::Invalid {
+            field,
+            value,
+            accepted,
+        } => CliError::Invalid {
+            arg: flag_name(field),
+            value,
+            accepted,
+        },
         SimError::Conflict(m) => CliError::Conflict(m),
         SimError::NoProgress(m) => CliError::NoAnswer(m),
     }
@@ -305,18 +337,31 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
     let restart = duration_ns("--restart", &a.restart, false)?;
-    let walltime = a.walltime.as_deref().map(|w| duration_ns("--walltime", w, true)).transpose()?;
+    let walltime = a
+        .walltime
+        .as_deref()
+        .map(|w| duration_ns("--walltime", w, true))
+        .transpose()?;
     let partners = a.partners.unwrap_or(0);
     if a.partners.is_some() && a.nodes.is_none() {
-        return Err(conflict("--partners needs --nodes (and --node-mtbf or --trace)"));
+        return Err(conflict(
+            "--partners needs --nodes (and --node-mtbf or --trace)",
+        ));
     }
     if a.node_mtbf.is_some() && a.nodes.is_none() {
         return Err(conflict("--node-mtbf needs --nodes"));
     }
     if let Some(0) = a.nodes {
-        return Err(CliError::Invalid { arg: "--nodes", value: "0".into(), accepted: "a whole number of nodes, at least 1".into() });
+        return Err(CliError::Invalid {
+            arg: "--nodes",
+            value: "0".into(),
+            accepted: "a whole number of nodes, at least 1".into(),
+        });
     }
-    let sources = [a.mtbf.is_some(), a.node_mtbf.is_some(), a.trace.is_some()].iter().filter(|&&b| b).count();
+    let sources = [a.mtbf.is_some(), a.node_mtbf.is_some(), a.trace.is_some()]
+        .iter()
+        .filter(|&&b| b)
+        .count();
     if sources != 1 {
         return Err(conflict(
             "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace",
@@ -339,7 +384,9 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
     };
     let failures = if let Some(path) = &a.trace {
         if a.dist.is_some() {
-            return Err(conflict("--dist does not apply to --trace: the trace gives the failure times"));
+            return Err(conflict(
+                "--dist does not apply to --trace: the trace gives the failure times",
+            ));
         }
         if let Some(n) = a.nodes
             && partners > n
@@ -355,19 +402,31 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
             Some(n) => {
                 let count = usize::try_from(n + partners).unwrap_or(usize::MAX);
                 if partners > 0 {
-                    IndexColumn::Required { name: "node", count }
+                    IndexColumn::Required {
+                        name: "node",
+                        count,
+                    }
                 } else {
-                    IndexColumn::Optional { name: "node", count }
+                    IndexColumn::Optional {
+                        name: "node",
+                        count,
+                    }
                 }
             }
         };
         let trace = read_trace(path, column).map_err(trace_error)?;
         inputs.trace = Some(path.display().to_string());
         inputs.trace_failures = Some(trace.rows.len());
-        Failures::Trace { trace: Arc::new(trace), nodes: a.nodes, partners }
+        Failures::Trace {
+            trace: Arc::new(trace),
+            nodes: a.nodes,
+            partners,
+        }
     } else if let Some(m) = &a.mtbf {
         if a.nodes.is_some() {
-            return Err(conflict("--nodes goes with --node-mtbf (or a trace), not with --mtbf"));
+            return Err(conflict(
+                "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
+            ));
         }
         let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", m)?, "--mtbf")?;
         inputs.mtbf_s = Some(life.mean());
@@ -382,17 +441,42 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
         if node.shape().is_exponential() {
             inputs.mtbf_s = Some(m / nodes as f64);
         }
-        Failures::Nodes { node, nodes, partners }
+        Failures::Nodes {
+            node,
+            nodes,
+            partners,
+        }
     };
-    let cfg = PeriodicConfig { work, interval, cost, restart, failures, final_checkpoint: !a.no_final_checkpoint, walltime };
+    let cfg = PeriodicConfig {
+        work,
+        interval,
+        cost,
+        restart,
+        failures,
+        final_checkpoint: !a.no_final_checkpoint,
+        walltime,
+    };
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
     progress.start("periodic", runs);
-    let result = periodic::simulate(&cfg, a.common.seed, runs, a.common.threads.unwrap_or(0), &|| progress.tick());
+    let result = periodic::simulate(
+        &cfg,
+        a.common.seed,
+        runs,
+        a.common.threads.unwrap_or(0),
+        &|| progress.tick(),
+    );
     progress.finish();
     let figures = result.map_err(sim_error)?;
     match a.common.format {
-        Format::Json => json(&Report { schema_version: 1, simulator: "periodic", inputs, runs, seed: a.common.seed, figures }),
+        Format::Json => json(&Report {
+            schema_version: 1,
+            simulator: "periodic",
+            inputs,
+            runs,
+            seed: a.common.seed,
+            figures,
+        }),
         Format::Table => {
             let mut rows = vec![
                 ("wall time", figures.wall_time_s, Unit::Duration),
@@ -410,7 +494,10 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
             if let Some(e) = figures.finished_within_walltime {
                 rows.push(("finished within walltime", e, Unit::Fraction));
             }
-            Ok(table(&format!("periodic: {runs} runs, seed {}", a.common.seed), &rows))
+            Ok(table(
+                &format!("periodic: {runs} runs, seed {}", a.common.seed),
+                &rows,
+            ))
         }
     }
 }
@@ -436,7 +523,11 @@ fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, 
     let work = duration_ns("--work", &a.work, true)?;
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
-    let walltime = a.walltime.as_deref().map(|w| duration_ns("--walltime", w, true)).transpose()?;
+    let walltime = a
+        .walltime
+        .as_deref()
+        .map(|w| duration_ns("--walltime", w, true))
+        .transpose()?;
     let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", &a.mtbf)?, "--mtbf")?;
     let detect = match a.detect {
         DetectArg::End => {
@@ -448,8 +539,18 @@ fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, 
             Detect::End
         }
         DetectArg::Immediate => Detect::Immediate {
-            restart: a.restart.as_deref().map(|r| duration_ns("--restart", r, false)).transpose()?.unwrap_or(0),
-            heartbeat: a.heartbeat.as_deref().map(|h| duration_ns("--heartbeat", h, false)).transpose()?.unwrap_or(0),
+            restart: a
+                .restart
+                .as_deref()
+                .map(|r| duration_ns("--restart", r, false))
+                .transpose()?
+                .unwrap_or(0),
+            heartbeat: a
+                .heartbeat
+                .as_deref()
+                .map(|h| duration_ns("--heartbeat", h, false))
+                .transpose()?
+                .unwrap_or(0),
         },
     };
     let cfg = ReplicatedConfig {
@@ -487,23 +588,43 @@ fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, 
     };
     let runs = runs_of(&a.common, false)?;
     progress.start("replicated", runs);
-    let result = replicated::simulate(&cfg, a.common.seed, runs, a.common.threads.unwrap_or(0), &|| progress.tick());
+    let result = replicated::simulate(
+        &cfg,
+        a.common.seed,
+        runs,
+        a.common.threads.unwrap_or(0),
+        &|| progress.tick(),
+    );
     progress.finish();
     let figures = result.map_err(sim_error)?;
     match a.common.format {
-        Format::Json => json(&Report { schema_version: 1, simulator: "replicated", inputs, runs, seed: a.common.seed, figures }),
+        Format::Json => json(&Report {
+            schema_version: 1,
+            simulator: "replicated",
+            inputs,
+            runs,
+            seed: a.common.seed,
+            figures,
+        }),
         Format::Table => {
             let mut rows = vec![
                 ("wall time", figures.wall_time_s, Unit::Duration),
                 ("attempts", figures.attempts, Unit::Count),
                 ("lost attempts", figures.lost_attempts, Unit::Count),
                 ("replica deaths", figures.replica_deaths, Unit::Count),
-                ("replicas recreated", figures.replicas_recreated, Unit::Count),
+                (
+                    "replicas recreated",
+                    figures.replicas_recreated,
+                    Unit::Count,
+                ),
             ];
             if let Some(e) = figures.finished_within_walltime {
                 rows.push(("finished within walltime", e, Unit::Fraction));
             }
-            Ok(table(&format!("replicated: {runs} runs, seed {}", a.common.seed), &rows))
+            Ok(table(
+                &format!("replicated: {runs} runs, seed {}", a.common.seed),
+                &rows,
+            ))
         }
     }
 }
@@ -526,7 +647,11 @@ fn cell(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Duration => format_duration(v),
         Unit::Count => {
-            if v.abs() >= 1e6 { format!("{v:.4e}") } else { format!("{v:.2}") }
+            if v.abs() >= 1e6 {
+                format!("{v:.4e}")
+            } else {
+                format!("{v:.2}")
+            }
         }
         Unit::Fraction => format!("{:.2}%", v * 100.0),
     }
@@ -534,16 +659,31 @@ fn cell(v: f64, unit: Unit) -> String {
 
 /// Aligned columns: figure | mean | 95% CI | stderr.
 fn table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
-    let mut cells = vec![["figure".to_string(), "mean".into(), "95% CI".into(), "stderr".into()]];
+    let mut cells = vec![[
+        "figure".to_string(),
+        "mean".into(),
+        "95% CI".into(),
+        "stderr".into(),
+    ]];
     for (name, e, unit) in rows {
         cells.push([
             name.to_string(),
             cell(e.point, *unit),
             format!("{} .. {}", cell(e.ci95[0], *unit), cell(e.ci95[1], *unit)),
-            e.stderr.map(|s| cell(s, *unit)).unwrap_or_else(|| "-".into()),
+            e.stderr
+                .map(|s| cell(s, *unit))
+                .unwrap_or_else(|| "-".into()),
         ]);
     }
-    let widths: Vec<usize> = (0..4).map(|c| cells.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..4)
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let mut out = format!("{title}\n");
     for (i, r) in cells.iter().enumerate() {
         let line = format!(
@@ -574,7 +714,13 @@ mod tests {
     #[test]
     fn table_is_aligned() {
         let e = Estimate::from_samples(&[3600.0, 7200.0]);
-        let t = table("t", &[("wall time", e, Unit::Duration), ("failures", Estimate::from_samples(&[1.0]), Unit::Count)]);
+        let t = table(
+            "t",
+            &[
+                ("wall time", e, Unit::Duration),
+                ("failures", Estimate::from_samples(&[1.0]), Unit::Count),
+            ],
+        );
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "t");
         assert!(lines[1].starts_with("figure"));
@@ -587,10 +733,22 @@ mod tests {
 
     #[test]
     fn duration_flags() {
-        assert_eq!(duration_ns("--work", "1h", true).unwrap(), 3_600_000_000_000);
-        assert!(matches!(duration_ns("--work", "0", true), Err(CliError::Invalid { arg: "--work", .. })));
-        assert!(matches!(duration_ns("--cost", "-1", false), Err(CliError::Invalid { arg: "--cost", .. })));
-        assert!(matches!(duration_ns("--work", "1000y", true), Err(CliError::Invalid { .. })));
+        assert_eq!(
+            duration_ns("--work", "1h", true).unwrap(),
+            3_600_000_000_000
+        );
+        assert!(matches!(
+            duration_ns("--work", "0", true),
+            Err(CliError::Invalid { arg: "--work", .. })
+        ));
+        assert!(matches!(
+            duration_ns("--cost", "-1", false),
+            Err(CliError::Invalid { arg: "--cost", .. })
+        ));
+        assert!(matches!(
+            duration_ns("--work", "1000y", true),
+            Err(CliError::Invalid { .. })
+        ));
         assert!(duration_ns("--cost", "0", false).is_ok());
     }
 }

@@ -11,8 +11,8 @@
 //! Ties: failures come first within an instant, so a failure at the very instant a checkpoint
 //! or restart would end interrupts it (the same rule as the stencil, SIMULATION.md 3.4).
 
-use super::engine::{run_rng, EventQueue, Nanos, ns_to_secs, secs_to_ns};
-use super::run::{estimate, proportion, replicate, SimError};
+use super::engine::{EventQueue, Nanos, ns_to_secs, run_rng, secs_to_ns};
+use super::run::{SimError, estimate, proportion, replicate};
 use super::stats::Estimate;
 use super::trace::Trace;
 use crate::failure::Lifetime;
@@ -77,7 +77,11 @@ impl PeriodicConfig {
     /// walltime not below the work.
     pub fn validate(&self) -> Result<(), SimError> {
         let invalid = |field, value: String, accepted: &str| {
-            Err(SimError::Invalid { field, value, accepted: accepted.to_string() })
+            Err(SimError::Invalid {
+                field,
+                value,
+                accepted: accepted.to_string(),
+            })
         };
         if self.work == 0 {
             return invalid("work", "0".into(), "a positive duration");
@@ -91,37 +95,64 @@ impl PeriodicConfig {
             return invalid(
                 "walltime",
                 format!("{}s", ns_to_secs(w)),
-                &format!("a duration of at least the work ({}s): no run can finish sooner", ns_to_secs(self.work)),
+                &format!(
+                    "a duration of at least the work ({}s): no run can finish sooner",
+                    ns_to_secs(self.work)
+                ),
             );
         }
         self.check_progress()?;
         match &self.failures {
             Failures::Platform(_) => {}
-            Failures::Nodes { nodes, partners, node } => {
+            Failures::Nodes {
+                nodes,
+                partners,
+                node,
+            } => {
                 if *nodes == 0 {
                     return invalid("nodes", "0".into(), "a whole number of nodes, at least 1");
                 }
                 if partners > nodes {
-                    return invalid("partners", partners.to_string(), &format!("0 to --nodes ({nodes})"));
+                    return invalid(
+                        "partners",
+                        partners.to_string(),
+                        &format!("0 to --nodes ({nodes})"),
+                    );
                 }
-                if (!node.shape().is_exponential() || *partners > 0) && nodes + partners > MAX_TRACKED_NODES {
+                if (!node.shape().is_exponential() || *partners > 0)
+                    && nodes + partners > MAX_TRACKED_NODES
+                {
                     return invalid(
                         "nodes",
                         nodes.to_string(),
-                        &format!("at most {MAX_TRACKED_NODES} nodes with partners when each node is tracked (non-exponential or --partners)"),
+                        &format!(
+                            "at most {MAX_TRACKED_NODES} nodes with partners when each node is tracked (non-exponential or --partners)"
+                        ),
                     );
                 }
-                if !(node.mean() / *nodes as f64 > 0.0) {
-                    return invalid("node-mtbf", node.mean().to_string(), "a node MTBF that leaves a positive system MTBF");
+                if node.mean() / *nodes as f64 <= 0.0 {
+                    return invalid(
+                        "node-mtbf",
+                        node.mean().to_string(),
+                        "a node MTBF that leaves a positive system MTBF",
+                    );
                 }
             }
-            Failures::Trace { trace, nodes, partners } => {
+            Failures::Trace {
+                trace,
+                nodes,
+                partners,
+            } => {
                 if *partners > 0 {
                     let Some(n) = nodes else {
                         return Err(SimError::Conflict("--partners needs --nodes".into()));
                     };
                     if partners > n {
-                        return invalid("partners", partners.to_string(), &format!("0 to --nodes ({n})"));
+                        return invalid(
+                            "partners",
+                            partners.to_string(),
+                            &format!("0 to --nodes ({n})"),
+                        );
                     }
                     if let Some(row) = trace.rows.iter().find(|r| r.index.is_none()) {
                         return Err(SimError::Conflict(format!(
@@ -132,7 +163,11 @@ impl PeriodicConfig {
                 }
                 if let Some(n) = nodes {
                     let count = n + partners;
-                    if let Some(row) = trace.rows.iter().find(|r| r.index.is_some_and(|i| i as u64 >= count)) {
+                    if let Some(row) = trace
+                        .rows
+                        .iter()
+                        .find(|r| r.index.is_some_and(|i| i as u64 >= count))
+                    {
                         return Err(SimError::Conflict(format!(
                             "trace line {}, field node: {} is out of range 0 to {}",
                             row.line,
@@ -152,15 +187,18 @@ impl PeriodicConfig {
     fn check_progress(&self) -> Result<(), SimError> {
         let m = match &self.failures {
             Failures::Platform(l) if l.shape().is_exponential() => l.mean(),
-            Failures::Nodes { node, nodes, partners: 0 } if node.shape().is_exponential() => {
-                node.mean() / *nodes as f64
-            }
+            Failures::Nodes {
+                node,
+                nodes,
+                partners: 0,
+            } if node.shape().is_exponential() => node.mean() / *nodes as f64,
             _ => return Ok(()),
         };
         let t = ns_to_secs(self.interval) + ns_to_secs(self.cost);
         let segments = (self.work as f64 / self.interval as f64).ceil();
         // ln of the expected failures, kept in log space so that nothing overflows.
-        let ln_failures = ns_to_secs(self.restart) / m + t / m + crate::failure::log1mexp(t / m) + segments.ln();
+        let ln_failures =
+            ns_to_secs(self.restart) / m + t / m + crate::failure::log1mexp(t / m) + segments.ln();
         if ln_failures > (MAX_FAILURES_PER_RUN as f64).ln() {
             return Err(SimError::NoProgress(format!(
                 "about e^{ln_failures:.1} failures expected per run (over {MAX_FAILURES_PER_RUN}): \
@@ -199,9 +237,20 @@ pub struct PeriodicRun {
 
 /// The stream of job interruption times of one run.
 enum Clock<'a> {
-    Renewal { life: Lifetime, last: Nanos },
-    Nodes { queue: EventQueue<u32>, life: Lifetime, pairs: Pairs },
-    Trace { rows: &'a [super::trace::TraceRow], pos: usize, pairs: Option<Pairs> },
+    Renewal {
+        life: Lifetime,
+        last: Nanos,
+    },
+    Nodes {
+        queue: EventQueue<u32>,
+        life: Lifetime,
+        pairs: Pairs,
+    },
+    Trace {
+        rows: &'a [super::trace::TraceRow],
+        pos: usize,
+        pairs: Option<Pairs>,
+    },
 }
 
 /// Partner bookkeeping: which partnered nodes are dead, waiting for the next interruption.
@@ -214,7 +263,12 @@ struct Pairs {
 
 impl Pairs {
     fn new(nodes: u64, partners: u64) -> Pairs {
-        Pairs { nodes, partners, dead: vec![false; (nodes + partners) as usize], dead_list: Vec::new() }
+        Pairs {
+            nodes,
+            partners,
+            dead: vec![false; (nodes + partners) as usize],
+            dead_list: Vec::new(),
+        }
     }
 
     fn partner_of(&self, i: u64) -> Option<u64> {
@@ -254,21 +308,35 @@ impl Clock<'_> {
                 *last
             }
             Clock::Nodes { queue, life, pairs } => loop {
-                let Some((t, i)) = queue.pop() else { return Nanos::MAX };
+                let Some((t, i)) = queue.pop() else {
+                    return Nanos::MAX;
+                };
                 *node_failures += 1;
                 if pairs.fail(i as u64) == Some(true) {
                     // Every dead node, the one that just failed first, gets a fresh lifetime
                     // from this moment; survivors keep their age.
-                    queue.push(t.saturating_add(secs_to_ns(life.sample(rng))), 0, i as u64, i);
+                    queue.push(
+                        t.saturating_add(secs_to_ns(life.sample(rng))),
+                        0,
+                        i as u64,
+                        i,
+                    );
                     for d in pairs.dead_list.drain(..) {
                         pairs.dead[d as usize] = false;
-                        queue.push(t.saturating_add(secs_to_ns(life.sample(rng))), 0, d as u64, d);
+                        queue.push(
+                            t.saturating_add(secs_to_ns(life.sample(rng))),
+                            0,
+                            d as u64,
+                            d,
+                        );
                     }
                     return t;
                 }
             },
             Clock::Trace { rows, pos, pairs } => loop {
-                let Some(row) = rows.get(*pos) else { return Nanos::MAX };
+                let Some(row) = rows.get(*pos) else {
+                    return Nanos::MAX;
+                };
                 *pos += 1;
                 let Some(pairs) = pairs else {
                     *node_failures += 1;
@@ -292,7 +360,9 @@ impl Clock<'_> {
 }
 
 fn too_long() -> SimError {
-    SimError::NoProgress("the simulated time passes 584 years: the MTBF is too short for this job to finish".into())
+    SimError::NoProgress(
+        "the simulated time passes 584 years: the MTBF is too short for this job to finish".into(),
+    )
 }
 
 fn too_many() -> SimError {
@@ -306,21 +376,45 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
     let mut rng = run_rng(seed, run);
     let mut out = PeriodicRun::default();
     let mut clock = match &cfg.failures {
-        Failures::Platform(life) => Clock::Renewal { life: *life, last: 0 },
-        Failures::Nodes { node, nodes, partners: 0 } if node.shape().is_exponential() => {
-            let life = Lifetime::exponential(node.mean() / *nodes as f64)
-                .map_err(|e| SimError::Invalid { field: "node-mtbf", value: node.mean().to_string(), accepted: e.to_string() })?;
+        Failures::Platform(life) => Clock::Renewal {
+            life: *life,
+            last: 0,
+        },
+        Failures::Nodes {
+            node,
+            nodes,
+            partners: 0,
+        } if node.shape().is_exponential() => {
+            let life = Lifetime::exponential(node.mean() / *nodes as f64).map_err(|e| {
+                SimError::Invalid {
+                    field: "node-mtbf",
+                    value: node.mean().to_string(),
+                    accepted: e.to_string(),
+                }
+            })?;
             Clock::Renewal { life, last: 0 }
         }
-        Failures::Nodes { node, nodes, partners } => {
+        Failures::Nodes {
+            node,
+            nodes,
+            partners,
+        } => {
             let total = nodes + partners;
             let mut queue = EventQueue::new();
             for i in 0..total {
                 queue.push(secs_to_ns(node.sample(&mut rng)), 0, i, i as u32);
             }
-            Clock::Nodes { queue, life: *node, pairs: Pairs::new(*nodes, *partners) }
+            Clock::Nodes {
+                queue,
+                life: *node,
+                pairs: Pairs::new(*nodes, *partners),
+            }
         }
-        Failures::Trace { trace, nodes, partners } => Clock::Trace {
+        Failures::Trace {
+            trace,
+            nodes,
+            partners,
+        } => Clock::Trace {
             rows: &trace.rows,
             pos: 0,
             pairs: (*partners > 0).then(|| Pairs::new(nodes.unwrap_or(0), *partners)),
@@ -334,9 +428,16 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
     for s in 0..segments {
         let last = s + 1 == segments;
         let w = if last && rest > 0 { rest } else { cfg.interval };
-        let c = if last && !cfg.final_checkpoint { 0 } else { cfg.cost };
+        let c = if last && !cfg.final_checkpoint {
+            0
+        } else {
+            cfg.cost
+        };
         loop {
-            let end = t.checked_add(w + c).filter(|&e| e < Nanos::MAX).ok_or_else(too_long)?;
+            let end = t
+                .checked_add(w + c)
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
             if next > end {
                 t = end;
                 out.work += w;
@@ -356,7 +457,10 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
                     return Err(too_many());
                 }
                 next = clock.next(&mut rng, &mut out.node_failures);
-                let done = t.checked_add(cfg.restart).filter(|&e| e < Nanos::MAX).ok_or_else(too_long)?;
+                let done = t
+                    .checked_add(cfg.restart)
+                    .filter(|&e| e < Nanos::MAX)
+                    .ok_or_else(too_long)?;
                 if next > done {
                     out.restart += cfg.restart;
                     t = done;
@@ -445,13 +549,16 @@ pub fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::trace::{parse_trace, IndexColumn};
+    use crate::sim::trace::{IndexColumn, parse_trace};
 
     const S: Nanos = 1_000_000_000;
 
     fn traced(text: &str, nodes: Option<u64>, partners: u64) -> PeriodicConfig {
         let column = match nodes {
-            Some(n) => IndexColumn::Optional { name: "node", count: (n + partners) as usize },
+            Some(n) => IndexColumn::Optional {
+                name: "node",
+                count: (n + partners) as usize,
+            },
             None => IndexColumn::Forbidden,
         };
         PeriodicConfig {
@@ -459,7 +566,11 @@ mod tests {
             interval: 10 * S,
             cost: S,
             restart: 2 * S,
-            failures: Failures::Trace { trace: Arc::new(parse_trace(text, "t", column).unwrap()), nodes, partners },
+            failures: Failures::Trace {
+                trace: Arc::new(parse_trace(text, "t", column).unwrap()),
+                nodes,
+                partners,
+            },
             final_checkpoint: true,
             walltime: None,
         }
@@ -470,7 +581,11 @@ mod tests {
         let cfg = traced("", None, 0);
         let r = simulate_run(&cfg, 1, 0).unwrap();
         assert_eq!(r.wall, 110 * S);
-        let cfg = PeriodicConfig { final_checkpoint: false, work: 95 * S, ..cfg };
+        let cfg = PeriodicConfig {
+            final_checkpoint: false,
+            work: 95 * S,
+            ..cfg
+        };
         let r = simulate_run(&cfg, 1, 0).unwrap();
         // 9 full segments with checkpoints, then 5 s of work with none.
         assert_eq!(r.wall, 9 * 11 * S + 5 * S);
@@ -525,7 +640,11 @@ mod tests {
             interval: 3600 * S,
             cost: 60 * S,
             restart: 60 * S,
-            failures: Failures::Nodes { node, nodes: 100, partners },
+            failures: Failures::Nodes {
+                node,
+                nodes: 100,
+                partners,
+            },
             final_checkpoint: true,
             walltime: None,
         };
@@ -534,26 +653,57 @@ mod tests {
         // ~20 interruptions without partners; with every node paired a pair fails within one
         // restart cycle rarely: ~40 node failures, few interruptions.
         assert!(plain.failures.point > 15.0, "{:?}", plain.failures);
-        assert!(paired.failures.point < 0.25 * plain.failures.point, "{:?}", paired.failures);
+        assert!(
+            paired.failures.point < 0.25 * plain.failures.point,
+            "{:?}",
+            paired.failures
+        );
         let nf = paired.node_failures.unwrap();
-        assert!(nf.point > 30.0 && nf.point > 4.0 * paired.failures.point, "{nf:?}");
+        assert!(
+            nf.point > 30.0 && nf.point > 4.0 * paired.failures.point,
+            "{nf:?}"
+        );
     }
 
     #[test]
     fn validation() {
         let mut cfg = traced("", Some(4), 0);
         cfg.walltime = Some(99 * S);
-        assert!(matches!(cfg.validate(), Err(SimError::Invalid { field: "walltime", .. })));
+        assert!(matches!(
+            cfg.validate(),
+            Err(SimError::Invalid {
+                field: "walltime",
+                ..
+            })
+        ));
         // The parser checks the range; a trace built by hand is checked again here.
         let mut cfg = traced("", Some(4), 1);
-        let rows = vec![crate::sim::trace::TraceRow { time: S, index: Some(5), line: 1 }];
-        cfg.failures = Failures::Trace { trace: Arc::new(Trace { rows }), nodes: Some(4), partners: 1 };
+        let rows = vec![crate::sim::trace::TraceRow {
+            time: S,
+            index: Some(5),
+            line: 1,
+        }];
+        cfg.failures = Failures::Trace {
+            trace: Arc::new(Trace { rows }),
+            nodes: Some(4),
+            partners: 1,
+        };
         assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
         let cfg = traced("1\n", Some(4), 1);
         assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
         let mut cfg = traced("", None, 0);
-        cfg.failures = Failures::Nodes { node: Lifetime::exponential(1.0).unwrap(), nodes: 2, partners: 3 };
-        assert!(matches!(cfg.validate(), Err(SimError::Invalid { field: "partners", .. })));
+        cfg.failures = Failures::Nodes {
+            node: Lifetime::exponential(1.0).unwrap(),
+            nodes: 2,
+            partners: 3,
+        };
+        assert!(matches!(
+            cfg.validate(),
+            Err(SimError::Invalid {
+                field: "partners",
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -568,7 +718,10 @@ mod tests {
             walltime: None,
         };
         assert!(matches!(cfg.validate(), Err(SimError::NoProgress(_))));
-        let fine = PeriodicConfig { failures: Failures::Platform(Lifetime::exponential(3600.0).unwrap()), ..cfg };
+        let fine = PeriodicConfig {
+            failures: Failures::Platform(Lifetime::exponential(3600.0).unwrap()),
+            ..cfg
+        };
         assert!(fine.validate().is_ok());
     }
 }

@@ -7,10 +7,11 @@
 //! queue. Ties: failures come first within an instant, so a replica dying at the very end of an
 //! attempt is dead at its checkpoint.
 
-use super::engine::{run_rng, Nanos, ns_to_secs, secs_to_ns};
-use super::run::{estimate, proportion, replicate, SimError};
+use super::engine::{Nanos, ns_to_secs, run_rng, secs_to_ns};
+use super::run::{SimError, estimate, proportion, replicate};
 use super::stats::Estimate;
-use crate::failure::{log1mexp, Lifetime};
+use crate::failure::{Lifetime, log1mexp};
+use rand::RngExt;
 use serde::Serialize;
 
 /// A run stops with an error past this many attempts: the MTBF is too short to finish.
@@ -63,7 +64,13 @@ impl ReplicatedConfig {
     /// Checks what the types cannot, and refuses up front a job that would need more than
     /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
     pub fn validate(&self) -> Result<(), SimError> {
-        let invalid = |field, value: String, accepted: String| Err(SimError::Invalid { field, value, accepted });
+        let invalid = |field, value: String, accepted: String| {
+            Err(SimError::Invalid {
+                field,
+                value,
+                accepted,
+            })
+        };
         if self.work == 0 {
             return invalid("work", "0".into(), "a positive duration".into());
         }
@@ -71,10 +78,18 @@ impl ReplicatedConfig {
             return invalid("interval", "0".into(), "a positive duration".into());
         }
         if self.procs == 0 {
-            return invalid("procs", "0".into(), "a whole number of processes, at least 1".into());
+            return invalid(
+                "procs",
+                "0".into(),
+                "a whole number of processes, at least 1".into(),
+            );
         }
         if self.replicas == 0 {
-            return invalid("replicas", "0".into(), "a whole number of replicas, at least 1".into());
+            return invalid(
+                "replicas",
+                "0".into(),
+                "a whole number of replicas, at least 1".into(),
+            );
         }
         if self.procs.saturating_mul(self.replicas) > MAX_REPLICAS {
             return invalid(
@@ -89,7 +104,10 @@ impl ReplicatedConfig {
             return invalid(
                 "walltime",
                 format!("{}s", ns_to_secs(w)),
-                format!("a duration of at least the work ({}s): no run can finish sooner", ns_to_secs(self.work)),
+                format!(
+                    "a duration of at least the work ({}s): no run can finish sooner",
+                    ns_to_secs(self.work)
+                ),
             );
         }
         if !self.aging {
@@ -137,11 +155,17 @@ fn too_many() -> SimError {
 }
 
 fn too_long() -> SimError {
-    SimError::NoProgress("the simulated time passes 584 years: the MTBF is too short for this job to finish".into())
+    SimError::NoProgress(
+        "the simulated time passes 584 years: the MTBF is too short for this job to finish".into(),
+    )
 }
 
 /// Simulates run `run` of `seed`. The config must have passed [`ReplicatedConfig::validate`].
-pub fn simulate_run(cfg: &ReplicatedConfig, seed: u64, run: u64) -> Result<ReplicatedRun, SimError> {
+pub fn simulate_run(
+    cfg: &ReplicatedConfig,
+    seed: u64,
+    run: u64,
+) -> Result<ReplicatedRun, SimError> {
     let mut rng = run_rng(seed, run);
     let mut out = ReplicatedRun::default();
     let r = cfg.replicas as usize;
@@ -154,19 +178,40 @@ pub fn simulate_run(cfg: &ReplicatedConfig, seed: u64, run: u64) -> Result<Repli
     let intervals = full + u64::from(rest > 0);
     let mut t: Nanos = 0;
     for k in 0..intervals {
-        let w = if k + 1 == intervals && rest > 0 { rest } else { cfg.interval };
+        let w = if k + 1 == intervals && rest > 0 {
+            rest
+        } else {
+            cfg.interval
+        };
         loop {
             out.attempts += 1;
             if out.attempts > MAX_ATTEMPTS_PER_RUN {
                 return Err(too_many());
             }
-            if all_fresh || !cfg.aging {
+            let end = t
+                .checked_add(w + cfg.cost)
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
+            if !cfg.aging {
+                // Fresh lifetimes, drawn by inversion: a replica dies within the attempt exactly
+                // when its uniform draw is below cdf(T), and only then is its death time
+                // needed. Survivors are marked as dying never, which is all the attempt uses.
+                let p_die = cfg.lifetime.cdf(ns_to_secs(w + cfg.cost));
+                for d in death.iter_mut() {
+                    let u: f64 = rng.random();
+                    *d = if u < p_die {
+                        t.saturating_add(secs_to_ns(cfg.lifetime.quantile(u)))
+                            .min(end)
+                    } else {
+                        Nanos::MAX
+                    };
+                }
+            } else if all_fresh {
                 for d in death.iter_mut() {
                     *d = t.saturating_add(secs_to_ns(cfg.lifetime.sample(&mut rng)));
                 }
                 all_fresh = false;
             }
-            let end = t.checked_add(w + cfg.cost).filter(|&e| e < Nanos::MAX).ok_or_else(too_long)?;
             let job_death = death
                 .chunks_exact(r)
                 .map(|p| p.iter().copied().max().unwrap_or(0))
@@ -190,11 +235,16 @@ pub fn simulate_run(cfg: &ReplicatedConfig, seed: u64, run: u64) -> Result<Repli
             out.lost_attempts += 1;
             let (abandon, restart) = match cfg.detect {
                 Detect::End => (end, 0),
-                Detect::Immediate { restart, heartbeat } => (job_death.saturating_add(heartbeat).min(end), restart),
+                Detect::Immediate { restart, heartbeat } => {
+                    (job_death.saturating_add(heartbeat).min(end), restart)
+                }
             };
             out.replica_deaths += death.iter().filter(|&&d| d <= abandon).count() as u64;
             out.replicas_recreated += nr as u64;
-            t = abandon.checked_add(restart).filter(|&e| e < Nanos::MAX).ok_or_else(too_long)?;
+            t = abandon
+                .checked_add(restart)
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
             all_fresh = true;
         }
     }
@@ -283,16 +333,28 @@ mod tests {
 
     #[test]
     fn bookkeeping_adds_up() {
-        for detect in [Detect::End, Detect::Immediate { restart: 30 * S, heartbeat: 10 * S }] {
+        for detect in [
+            Detect::End,
+            Detect::Immediate {
+                restart: 30 * S,
+                heartbeat: 10 * S,
+            },
+        ] {
             for aging in [false, true] {
-                let c = ReplicatedConfig { aging, ..cfg(detect) };
+                let c = ReplicatedConfig {
+                    aging,
+                    ..cfg(detect)
+                };
                 for run in 0..50 {
                     let r = simulate_run(&c, 9, run).unwrap();
                     assert_eq!(r.attempts, 6 + r.lost_attempts);
                     assert!(r.replicas_recreated >= r.lost_attempts * 16);
                     // Deaths in lost attempts: at least a whole process (2 replicas), at most all.
-                    let lost_deaths = r.replica_deaths + r.lost_attempts * 16 - r.replicas_recreated;
-                    assert!(lost_deaths >= 2 * r.lost_attempts && lost_deaths <= 16 * r.lost_attempts);
+                    let lost_deaths =
+                        r.replica_deaths + r.lost_attempts * 16 - r.replicas_recreated;
+                    assert!(
+                        lost_deaths >= 2 * r.lost_attempts && lost_deaths <= 16 * r.lost_attempts
+                    );
                     if detect == Detect::End {
                         assert_eq!(r.wall, r.attempts * 660 * S);
                     } else {
@@ -306,7 +368,10 @@ mod tests {
     #[test]
     fn one_replica_no_failures_ever_possible() {
         // A huge MTBF: every attempt commits.
-        let c = ReplicatedConfig { lifetime: Lifetime::exponential(1e15).unwrap(), ..cfg(Detect::End) };
+        let c = ReplicatedConfig {
+            lifetime: Lifetime::exponential(1e15).unwrap(),
+            ..cfg(Detect::End)
+        };
         let r = simulate_run(&c, 1, 0).unwrap();
         assert_eq!((r.attempts, r.lost_attempts, r.wall), (6, 0, 3960 * S));
     }
@@ -315,13 +380,31 @@ mod tests {
     fn validation() {
         let mut c = cfg(Detect::End);
         c.walltime = Some(3599 * S);
-        assert!(matches!(c.validate(), Err(SimError::Invalid { field: "walltime", .. })));
-        let c = ReplicatedConfig { procs: 0, ..cfg(Detect::End) };
-        assert!(matches!(c.validate(), Err(SimError::Invalid { field: "procs", .. })));
-        let c = ReplicatedConfig { lifetime: Lifetime::exponential(1.0).unwrap(), ..cfg(Detect::End) };
+        assert!(matches!(
+            c.validate(),
+            Err(SimError::Invalid {
+                field: "walltime",
+                ..
+            })
+        ));
+        let c = ReplicatedConfig {
+            procs: 0,
+            ..cfg(Detect::End)
+        };
+        assert!(matches!(
+            c.validate(),
+            Err(SimError::Invalid { field: "procs", .. })
+        ));
+        let c = ReplicatedConfig {
+            lifetime: Lifetime::exponential(1.0).unwrap(),
+            ..cfg(Detect::End)
+        };
         assert!(matches!(c.validate(), Err(SimError::NoProgress(_))));
         let w = Lifetime::new(Shape::Weibull { shape: 0.7 }, 7200.0).unwrap();
-        let c = ReplicatedConfig { lifetime: w, ..cfg(Detect::End) };
+        let c = ReplicatedConfig {
+            lifetime: w,
+            ..cfg(Detect::End)
+        };
         assert!(c.validate().is_ok());
     }
 }

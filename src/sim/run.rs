@@ -30,7 +30,12 @@ pub enum SimError {
 /// Runs `runs` replications of `f(run)` on `threads` threads (0 = all cores), calling `tick` once
 /// per finished run, and returns the results in run order. The first error in run order wins, so
 /// the outcome does not depend on the thread count either.
-pub fn replicate<T, F>(runs: u64, threads: usize, tick: &(dyn Fn() + Sync), f: F) -> Result<Vec<T>, SimError>
+pub fn replicate<T, F>(
+    runs: u64,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+    f: F,
+) -> Result<Vec<T>, SimError>
 where
     T: Send,
     F: Fn(u64) -> Result<T, SimError> + Sync,
@@ -63,13 +68,23 @@ pub fn estimate<T>(runs: &[T], figure: impl Fn(&T) -> f64) -> Estimate {
 pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
     let n = runs.len();
     if n == 0 {
-        return Estimate { point: 0.0, stderr: None, ci95: [0.0, 0.0], runs: 0 };
+        return Estimate {
+            point: 0.0,
+            stderr: None,
+            ci95: [0.0, 0.0],
+            runs: 0,
+        };
     }
     let k = runs.iter().filter(|r| hit(r)).count();
     let nf = n as f64;
     let p = k as f64 / nf;
     if n == 1 {
-        return Estimate { point: p, stderr: None, ci95: [p, p], runs: 1 };
+        return Estimate {
+            point: p,
+            stderr: None,
+            ci95: [p, p],
+            runs: 1,
+        };
     }
     let z = 1.959963984540054_f64;
     let z2 = z * z;
@@ -90,7 +105,11 @@ mod tests {
     #[test]
     fn first_error_in_run_order() {
         let r = replicate(50, 2, &|| {}, |i| {
-            if i % 10 == 7 { Err(SimError::NoProgress(format!("run {i}"))) } else { Ok(i) }
+            if i % 10 == 7 {
+                Err(SimError::NoProgress(format!("run {i}")))
+            } else {
+                Ok(i)
+            }
         });
         assert_eq!(r.unwrap_err(), SimError::NoProgress("run 7".into()));
         let ok = replicate(5, 2, &|| {}, Ok).unwrap();
@@ -102,7 +121,10 @@ mod tests {
         // 8 of 10: Wilson interval [0.4902, 0.9433] (standard tables).
         let v: Vec<bool> = (0..10).map(|i| i < 8).collect();
         let e = proportion(&v, |b| *b);
-        assert!((e.ci95[0] - 0.4902).abs() < 1e-4 && (e.ci95[1] - 0.9433).abs() < 1e-4, "{e:?}");
+        assert!(
+            (e.ci95[0] - 0.4902).abs() < 1e-4 && (e.ci95[1] - 0.9433).abs() < 1e-4,
+            "{e:?}"
+        );
         let all = proportion(&[true; 20], |b| *b);
         assert_eq!(all.point, 1.0);
         assert!(all.ci95[0] < 1.0 && all.ci95[1] == 1.0);

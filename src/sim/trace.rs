@@ -79,8 +79,10 @@ pub enum TraceError {
 /// Reads and parses the trace at `path`.
 pub fn read_trace(path: &Path, column: IndexColumn) -> Result<Trace, TraceError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TraceError::Io { file: file.clone(), message: e.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| TraceError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
     parse_trace(&text, &file, column)
 }
 
@@ -121,7 +123,11 @@ pub fn parse_trace(text: &str, file: &str, column: IndexColumn) -> Result<Trace,
         let index = match (column, fields.get(1)) {
             (_, None) => {
                 if let IndexColumn::Required { name, .. } = column {
-                    return Err(err(name, "", format!("is missing: every line needs `time_seconds,{name}`")));
+                    return Err(err(
+                        name,
+                        "",
+                        format!("is missing: every line needs `time_seconds,{name}`"),
+                    ));
                 }
                 None
             }
@@ -132,18 +138,36 @@ pub fn parse_trace(text: &str, file: &str, column: IndexColumn) -> Result<Trace,
                     "is not expected: this trace takes `time_seconds` lines only (a node column needs --nodes)".into(),
                 ));
             }
-            (IndexColumn::Optional { name, count } | IndexColumn::Required { name, count }, Some(v)) => {
+            (
+                IndexColumn::Optional { name, count } | IndexColumn::Required { name, count },
+                Some(v),
+            ) => {
                 let idx: usize = v.parse().map_err(|_| {
-                    err(name, v, format!("is not an index: use a whole number from 0 to {}", count.saturating_sub(1)))
+                    err(
+                        name,
+                        v,
+                        format!(
+                            "is not an index: use a whole number from 0 to {}",
+                            count.saturating_sub(1)
+                        ),
+                    )
                 })?;
                 if idx >= count {
-                    return Err(err(name, v, format!("is out of range: use 0 to {}", count.saturating_sub(1))));
+                    return Err(err(
+                        name,
+                        v,
+                        format!("is out of range: use 0 to {}", count.saturating_sub(1)),
+                    ));
                 }
                 Some(idx)
             }
         };
         if let Some(extra) = fields.get(2) {
-            return Err(err("3", extra, "is not expected: at most two fields per line".into()));
+            return Err(err(
+                "3",
+                extra,
+                "is not expected: at most two fields per line".into(),
+            ));
         }
         rows.push(TraceRow { time, index, line });
     }
@@ -182,7 +206,9 @@ pub fn parse_seconds_exact(text: &str) -> Result<Nanos, String> {
     if int_part.is_empty() && frac_part.is_empty() {
         return Err(bad());
     }
-    if !int_part.bytes().all(|b| b.is_ascii_digit()) || !frac_part.bytes().all(|b| b.is_ascii_digit()) {
+    if !int_part.bytes().all(|b| b.is_ascii_digit())
+        || !frac_part.bytes().all(|b| b.is_ascii_digit())
+    {
         return Err(bad());
     }
     let frac_part = frac_part.trim_end_matches('0');
@@ -194,22 +220,27 @@ pub fn parse_seconds_exact(text: &str) -> Result<Nanos, String> {
     if negative {
         return Err(format!("is negative: use {accepted}"));
     }
-    let too_large = || format!("is too large: use at most 18446744073 seconds (584 years)");
+    let too_large = || "is too large: use at most 18446744073 seconds (584 years)".to_string();
     if digits.len() > 36 {
-        return Err(if (int_part.trim_start_matches('0').len() as i64 + exponent) > 12 {
-            too_large()
-        } else {
-            format!("has too many digits: use {accepted}")
-        });
+        return Err(
+            if (int_part.trim_start_matches('0').len() as i64 + exponent) > 12 {
+                too_large()
+            } else {
+                format!("has too many digits: use {accepted}")
+            },
+        );
     }
     let m: u128 = digits.parse().map_err(|_| bad())?;
     // value in ns = m * 10^(exponent - frac_len + 9)
-    let power = exponent.saturating_sub(frac_part.len() as i64).saturating_add(9);
+    let power = exponent
+        .saturating_sub(frac_part.len() as i64)
+        .saturating_add(9);
     let ns: u128 = if power >= 0 {
         if power > 30 {
             return Err(too_large());
         }
-        m.checked_mul(10u128.pow(power as u32)).ok_or_else(too_large)?
+        m.checked_mul(10u128.pow(power as u32))
+            .ok_or_else(too_large)?
     } else if power < -38 {
         0
     } else {
@@ -233,38 +264,93 @@ mod tests {
         assert_eq!(parse_seconds_exact(".25").unwrap(), 250_000_000);
         assert_eq!(parse_seconds_exact("3.").unwrap(), 3_000_000_000);
         assert_eq!(parse_seconds_exact("-0").unwrap(), 0);
-        assert_eq!(parse_seconds_exact("1.0000000000000000000000000000000000000000000").unwrap(), 1_000_000_000);
-        for bad in ["", ".", "e3", "1e", "nan", "inf", "1,5", "0x10", "1.2.3", "--1", "1e99999999999999999999"] {
+        assert_eq!(
+            parse_seconds_exact("1.0000000000000000000000000000000000000000000").unwrap(),
+            1_000_000_000
+        );
+        for bad in [
+            "",
+            ".",
+            "e3",
+            "1e",
+            "nan",
+            "inf",
+            "1,5",
+            "0x10",
+            "1.2.3",
+            "--1",
+            "1e99999999999999999999",
+        ] {
             assert!(parse_seconds_exact(bad).is_err(), "{bad}");
         }
-        assert!(parse_seconds_exact("-0.1").unwrap_err().contains("negative"));
-        assert!(parse_seconds_exact("1e12").unwrap_err().contains("too large"));
-        assert_eq!(parse_seconds_exact("18446744073.709551615").unwrap(), u64::MAX);
+        assert!(
+            parse_seconds_exact("-0.1")
+                .unwrap_err()
+                .contains("negative")
+        );
+        assert!(
+            parse_seconds_exact("1e12")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert_eq!(
+            parse_seconds_exact("18446744073.709551615").unwrap(),
+            u64::MAX
+        );
         assert!(parse_seconds_exact("18446744073.709551616").is_err());
     }
 
     #[test]
     fn sorted_stably_with_comments_and_header() {
         let text = "time_seconds,node\n# a comment\n5,2\n\n1,1 # inline\n5,0\n";
-        let t = parse_trace(text, "f", IndexColumn::Optional { name: "node", count: 3 }).unwrap();
-        let v: Vec<_> = t.rows.iter().map(|r| (r.time / 1_000_000_000, r.index, r.line)).collect();
+        let t = parse_trace(
+            text,
+            "f",
+            IndexColumn::Optional {
+                name: "node",
+                count: 3,
+            },
+        )
+        .unwrap();
+        let v: Vec<_> = t
+            .rows
+            .iter()
+            .map(|r| (r.time / 1_000_000_000, r.index, r.line))
+            .collect();
         assert_eq!(v, vec![(1, Some(1), 5), (5, Some(2), 3), (5, Some(0), 6)]);
     }
 
     #[test]
     fn errors_name_file_line_and_field() {
-        let col = IndexColumn::Required { name: "worker", count: 4 };
-        let e = parse_trace("1,0\n2,4\n", "w.csv", col).unwrap_err().to_string();
-        assert!(e.starts_with("w.csv, line 2, field worker: `4` is out of range"), "{e}");
-        let e = parse_trace("1,0\nx,1\n", "w.csv", col).unwrap_err().to_string();
-        assert!(e.starts_with("w.csv, line 2, field time_seconds: `x` is not a number"), "{e}");
+        let col = IndexColumn::Required {
+            name: "worker",
+            count: 4,
+        };
+        let e = parse_trace("1,0\n2,4\n", "w.csv", col)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("w.csv, line 2, field worker: `4` is out of range"),
+            "{e}"
+        );
+        let e = parse_trace("1,0\nx,1\n", "w.csv", col)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("w.csv, line 2, field time_seconds: `x` is not a number"),
+            "{e}"
+        );
         let e = parse_trace("1\n", "w.csv", col).unwrap_err().to_string();
         assert!(e.contains("line 1, field worker"), "{e}");
-        let e = parse_trace("1,2\n", "j.csv", IndexColumn::Forbidden).unwrap_err().to_string();
+        let e = parse_trace("1,2\n", "j.csv", IndexColumn::Forbidden)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 1, field 2"), "{e}");
         let e = parse_trace("1,-2\n", "j.csv", col).unwrap_err().to_string();
         assert!(e.contains("field worker: `-2` is not an index"), "{e}");
-        let e = parse_trace("1,1,1\n", "j.csv", col).unwrap_err().to_string();
+        let e = parse_trace("1,1,1\n", "j.csv", col)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("field 3"), "{e}");
     }
 }
