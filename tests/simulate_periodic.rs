@@ -221,3 +221,64 @@ fn same_seed_same_run_whatever_the_order() {
         .collect();
     assert!(a.iter().eq(b.iter().rev()));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn shape() -> impl Strategy<Value = Shape> {
+        prop_oneof![
+            Just(Shape::Exponential),
+            (0.5f64..3.0).prop_map(|shape| Shape::Weibull { shape }),
+            (0.5f64..3.0).prop_map(|shape| Shape::Gamma { shape }),
+            (0.3f64..1.5).prop_map(|sigma| Shape::LogNormal { sigma }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Whatever the distribution and the failure path (platform, per-node, partners): the
+        /// time splits exactly into work, checkpoint, restart and lost work; the work is all
+        /// done; a failure-free run is the lower bound; failures bound node failures.
+        #[test]
+        fn time_splits_exactly(
+            shape in shape(),
+            work in 1u64..200_000,
+            tau in 1u64..20_000,
+            delta in 0u64..2_000,
+            restart in 0u64..2_000,
+            mtbf_per_segment in 2.0f64..50.0,
+            nodes in 1u64..40,
+            paired in 0u64..40,
+            final_checkpoint in any::<bool>(),
+            path in 0u8..3,
+            run in 0u64..1000,
+        ) {
+            let m = mtbf_per_segment * (tau + delta + restart) as f64;
+            let failures = match path {
+                0 => Failures::Platform(Lifetime::new(shape, m).unwrap()),
+                _ => Failures::Nodes {
+                    node: Lifetime::new(shape, m * nodes as f64).unwrap(),
+                    nodes,
+                    partners: if path == 2 { paired.min(nodes) } else { 0 },
+                },
+            };
+            let mut cfg = config(work, tau, delta, restart, failures);
+            cfg.final_checkpoint = final_checkpoint;
+            prop_assume!(cfg.validate().is_ok());
+            let r = simulate_run(&cfg, 77, run).unwrap();
+            prop_assert_eq!(r.wall, r.work + r.checkpoint + r.restart + r.lost_work);
+            prop_assert_eq!(r.work, work * S);
+            let segments = work.div_ceil(tau);
+            let checkpoints = if final_checkpoint { segments } else { segments - 1 };
+            prop_assert!(r.wall >= (work + checkpoints * delta) * S);
+            prop_assert!(r.checkpoint >= checkpoints * delta * S);
+            prop_assert!(r.restart >= r.failures * restart * S);
+            prop_assert!(r.node_failures >= r.failures);
+            if r.failures == 0 {
+                prop_assert_eq!(r.wall, (work + checkpoints * delta) * S);
+            }
+        }
+    }
+}

@@ -207,3 +207,42 @@ fn walltime_fraction_in_end_mode_is_the_chance_of_no_lost_attempt() {
     let p = survival(&life, 8, 2, T).powi(5);
     assert!(e.z(p).abs() < 4.0, "{e:?} vs {p}");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Counts that must hold in every mode and for every distribution: attempts are the
+        /// intervals plus the lost ones; every loss recreates all replicas and saw at least one
+        /// whole process die; wall time is at least the failure-free time, exactly it in `end`
+        /// mode with attempts times the attempt length when every interval is whole.
+        #[test]
+        fn counts_hold(
+            n in 1u64..10, r in 1u64..4, k in 1u64..8,
+            weibull in 0.5f64..2.0, aging in any::<bool>(),
+            immediate in any::<bool>(), restart in 0u64..100, heartbeat in 0u64..300,
+            survive in 0.3f64..0.95, run in 0u64..1000,
+        ) {
+            let mean = mtbf_for(n, r, T, survive);
+            let life = Lifetime::new(Shape::Weibull { shape: weibull }, mean).unwrap();
+            let detect = if immediate {
+                Detect::Immediate { restart: restart * S, heartbeat: heartbeat * S }
+            } else {
+                Detect::End
+            };
+            let cfg = ReplicatedConfig { aging, ..config(n, r, life, detect, k) };
+            let o = simulate_run(&cfg, 3, run).unwrap();
+            let nr = n * r;
+            prop_assert_eq!(o.attempts, k + o.lost_attempts);
+            let lost_deaths = o.replica_deaths + o.lost_attempts * nr - o.replicas_recreated;
+            prop_assert!(lost_deaths >= r * o.lost_attempts && lost_deaths <= nr * o.lost_attempts);
+            prop_assert!(o.wall >= k * 660 * S);
+            if !immediate {
+                prop_assert_eq!(o.wall, o.attempts * 660 * S);
+            }
+        }
+    }
+}

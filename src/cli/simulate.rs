@@ -645,6 +645,7 @@ enum Unit {
 
 fn cell(v: f64, unit: Unit) -> String {
     match unit {
+        Unit::Duration if v == 0.0 => "0s".to_string(),
         Unit::Duration => format_duration(v),
         Unit::Count => {
             if v.abs() >= 1e6 {

@@ -299,20 +299,22 @@ impl Pairs {
 }
 
 impl Clock<'_> {
-    /// The next interruption, counting node failures; `Nanos::MAX` when there is none.
-    fn next(&mut self, rng: &mut ChaCha8Rng, node_failures: &mut u64) -> Nanos {
+    /// The next interruption; `Nanos::MAX` when there is none. Failures that a partner absorbs
+    /// on the way are appended to `absorbed` (in time order): the lookahead may pass the job's
+    /// end, so they are counted only once the end is known.
+    fn next(&mut self, rng: &mut ChaCha8Rng, absorbed: &mut Vec<Nanos>) -> Nanos {
         match self {
             Clock::Renewal { life, last } => {
                 *last = last.saturating_add(secs_to_ns(life.sample(rng)));
-                *node_failures += 1;
                 *last
             }
             Clock::Nodes { queue, life, pairs } => loop {
                 let Some((t, i)) = queue.pop() else {
                     return Nanos::MAX;
                 };
-                *node_failures += 1;
-                if pairs.fail(i as u64) == Some(true) {
+                if pairs.fail(i as u64) != Some(true) {
+                    absorbed.push(t);
+                } else {
                     // Every dead node, the one that just failed first, gets a fresh lifetime
                     // from this moment; survivors keep their age.
                     queue.push(
@@ -339,15 +341,13 @@ impl Clock<'_> {
                 };
                 *pos += 1;
                 let Some(pairs) = pairs else {
-                    *node_failures += 1;
                     return row.time;
                 };
                 let node = row.index.unwrap_or(0) as u64;
                 match pairs.fail(node) {
                     None => {}
-                    Some(false) => *node_failures += 1,
+                    Some(false) => absorbed.push(row.time),
                     Some(true) => {
-                        *node_failures += 1;
                         for d in pairs.dead_list.drain(..) {
                             pairs.dead[d as usize] = false;
                         }
@@ -420,7 +420,8 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
             pairs: (*partners > 0).then(|| Pairs::new(nodes.unwrap_or(0), *partners)),
         },
     };
-    let mut next = clock.next(&mut rng, &mut out.node_failures);
+    let mut absorbed = Vec::new();
+    let mut next = clock.next(&mut rng, &mut absorbed);
     let full = cfg.work / cfg.interval;
     let rest = cfg.work % cfg.interval;
     let segments = full + u64::from(rest > 0);
@@ -456,7 +457,7 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
                 if out.failures > MAX_FAILURES_PER_RUN {
                     return Err(too_many());
                 }
-                next = clock.next(&mut rng, &mut out.node_failures);
+                next = clock.next(&mut rng, &mut absorbed);
                 let done = t
                     .checked_add(cfg.restart)
                     .filter(|&e| e < Nanos::MAX)
@@ -473,6 +474,8 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
         }
     }
     out.wall = t;
+    // Failures first within an instant: one at the job's last instant counts.
+    out.node_failures = out.failures + absorbed.partition_point(|&a| a <= t) as u64;
     out.events += out.node_failures;
     Ok(out)
 }
@@ -625,7 +628,8 @@ mod tests {
         // 2 nodes, node 0 partnered with node 2. Node 0 dies at 3 (absorbed), node 0 again at 4
         // (already dead: nothing), node 2 at 5 interrupts; then both are alive again and node
         // 2 at 30 is absorbed, node 1 (unpartnered) at 40 interrupts.
-        let cfg = traced("3,0\n4,0\n5,2\n30,2\n40,1\n", Some(2), 1);
+        // Node 0 at 500 is past the job's end: neither applied nor counted.
+        let cfg = traced("3,0\n4,0\n5,2\n30,2\n40,1\n500,0\n", Some(2), 1);
         cfg.validate().unwrap();
         let r = simulate_run(&cfg, 1, 0).unwrap();
         assert_eq!(r.failures, 2);
