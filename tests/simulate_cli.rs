@@ -329,6 +329,10 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         &["--detect", "sometimes"],
     );
     bad(&with(&["--runs", "-1"]), &["--runs"]);
+    bad(
+        &with(&["--runs", "100000000000"]),
+        &["--runs", "1 to 10000000"],
+    );
     bad(&with(&["--walltime", "9h"]), &["--walltime"]);
     bad(&with(&["--interval", "0"]), &["--interval"]);
 }

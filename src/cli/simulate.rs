@@ -240,12 +240,21 @@ fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lif
     })
 }
 
+/// Most replications one command runs.
+pub const MAX_RUNS: u64 = 10_000_000;
+
 fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
     match common.runs {
         Some(0) => Err(CliError::Invalid {
             arg: "--runs",
             value: "0".into(),
             accepted: "a whole number of runs, at least 1".into(),
+        }),
+        // Every run's figures are kept until the reduction, in run order.
+        Some(n) if n > MAX_RUNS => Err(CliError::Invalid {
+            arg: "--runs",
+            value: n.to_string(),
+            accepted: format!("a whole number of runs from 1 to {MAX_RUNS}"),
         }),
         Some(n) => Ok(n),
         None => Ok(if deterministic { 1 } else { 1000 }),
