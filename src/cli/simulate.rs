@@ -19,10 +19,12 @@ use std::sync::Arc;
 
 /// `ckpt simulate`: one of the simulators.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
+#[command(
+    after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n\n\
 Every simulator takes --runs (default 1000), --seed (default 42), --threads, --format table|json \
-and --quiet; the same seed gives the same JSON bytes whatever the thread count.")]
+and --quiet; the same seed gives the same JSON bytes whatever the thread count."
+)]
 pub struct SimulateArgs {
     /// Which simulator.
     #[command(subcommand)]
