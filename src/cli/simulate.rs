@@ -415,7 +415,7 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
         let column = match a.nodes {
             None => IndexColumn::Forbidden,
             Some(n) => {
-                let count = usize::try_from(n + partners).unwrap_or(usize::MAX);
+                let count = usize::try_from(n.saturating_add(partners)).unwrap_or(usize::MAX);
                 if partners > 0 {
                     IndexColumn::Required {
                         name: "node",

@@ -89,6 +89,15 @@ impl PeriodicConfig {
         if self.interval == 0 {
             return invalid("interval", "0".into(), "a positive duration");
         }
+        // The failure-free time must fit in nanosecond time (584 years).
+        let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included",
+            );
+        }
         if let Some(w) = self.walltime
             && w < self.work
         {
@@ -120,7 +129,7 @@ impl PeriodicConfig {
                     );
                 }
                 if (!node.shape().is_exponential() || *partners > 0)
-                    && nodes + partners > MAX_TRACKED_NODES
+                    && nodes.saturating_add(*partners) > MAX_TRACKED_NODES
                 {
                     return invalid(
                         "nodes",
@@ -143,6 +152,14 @@ impl PeriodicConfig {
                 nodes,
                 partners,
             } => {
+                if *partners > 0 && nodes.unwrap_or(0).saturating_add(*partners) > MAX_TRACKED_NODES
+                {
+                    return invalid(
+                        "nodes",
+                        nodes.unwrap_or(0).to_string(),
+                        &format!("at most {MAX_TRACKED_NODES} nodes with partners"),
+                    );
+                }
                 if *partners > 0 {
                     let Some(n) = nodes else {
                         return Err(SimError::Conflict("--partners needs --nodes".into()));
@@ -162,7 +179,7 @@ impl PeriodicConfig {
                     }
                 }
                 if let Some(n) = nodes {
-                    let count = n + partners;
+                    let count = n.saturating_add(*partners);
                     if let Some(row) = trace
                         .rows
                         .iter()
@@ -436,7 +453,7 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
         };
         loop {
             let end = t
-                .checked_add(w + c)
+                .checked_add(w.saturating_add(c))
                 .filter(|&e| e < Nanos::MAX)
                 .ok_or_else(too_long)?;
             if next > end {

@@ -98,6 +98,16 @@ impl ReplicatedConfig {
                 format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
             );
         }
+        // The failure-free time must fit in nanosecond time (584 years).
+        let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included"
+                    .into(),
+            );
+        }
         if let Some(w) = self.walltime
             && w < self.work
         {
@@ -111,7 +121,7 @@ impl ReplicatedConfig {
             );
         }
         if !self.aging {
-            let t = ns_to_secs(self.interval + self.cost);
+            let t = ns_to_secs(self.interval.saturating_add(self.cost));
             let ln_s = self.ln_survival(t);
             let intervals = (self.work as f64 / self.interval as f64).ceil();
             if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
@@ -189,14 +199,14 @@ pub fn simulate_run(
                 return Err(too_many());
             }
             let end = t
-                .checked_add(w + cfg.cost)
+                .checked_add(w.saturating_add(cfg.cost))
                 .filter(|&e| e < Nanos::MAX)
                 .ok_or_else(too_long)?;
             if !cfg.aging {
                 // Fresh lifetimes, drawn by inversion: a replica dies within the attempt exactly
                 // when its uniform draw is below cdf(T), and only then is its death time
                 // needed. Survivors are marked as dying never, which is all the attempt uses.
-                let p_die = cfg.lifetime.cdf(ns_to_secs(w + cfg.cost));
+                let p_die = cfg.lifetime.cdf(ns_to_secs(end - t));
                 for d in death.iter_mut() {
                     let u: f64 = rng.random();
                     *d = if u < p_die {
