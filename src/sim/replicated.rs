@@ -108,6 +108,15 @@ impl ReplicatedConfig {
                     .into(),
             );
         }
+        if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {
+            return invalid(
+                "interval",
+                format!("{}s", ns_to_secs(self.interval)),
+                format!(
+                    "an interval that splits the work into at most {MAX_ATTEMPTS_PER_RUN} intervals"
+                ),
+            );
+        }
         if let Some(w) = self.walltime
             && w < self.work
         {
