@@ -8,7 +8,9 @@ use std::io::IsTerminal;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -89,50 +91,59 @@ fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     Ok(())
 }
 
-/// A progress bar on stderr, shown only when stderr is a terminal, `--quiet` is not given,
-/// and the work has run for about a second.
+/// A progress bar on stderr, drawn only when stderr is a terminal, `--quiet` is not given, and
+/// the work has already taken a second (short runs never flash a bar).
 struct Bar {
-    bar: Option<ProgressBar>,
-    started: Instant,
+    enabled: bool,
+    bar: RwLock<Option<ProgressBar>>,
+    shown: AtomicBool,
 }
 
 impl Bar {
     fn new(quiet: bool) -> Bar {
-        let show = !quiet && std::io::stderr().is_terminal();
-        let bar = show.then(|| {
-            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-            b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta})")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            b
-        });
         Bar {
-            bar,
-            started: Instant::now(),
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            bar: RwLock::new(None),
+            shown: AtomicBool::new(false),
         }
     }
 }
 
 impl Progress for Bar {
     fn start(&self, what: &str, total: u64) {
-        if let Some(b) = &self.bar {
-            b.set_length(total);
-            b.set_message(what.to_string());
+        if !self.enabled {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len}, {eta} left")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(what.to_string());
+        self.shown.store(false, Ordering::Relaxed);
+        if let Ok(mut slot) = self.bar.write() {
+            *slot = Some(bar);
         }
     }
+
     fn tick(&self) {
-        if let Some(b) = &self.bar {
-            if b.is_hidden() && self.started.elapsed() > Duration::from_secs(1) {
-                b.set_draw_target(ProgressDrawTarget::stderr());
+        let Ok(slot) = self.bar.read() else { return };
+        if let Some(bar) = slot.as_ref() {
+            bar.inc(1);
+            if !self.shown.load(Ordering::Relaxed)
+                && bar.elapsed() >= Duration::from_secs(1)
+                && !self.shown.swap(true, Ordering::Relaxed)
+            {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
             }
-            b.inc(1);
         }
     }
+
     fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
+        if let Ok(mut slot) = self.bar.write()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
         }
     }
 }
@@ -162,6 +173,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+        }
+        Command::Simulate(args) => {
+            let bar = Bar::new(args.quiet());
+            let text = ckpt::cli::simulate::run(args, &bar)?;
+            out.write_all(text.as_bytes())?;
         }
     }
     out.flush()?;

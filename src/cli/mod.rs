@@ -4,6 +4,7 @@
 //! never sees a string a user typed.
 
 pub mod interval;
+pub mod simulate;
 pub mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +46,8 @@ pub enum Command {
     },
     /// The manual page (roff), generated from these same definitions.
     Man,
+    /// Monte Carlo simulation: the ground truth the models are held against.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Bad input or an internal failure, as the binary reports it.

@@ -20,7 +20,7 @@ pub const NS_PER_S: f64 = 1e9;
 /// assert_eq!(ckpt::sim::engine::secs_to_ns(2.5e-9), 3);
 /// ```
 pub fn secs_to_ns(seconds: f64) -> Nanos {
-    if !(seconds > 0.0) {
+    if seconds.is_nan() || seconds <= 0.0 {
         return 0;
     }
     let v = (seconds * NS_PER_S + 0.5).floor();

@@ -4,4 +4,8 @@
 //! struct; parallelism, progress and statistics live outside it, in [`engine`] and [`stats`].
 
 pub mod engine;
+pub mod periodic;
+pub mod replicated;
+pub mod run;
 pub mod stats;
+pub mod trace;

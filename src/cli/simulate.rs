@@ -1,0 +1,770 @@
+//! `ckpt simulate periodic|replicated`: the Monte Carlo ground truth of SIMULATION.md 1 and 2.
+//!
+//! The arguments are validated here into the simulators' configs; the figures come back as plain
+//! structs and are rendered as a table or as JSON.
+
+use super::{CliError, Progress};
+use crate::failure::{Lifetime, Shape};
+use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
+use crate::sim::periodic::{self, Failures, PeriodicConfig};
+use crate::sim::replicated::{self, Detect, ReplicatedConfig};
+use crate::sim::run::SimError;
+use crate::sim::stats::Estimate;
+use crate::sim::trace::{IndexColumn, TraceError, read_trace};
+use crate::units::{format_duration, parse_duration};
+use clap::{Args, Subcommand, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// `ckpt simulate`: one of the simulators.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
+ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n\n\
+Every simulator takes --runs (default 1000), --seed (default 42), --threads, --format table|json \
+and --quiet; the same seed gives the same JSON bytes whatever the thread count."
+)]
+pub struct SimulateArgs {
+    /// Which simulator.
+    #[command(subcommand)]
+    pub simulator: Simulator,
+}
+
+impl SimulateArgs {
+    /// True when `--quiet` asks for no progress bar.
+    pub fn quiet(&self) -> bool {
+        match &self.simulator {
+            Simulator::Periodic(a) => a.common.quiet,
+            Simulator::Replicated(a) => a.common.quiet,
+        }
+    }
+}
+
+/// The simulators.
+#[derive(Debug, Subcommand)]
+pub enum Simulator {
+    /// Periodic checkpointing of one coordinated job (the setting of Young's and Daly's models).
+    #[command(
+        after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
+ckpt simulate periodic --nodes 131072 --node-mtbf 5y --cost 5m --restart 10m --interval 12m --work 168h --walltime 700h\n  \
+ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json"
+    )]
+    Periodic(PeriodicArgs),
+    /// Replicated inter-dependent processes (the volunteer-grid model).
+    #[command(
+        after_help = "Examples:\n  ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n  \
+ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m --heartbeat 30s --interval 6m --work 100h\n  \
+ckpt simulate replicated --mtbf 1h --dist weibull:0.7 --aging --cost 60s --procs 8 --replicas 2 --interval 6m --work 100h"
+    )]
+    Replicated(ReplicatedArgs),
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns with durations a person reads.
+    Table,
+    /// One JSON object, in seconds.
+    Json,
+}
+
+/// Flags every simulator takes.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Replications (default 1000; 1 with a trace, which makes every run the same).
+    #[arg(long, allow_hyphen_values = true)]
+    pub runs: Option<u64>,
+    /// Seed of the random streams (run i uses stream i of this seed).
+    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
+    pub seed: u64,
+    /// Worker threads (0 or absent: all cores); the results do not depend on it.
+    #[arg(long, allow_hyphen_values = true)]
+    pub threads: Option<usize>,
+    /// table or json.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `ckpt simulate periodic`.
+#[derive(Debug, Args)]
+pub struct PeriodicArgs {
+    /// Computation the job needs (e.g. 500h).
+    #[arg(long, allow_hyphen_values = true)]
+    pub work: String,
+    /// Work between checkpoints (e.g. 57m).
+    #[arg(long, allow_hyphen_values = true)]
+    pub interval: String,
+    /// Time one checkpoint takes (e.g. 5m).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cost: String,
+    /// Time one restart takes; a failure during it starts it again.
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
+    pub restart: String,
+    /// MTBF of the whole job (system MTBF).
+    #[arg(long, allow_hyphen_values = true)]
+    pub mtbf: Option<String>,
+    /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
+    #[arg(long, allow_hyphen_values = true)]
+    pub nodes: Option<u64>,
+    /// MTBF of one node.
+    #[arg(long, allow_hyphen_values = true)]
+    pub node_mtbf: Option<String>,
+    /// How many of the nodes have a redundant partner (0 to --nodes).
+    #[arg(long, allow_hyphen_values = true)]
+    pub partners: Option<u64>,
+    /// Inter-arrival distribution: exp, weibull:K, gamma:K or lognormal:SIGMA (mean = the MTBF).
+    #[arg(long)]
+    pub dist: Option<String>,
+    /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Drop the checkpoint after the last segment.
+    #[arg(long)]
+    pub no_final_checkpoint: bool,
+    /// Also report the fraction of runs finished within this wall time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub walltime: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: RunArgs,
+}
+
+/// Detection mode of lost processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DetectArg {
+    /// At checkpoint time, the end of the attempt (the seed paper's assumption).
+    End,
+    /// When the last replica of a process dies (plus --heartbeat).
+    Immediate,
+}
+
+/// `ckpt simulate replicated`.
+#[derive(Debug, Args)]
+pub struct ReplicatedArgs {
+    /// Computation the job needs (e.g. 100h).
+    #[arg(long, allow_hyphen_values = true)]
+    pub work: String,
+    /// Work per interval (e.g. 6m).
+    #[arg(long, allow_hyphen_values = true)]
+    pub interval: String,
+    /// Time the checkpoint ending each interval takes (e.g. 60s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cost: String,
+    /// MTBF of one host, i.e. of one replica.
+    #[arg(long, allow_hyphen_values = true)]
+    pub mtbf: String,
+    /// Processes, all needed for the job to advance.
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
+    pub procs: u64,
+    /// Replicas of each process.
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
+    pub replicas: u64,
+    /// When a lost process is noticed: end or immediate.
+    #[arg(long, value_enum, default_value_t = DetectArg::End)]
+    pub detect: DetectArg,
+    /// With --detect immediate: time before the retry starts.
+    #[arg(long, allow_hyphen_values = true)]
+    pub restart: Option<String>,
+    /// With --detect immediate: a loss is noticed this long after the last replica dies.
+    #[arg(long, allow_hyphen_values = true)]
+    pub heartbeat: Option<String>,
+    /// Replica lifetime distribution: exp, weibull:K, gamma:K or lognormal:SIGMA.
+    #[arg(long)]
+    pub dist: Option<String>,
+    /// Surviving replicas keep their age across intervals (only recreated ones start fresh).
+    #[arg(long)]
+    pub aging: bool,
+    /// Also report the fraction of runs finished within this wall time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub walltime: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: RunArgs,
+}
+
+/// Runs the chosen simulator and returns the text to print.
+pub fn run(args: SimulateArgs, progress: &dyn Progress) -> Result<String, CliError> {
+    match args.simulator {
+        Simulator::Periodic(a) => run_periodic(a, progress),
+        Simulator::Replicated(a) => run_replicated(a, progress),
+    }
+}
+
+/// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
+fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, CliError> {
+    let invalid = |accepted: String| CliError::Invalid {
+        arg,
+        value: text.to_string(),
+        accepted,
+    };
+    let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
+    let what = if positive {
+        "a positive duration"
+    } else {
+        "a duration of zero or more"
+    };
+    if secs < 0.0 || (positive && secs_to_ns(secs) == 0) {
+        return Err(invalid(format!("must be {what} (of at least 1ns)")));
+    }
+    if secs * 1e9 >= u64::MAX as f64 {
+        return Err(invalid(format!("must be {what} below 584 years")));
+    }
+    Ok(secs_to_ns(secs))
+}
+
+fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {
+    let invalid = |accepted: String| CliError::Invalid {
+        arg,
+        value: text.to_string(),
+        accepted,
+    };
+    let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
+    if secs > 0.0 {
+        Ok(secs)
+    } else {
+        Err(invalid("must be a positive duration".into()))
+    }
+}
+
+fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lifetime, CliError> {
+    let shape = match dist {
+        Some(d) => Shape::parse(d).map_err(|e| CliError::Invalid {
+            arg: "--dist",
+            value: d.to_string(),
+            accepted: e.to_string(),
+        })?,
+        None => Shape::Exponential,
+    };
+    Lifetime::new(shape, mean).map_err(|e| CliError::Invalid {
+        arg: mean_arg,
+        value: mean.to_string(),
+        accepted: e.to_string(),
+    })
+}
+
+/// Most replications one command runs.
+pub const MAX_RUNS: u64 = 10_000_000;
+
+fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
+    match common.runs {
+        Some(0) => Err(CliError::Invalid {
+            arg: "--runs",
+            value: "0".into(),
+            accepted: "a whole number of runs, at least 1".into(),
+        }),
+        // Every run's figures are kept until the reduction, in run order.
+        Some(n) if n > MAX_RUNS => Err(CliError::Invalid {
+            arg: "--runs",
+            value: n.to_string(),
+            accepted: format!("a whole number of runs from 1 to {MAX_RUNS}"),
+        }),
+        Some(n) => Ok(n),
+        None => Ok(if deterministic { 1 } else { 1000 }),
+    }
+}
+
+fn sim_error(e: SimError) -> CliError {
+    match e {
+        SimError::Invalid {
+            field,
+            value,
+            accepted,
+        } => CliError::Invalid {
+            arg: flag_name(field),
+            value,
+            accepted,
+        },
+        SimError::Conflict(m) => CliError::Conflict(m),
+        SimError::NoProgress(m) => CliError::NoAnswer(m),
+    }
+}
+
+fn flag_name(field: &'static str) -> &'static str {
+    match field {
+        "work" => "--work",
+        "interval" => "--interval",
+        "walltime" => "--walltime",
+        "nodes" => "--nodes",
+        "node-mtbf" => "--node-mtbf",
+        "partners" => "--partners",
+        "procs" => "--procs",
+        "replicas" => "--replicas",
+        other => other,
+    }
+}
+
+fn trace_error(e: TraceError) -> CliError {
+    match e {
+        TraceError::Io { file, message } => CliError::Invalid {
+            arg: "--trace",
+            value: file,
+            accepted: format!("a readable trace file ({message})"),
+        },
+        field @ TraceError::Field { .. } => CliError::Conflict(format!("--trace {field}")),
+    }
+}
+
+fn conflict(text: &str) -> CliError {
+    CliError::Conflict(text.to_string())
+}
+
+/// The JSON document of one simulation.
+#[derive(Serialize)]
+struct Report<I: Serialize, F: Serialize> {
+    schema_version: u32,
+    simulator: &'static str,
+    inputs: I,
+    runs: u64,
+    seed: u64,
+    figures: F,
+}
+
+#[derive(Serialize)]
+struct PeriodicInputs {
+    work_s: f64,
+    interval_s: f64,
+    cost_s: f64,
+    restart_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mtbf_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node_mtbf_s: Option<f64>,
+    partners: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dist: Option<Shape>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_failures: Option<usize>,
+    final_checkpoint: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    walltime_s: Option<f64>,
+}
+
+fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliError> {
+    let work = duration_ns("--work", &a.work, true)?;
+    let interval = duration_ns("--interval", &a.interval, true)?;
+    let cost = duration_ns("--cost", &a.cost, false)?;
+    let restart = duration_ns("--restart", &a.restart, false)?;
+    let walltime = a
+        .walltime
+        .as_deref()
+        .map(|w| duration_ns("--walltime", w, true))
+        .transpose()?;
+    let partners = a.partners.unwrap_or(0);
+    if a.partners.is_some() && a.nodes.is_none() {
+        return Err(conflict(
+            "--partners needs --nodes (and --node-mtbf or --trace)",
+        ));
+    }
+    if a.node_mtbf.is_some() && a.nodes.is_none() {
+        return Err(conflict("--node-mtbf needs --nodes"));
+    }
+    if let Some(0) = a.nodes {
+        return Err(CliError::Invalid {
+            arg: "--nodes",
+            value: "0".into(),
+            accepted: "a whole number of nodes, at least 1".into(),
+        });
+    }
+    let sources = [a.mtbf.is_some(), a.node_mtbf.is_some(), a.trace.is_some()]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    if sources != 1 {
+        return Err(conflict(
+            "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace",
+        ));
+    }
+    let mut inputs = PeriodicInputs {
+        work_s: ns_to_secs(work),
+        interval_s: ns_to_secs(interval),
+        cost_s: ns_to_secs(cost),
+        restart_s: ns_to_secs(restart),
+        mtbf_s: None,
+        nodes: a.nodes,
+        node_mtbf_s: None,
+        partners,
+        dist: None,
+        trace: None,
+        trace_failures: None,
+        final_checkpoint: !a.no_final_checkpoint,
+        walltime_s: walltime.map(ns_to_secs),
+    };
+    let failures = if let Some(path) = &a.trace {
+        if a.dist.is_some() {
+            return Err(conflict(
+                "--dist does not apply to --trace: the trace gives the failure times",
+            ));
+        }
+        if let Some(n) = a.nodes
+            && partners > n
+        {
+            return Err(CliError::Invalid {
+                arg: "--partners",
+                value: partners.to_string(),
+                accepted: format!("a whole number from 0 to --nodes ({n})"),
+            });
+        }
+        let column = match a.nodes {
+            None => IndexColumn::Forbidden,
+            Some(n) => {
+                let count = usize::try_from(n.saturating_add(partners)).unwrap_or(usize::MAX);
+                if partners > 0 {
+                    IndexColumn::Required {
+                        name: "node",
+                        count,
+                    }
+                } else {
+                    IndexColumn::Optional {
+                        name: "node",
+                        count,
+                    }
+                }
+            }
+        };
+        let trace = read_trace(path, column).map_err(trace_error)?;
+        inputs.trace = Some(path.display().to_string());
+        inputs.trace_failures = Some(trace.rows.len());
+        Failures::Trace {
+            trace: Arc::new(trace),
+            nodes: a.nodes,
+            partners,
+        }
+    } else if let Some(m) = &a.mtbf {
+        if a.nodes.is_some() {
+            return Err(conflict(
+                "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
+            ));
+        }
+        let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", m)?, "--mtbf")?;
+        inputs.mtbf_s = Some(life.mean());
+        inputs.dist = Some(life.shape());
+        Failures::Platform(life)
+    } else {
+        let nodes = a.nodes.unwrap_or(1);
+        let m = mtbf_secs("--node-mtbf", a.node_mtbf.as_deref().unwrap_or(""))?;
+        let node = lifetime(a.dist.as_deref(), m, "--node-mtbf")?;
+        inputs.node_mtbf_s = Some(m);
+        inputs.dist = Some(node.shape());
+        if node.shape().is_exponential() {
+            inputs.mtbf_s = Some(m / nodes as f64);
+        }
+        Failures::Nodes {
+            node,
+            nodes,
+            partners,
+        }
+    };
+    let cfg = PeriodicConfig {
+        work,
+        interval,
+        cost,
+        restart,
+        failures,
+        final_checkpoint: !a.no_final_checkpoint,
+        walltime,
+    };
+    cfg.validate().map_err(sim_error)?;
+    let runs = runs_of(&a.common, cfg.is_deterministic())?;
+    progress.start("periodic", runs);
+    let result = periodic::simulate(
+        &cfg,
+        a.common.seed,
+        runs,
+        a.common.threads.unwrap_or(0),
+        &|| progress.tick(),
+    );
+    progress.finish();
+    let figures = result.map_err(sim_error)?;
+    match a.common.format {
+        Format::Json => json(&Report {
+            schema_version: 1,
+            simulator: "periodic",
+            inputs,
+            runs,
+            seed: a.common.seed,
+            figures,
+        }),
+        Format::Table => {
+            let mut rows = vec![
+                ("wall time", figures.wall_time_s, Unit::Duration),
+                ("failures", figures.failures, Unit::Count),
+            ];
+            if let Some(e) = figures.node_failures {
+                rows.push(("node failures", e, Unit::Count));
+            }
+            rows.extend([
+                ("work", figures.work_s, Unit::Duration),
+                ("checkpoint", figures.checkpoint_s, Unit::Duration),
+                ("restart", figures.restart_s, Unit::Duration),
+                ("lost work", figures.lost_work_s, Unit::Duration),
+            ]);
+            if let Some(e) = figures.finished_within_walltime {
+                rows.push(("finished within walltime", e, Unit::Fraction));
+            }
+            Ok(table(
+                &format!("periodic: {runs} runs, seed {}", a.common.seed),
+                &rows,
+            ))
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ReplicatedInputs {
+    work_s: f64,
+    interval_s: f64,
+    cost_s: f64,
+    mtbf_s: f64,
+    procs: u64,
+    replicas: u64,
+    detect: &'static str,
+    restart_s: f64,
+    heartbeat_s: f64,
+    dist: Shape,
+    aging: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    walltime_s: Option<f64>,
+}
+
+fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, CliError> {
+    let work = duration_ns("--work", &a.work, true)?;
+    let interval = duration_ns("--interval", &a.interval, true)?;
+    let cost = duration_ns("--cost", &a.cost, false)?;
+    let walltime = a
+        .walltime
+        .as_deref()
+        .map(|w| duration_ns("--walltime", w, true))
+        .transpose()?;
+    let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", &a.mtbf)?, "--mtbf")?;
+    let detect = match a.detect {
+        DetectArg::End => {
+            if a.restart.is_some() || a.heartbeat.is_some() {
+                return Err(conflict(
+                    "--restart and --heartbeat go with --detect immediate: with --detect end a loss is found at checkpoint time and retried at once",
+                ));
+            }
+            Detect::End
+        }
+        DetectArg::Immediate => Detect::Immediate {
+            restart: a
+                .restart
+                .as_deref()
+                .map(|r| duration_ns("--restart", r, false))
+                .transpose()?
+                .unwrap_or(0),
+            heartbeat: a
+                .heartbeat
+                .as_deref()
+                .map(|h| duration_ns("--heartbeat", h, false))
+                .transpose()?
+                .unwrap_or(0),
+        },
+    };
+    let cfg = ReplicatedConfig {
+        work,
+        interval,
+        cost,
+        procs: a.procs,
+        replicas: a.replicas,
+        lifetime: life,
+        detect,
+        aging: a.aging,
+        walltime,
+    };
+    cfg.validate().map_err(sim_error)?;
+    let (restart, heartbeat) = match detect {
+        Detect::End => (0, 0),
+        Detect::Immediate { restart, heartbeat } => (restart, heartbeat),
+    };
+    let inputs = ReplicatedInputs {
+        work_s: ns_to_secs(work),
+        interval_s: ns_to_secs(interval),
+        cost_s: ns_to_secs(cost),
+        mtbf_s: life.mean(),
+        procs: a.procs,
+        replicas: a.replicas,
+        detect: match a.detect {
+            DetectArg::End => "end",
+            DetectArg::Immediate => "immediate",
+        },
+        restart_s: ns_to_secs(restart),
+        heartbeat_s: ns_to_secs(heartbeat),
+        dist: life.shape(),
+        aging: a.aging,
+        walltime_s: walltime.map(ns_to_secs),
+    };
+    let runs = runs_of(&a.common, false)?;
+    progress.start("replicated", runs);
+    let result = replicated::simulate(
+        &cfg,
+        a.common.seed,
+        runs,
+        a.common.threads.unwrap_or(0),
+        &|| progress.tick(),
+    );
+    progress.finish();
+    let figures = result.map_err(sim_error)?;
+    match a.common.format {
+        Format::Json => json(&Report {
+            schema_version: 1,
+            simulator: "replicated",
+            inputs,
+            runs,
+            seed: a.common.seed,
+            figures,
+        }),
+        Format::Table => {
+            let mut rows = vec![
+                ("wall time", figures.wall_time_s, Unit::Duration),
+                ("attempts", figures.attempts, Unit::Count),
+                ("lost attempts", figures.lost_attempts, Unit::Count),
+                ("replica deaths", figures.replica_deaths, Unit::Count),
+                (
+                    "replicas recreated",
+                    figures.replicas_recreated,
+                    Unit::Count,
+                ),
+            ];
+            if let Some(e) = figures.finished_within_walltime {
+                rows.push(("finished within walltime", e, Unit::Fraction));
+            }
+            Ok(table(
+                &format!("replicated: {runs} runs, seed {}", a.common.seed),
+                &rows,
+            ))
+        }
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::Internal(format!("JSON output: {e}")))
+}
+
+/// How a figure reads in a table.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    Duration,
+    Count,
+    Fraction,
+}
+
+fn cell(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Duration if v == 0.0 => "0s".to_string(),
+        Unit::Duration => format_duration(v),
+        Unit::Count => {
+            if v.abs() >= 1e6 {
+                format!("{v:.4e}")
+            } else {
+                format!("{v:.2}")
+            }
+        }
+        Unit::Fraction => format!("{:.2}%", v * 100.0),
+    }
+}
+
+/// Aligned columns: figure | mean | 95% CI | stderr.
+fn table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
+    let mut cells = vec![[
+        "figure".to_string(),
+        "mean".into(),
+        "95% CI".into(),
+        "stderr".into(),
+    ]];
+    for (name, e, unit) in rows {
+        cells.push([
+            name.to_string(),
+            cell(e.point, *unit),
+            format!("{} .. {}", cell(e.ci95[0], *unit), cell(e.ci95[1], *unit)),
+            e.stderr
+                .map(|s| cell(s, *unit))
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let widths: Vec<usize> = (0..4)
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = format!("{title}\n");
+    for (i, r) in cells.iter().enumerate() {
+        let line = format!(
+            "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3]
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 6));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_aligned() {
+        let e = Estimate::from_samples(&[3600.0, 7200.0]);
+        let t = table(
+            "t",
+            &[
+                ("wall time", e, Unit::Duration),
+                ("failures", Estimate::from_samples(&[1.0]), Unit::Count),
+            ],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "t");
+        assert!(lines[1].starts_with("figure"));
+        assert!(lines[3].starts_with("wall time") && lines[3].contains("1h 30m 0s"));
+        assert!(lines[4].ends_with('-'), "{}", lines[4]);
+        // Every mean ends in the same column.
+        let col = |l: &str, s: &str| l.find(s).map(|i| i + s.len());
+        assert_eq!(col(lines[1], "mean"), col(lines[3], "1h 30m 0s"));
+    }
+
+    #[test]
+    fn duration_flags() {
+        assert_eq!(
+            duration_ns("--work", "1h", true).unwrap(),
+            3_600_000_000_000
+        );
+        assert!(matches!(
+            duration_ns("--work", "0", true),
+            Err(CliError::Invalid { arg: "--work", .. })
+        ));
+        assert!(matches!(
+            duration_ns("--cost", "-1", false),
+            Err(CliError::Invalid { arg: "--cost", .. })
+        ));
+        assert!(matches!(
+            duration_ns("--work", "1000y", true),
+            Err(CliError::Invalid { .. })
+        ));
+        assert!(duration_ns("--cost", "0", false).is_ok());
+    }
+}

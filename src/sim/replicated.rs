@@ -1,0 +1,429 @@
+//! Replicated inter-dependent processes (SIMULATION.md section 2): `n` processes that advance
+//! only together, each run as `r` replicas; the volunteer-grid setting.
+//!
+//! Within one attempt no replica is recreated, so a process dies at the latest death of its
+//! replicas and the job at the earliest death of its processes: an attempt is decided by one
+//! pass over the replicas' death times, the events of the attempt taken in time order without a
+//! queue. Ties: failures come first within an instant, so a replica dying at the very end of an
+//! attempt is dead at its checkpoint.
+
+use super::engine::{Nanos, ns_to_secs, run_rng, secs_to_ns};
+use super::run::{SimError, estimate, proportion, replicate};
+use super::stats::Estimate;
+use crate::failure::{Lifetime, log1mexp};
+use rand::RngExt;
+use serde::Serialize;
+
+/// A run stops with an error past this many attempts: the MTBF is too short to finish.
+pub const MAX_ATTEMPTS_PER_RUN: u64 = 10_000_000;
+
+/// Most replicas in all (`procs * replicas`).
+pub const MAX_REPLICAS: u64 = 1 << 24;
+
+/// When a lost process is noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detect {
+    /// At the end of the attempt, at checkpoint time (the seed paper's assumption).
+    End,
+    /// When the last replica of a process dies, `heartbeat` later (but no later than the end of
+    /// the attempt, whose checkpoint finds the dead process anyway); the retry starts `restart`
+    /// after that.
+    Immediate {
+        /// Time between abandoning an attempt and starting the retry.
+        restart: Nanos,
+        /// Delay between the death and its detection.
+        heartbeat: Nanos,
+    },
+}
+
+/// A validated replicated setup, in nanoseconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicatedConfig {
+    /// Computation the job needs.
+    pub work: Nanos,
+    /// Work per interval (tau).
+    pub interval: Nanos,
+    /// The checkpoint ending each interval (delta).
+    pub cost: Nanos,
+    /// Processes, all needed (n).
+    pub procs: u64,
+    /// Replicas of each process (r).
+    pub replicas: u64,
+    /// One replica's (host's) lifetime.
+    pub lifetime: Lifetime,
+    /// Detection mode.
+    pub detect: Detect,
+    /// Survivors keep their age across committed intervals; otherwise every attempt starts
+    /// from fresh lifetimes, as the model assumes.
+    pub aging: bool,
+    /// A deadline: also report the fraction of runs finished within it.
+    pub walltime: Option<Nanos>,
+}
+
+impl ReplicatedConfig {
+    /// Checks what the types cannot, and refuses up front a job that would need more than
+    /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
+    pub fn validate(&self) -> Result<(), SimError> {
+        let invalid = |field, value: String, accepted: String| {
+            Err(SimError::Invalid {
+                field,
+                value,
+                accepted,
+            })
+        };
+        if self.work == 0 {
+            return invalid("work", "0".into(), "a positive duration".into());
+        }
+        if self.interval == 0 {
+            return invalid("interval", "0".into(), "a positive duration".into());
+        }
+        if self.procs == 0 {
+            return invalid(
+                "procs",
+                "0".into(),
+                "a whole number of processes, at least 1".into(),
+            );
+        }
+        if self.replicas == 0 {
+            return invalid(
+                "replicas",
+                "0".into(),
+                "a whole number of replicas, at least 1".into(),
+            );
+        }
+        if self.procs.saturating_mul(self.replicas) > MAX_REPLICAS {
+            return invalid(
+                "procs",
+                self.procs.to_string(),
+                format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
+            );
+        }
+        // The failure-free time must fit in nanosecond time (584 years).
+        let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included"
+                    .into(),
+            );
+        }
+        if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {
+            return invalid(
+                "interval",
+                format!("{}s", ns_to_secs(self.interval)),
+                format!(
+                    "an interval that splits the work into at most {MAX_ATTEMPTS_PER_RUN} intervals"
+                ),
+            );
+        }
+        if let Some(w) = self.walltime
+            && w < self.work
+        {
+            return invalid(
+                "walltime",
+                format!("{}s", ns_to_secs(w)),
+                format!(
+                    "a duration of at least the work ({}s): no run can finish sooner",
+                    ns_to_secs(self.work)
+                ),
+            );
+        }
+        if !self.aging {
+            let t = ns_to_secs(self.interval.saturating_add(self.cost));
+            let ln_s = self.ln_survival(t);
+            let intervals = (self.work as f64 / self.interval as f64).ceil();
+            if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
+                return Err(SimError::NoProgress(format!(
+                    "an interval survives with probability e^{ln_s:.1}: over {MAX_ATTEMPTS_PER_RUN} attempts \
+                     expected per run, the MTBF is too short for this interval and cost to finish"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `ln S(t)`, `S(t) = [1 - (1 - f(t))^r]^n`: every process keeps a replica for `t` seconds.
+    pub fn ln_survival(&self, t: f64) -> f64 {
+        let ln_cdf = self.lifetime.ln_cdf(t);
+        self.procs as f64 * log1mexp(-(self.replicas as f64) * ln_cdf)
+    }
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ReplicatedRun {
+    /// Time to finish the job.
+    pub wall: Nanos,
+    /// Attempts at intervals, committed or lost.
+    pub attempts: u64,
+    /// Attempts lost because some process had no live replica.
+    pub lost_attempts: u64,
+    /// Replica deaths during attempts.
+    pub replica_deaths: u64,
+    /// Replicas recreated: the dead ones at each commit, all of them at each loss.
+    pub replicas_recreated: u64,
+    /// Simulated events: attempts (ends or abandonments) and replica deaths.
+    pub events: u64,
+}
+
+fn too_many() -> SimError {
+    SimError::NoProgress(format!(
+        "more than {MAX_ATTEMPTS_PER_RUN} attempts in one run: the MTBF is too short for this job to finish"
+    ))
+}
+
+fn too_long() -> SimError {
+    SimError::NoProgress(
+        "the simulated time passes 584 years: the MTBF is too short for this job to finish".into(),
+    )
+}
+
+/// Simulates run `run` of `seed`. The config must have passed [`ReplicatedConfig::validate`].
+pub fn simulate_run(
+    cfg: &ReplicatedConfig,
+    seed: u64,
+    run: u64,
+) -> Result<ReplicatedRun, SimError> {
+    let mut rng = run_rng(seed, run);
+    let mut out = ReplicatedRun::default();
+    let r = cfg.replicas as usize;
+    let nr = (cfg.procs * cfg.replicas) as usize;
+    // Absolute death time of every replica, process-major.
+    let mut death: Vec<Nanos> = vec![0; nr];
+    let mut all_fresh = true;
+    let full = cfg.work / cfg.interval;
+    let rest = cfg.work % cfg.interval;
+    let intervals = full + u64::from(rest > 0);
+    let mut t: Nanos = 0;
+    for k in 0..intervals {
+        let w = if k + 1 == intervals && rest > 0 {
+            rest
+        } else {
+            cfg.interval
+        };
+        loop {
+            out.attempts += 1;
+            if out.attempts > MAX_ATTEMPTS_PER_RUN {
+                return Err(too_many());
+            }
+            let end = t
+                .checked_add(w.saturating_add(cfg.cost))
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
+            if !cfg.aging {
+                // Fresh lifetimes, drawn by inversion: a replica dies within the attempt exactly
+                // when its uniform draw is below cdf(T), and only then is its death time
+                // needed. Survivors are marked as dying never, which is all the attempt uses.
+                let p_die = cfg.lifetime.cdf(ns_to_secs(end - t));
+                for d in death.iter_mut() {
+                    let u: f64 = rng.random();
+                    *d = if u < p_die {
+                        t.saturating_add(secs_to_ns(cfg.lifetime.quantile(u)))
+                            .min(end)
+                    } else {
+                        Nanos::MAX
+                    };
+                }
+            } else if all_fresh {
+                for d in death.iter_mut() {
+                    *d = t.saturating_add(secs_to_ns(cfg.lifetime.sample(&mut rng)));
+                }
+                all_fresh = false;
+            }
+            let job_death = death
+                .chunks_exact(r)
+                .map(|p| p.iter().copied().max().unwrap_or(0))
+                .min()
+                .unwrap_or(Nanos::MAX);
+            if job_death > end {
+                let mut dead = 0;
+                for d in death.iter_mut() {
+                    if *d <= end {
+                        dead += 1;
+                        if cfg.aging {
+                            *d = end.saturating_add(secs_to_ns(cfg.lifetime.sample(&mut rng)));
+                        }
+                    }
+                }
+                out.replica_deaths += dead;
+                out.replicas_recreated += dead;
+                t = end;
+                break;
+            }
+            out.lost_attempts += 1;
+            let (abandon, restart) = match cfg.detect {
+                Detect::End => (end, 0),
+                Detect::Immediate { restart, heartbeat } => {
+                    (job_death.saturating_add(heartbeat).min(end), restart)
+                }
+            };
+            out.replica_deaths += death.iter().filter(|&&d| d <= abandon).count() as u64;
+            out.replicas_recreated += nr as u64;
+            t = abandon
+                .checked_add(restart)
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
+            all_fresh = true;
+        }
+    }
+    out.wall = t;
+    out.events = out.attempts + out.replica_deaths;
+    Ok(out)
+}
+
+/// The figures of section 2 over runs, as the report layer serializes them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplicatedFigures {
+    /// Time to finish the job.
+    pub wall_time_s: Estimate,
+    /// Attempts at intervals.
+    pub attempts: Estimate,
+    /// Lost attempts.
+    pub lost_attempts: Estimate,
+    /// Replica deaths.
+    pub replica_deaths: Estimate,
+    /// Replicas recreated.
+    pub replicas_recreated: Estimate,
+    /// Fraction of runs finished within the walltime (with `walltime` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_within_walltime: Option<Estimate>,
+}
+
+/// Reduces runs (in run order) to figures.
+pub fn summarize(cfg: &ReplicatedConfig, runs: &[ReplicatedRun]) -> ReplicatedFigures {
+    ReplicatedFigures {
+        wall_time_s: estimate(runs, |r| ns_to_secs(r.wall)),
+        attempts: estimate(runs, |r| r.attempts as f64),
+        lost_attempts: estimate(runs, |r| r.lost_attempts as f64),
+        replica_deaths: estimate(runs, |r| r.replica_deaths as f64),
+        replicas_recreated: estimate(runs, |r| r.replicas_recreated as f64),
+        finished_within_walltime: cfg.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
+    }
+}
+
+/// Validates `cfg`, simulates `runs` runs of `seed` on `threads` threads (0 = all cores) and
+/// reduces them; `tick` is called once per run.
+///
+/// ```
+/// use ckpt::failure::Lifetime;
+/// use ckpt::sim::replicated::{simulate, Detect, ReplicatedConfig};
+/// let s = 1_000_000_000;
+/// let cfg = ReplicatedConfig {
+///     work: 3600 * s, interval: 360 * s, cost: 60 * s, procs: 8, replicas: 2,
+///     lifetime: Lifetime::exponential(3600.0).unwrap(), detect: Detect::End,
+///     aging: false, walltime: None,
+/// };
+/// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
+/// assert!(f.wall_time_s.point >= 4200.0);
+/// ```
+pub fn simulate(
+    cfg: &ReplicatedConfig,
+    seed: u64,
+    runs: u64,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<ReplicatedFigures, SimError> {
+    cfg.validate()?;
+    let results = replicate(runs, threads, tick, |i| simulate_run(cfg, seed, i))?;
+    Ok(summarize(cfg, &results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::Shape;
+
+    const S: Nanos = 1_000_000_000;
+
+    fn cfg(detect: Detect) -> ReplicatedConfig {
+        ReplicatedConfig {
+            work: 3600 * S,
+            interval: 600 * S,
+            cost: 60 * S,
+            procs: 8,
+            replicas: 2,
+            lifetime: Lifetime::exponential(7200.0).unwrap(),
+            detect,
+            aging: false,
+            walltime: None,
+        }
+    }
+
+    #[test]
+    fn bookkeeping_adds_up() {
+        for detect in [
+            Detect::End,
+            Detect::Immediate {
+                restart: 30 * S,
+                heartbeat: 10 * S,
+            },
+        ] {
+            for aging in [false, true] {
+                let c = ReplicatedConfig {
+                    aging,
+                    ..cfg(detect)
+                };
+                for run in 0..50 {
+                    let r = simulate_run(&c, 9, run).unwrap();
+                    assert_eq!(r.attempts, 6 + r.lost_attempts);
+                    assert!(r.replicas_recreated >= r.lost_attempts * 16);
+                    // Deaths in lost attempts: at least a whole process (2 replicas), at most all.
+                    let lost_deaths =
+                        r.replica_deaths + r.lost_attempts * 16 - r.replicas_recreated;
+                    assert!(
+                        lost_deaths >= 2 * r.lost_attempts && lost_deaths <= 16 * r.lost_attempts
+                    );
+                    if detect == Detect::End {
+                        assert_eq!(r.wall, r.attempts * 660 * S);
+                    } else {
+                        assert!(r.wall >= 6 * 660 * S);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_replica_no_failures_ever_possible() {
+        // A huge MTBF: every attempt commits.
+        let c = ReplicatedConfig {
+            lifetime: Lifetime::exponential(1e15).unwrap(),
+            ..cfg(Detect::End)
+        };
+        let r = simulate_run(&c, 1, 0).unwrap();
+        assert_eq!((r.attempts, r.lost_attempts, r.wall), (6, 0, 3960 * S));
+    }
+
+    #[test]
+    fn validation() {
+        let mut c = cfg(Detect::End);
+        c.walltime = Some(3599 * S);
+        assert!(matches!(
+            c.validate(),
+            Err(SimError::Invalid {
+                field: "walltime",
+                ..
+            })
+        ));
+        let c = ReplicatedConfig {
+            procs: 0,
+            ..cfg(Detect::End)
+        };
+        assert!(matches!(
+            c.validate(),
+            Err(SimError::Invalid { field: "procs", .. })
+        ));
+        let c = ReplicatedConfig {
+            lifetime: Lifetime::exponential(1.0).unwrap(),
+            ..cfg(Detect::End)
+        };
+        assert!(matches!(c.validate(), Err(SimError::NoProgress(_))));
+        let w = Lifetime::new(Shape::Weibull { shape: 0.7 }, 7200.0).unwrap();
+        let c = ReplicatedConfig {
+            lifetime: w,
+            ..cfg(Detect::End)
+        };
+        assert!(c.validate().is_ok());
+    }
+}

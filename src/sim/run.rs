@@ -1,0 +1,132 @@
+//! Replications and their reduction, shared by every simulator and by validation: run N
+//! independent replications in parallel, keep their per-run figures in run order, and reduce
+//! each figure to an [`Estimate`].
+
+use super::engine::run_parallel;
+use super::stats::Estimate;
+use thiserror::Error;
+
+/// A simulator's config that cannot be run, or a run that cannot finish.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    /// One input has a value the simulator cannot accept; `field` is the input's name.
+    #[error("invalid value `{value}` for {field}: {accepted}")]
+    Invalid {
+        /// The input's name (`work`, `interval`, ...), as the CLI spells its flag without `--`.
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// What would be accepted.
+        accepted: String,
+    },
+    /// Inputs that make no sense together.
+    #[error("{0}")]
+    Conflict(String),
+    /// The inputs are valid but the job cannot finish in any reasonable simulated effort.
+    #[error("{0}")]
+    NoProgress(String),
+}
+
+/// Runs `runs` replications of `f(run)` on `threads` threads (0 = all cores), calling `tick` once
+/// per finished run, and returns the results in run order. The first error in run order wins, so
+/// the outcome does not depend on the thread count either.
+pub fn replicate<T, F>(
+    runs: u64,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+    f: F,
+) -> Result<Vec<T>, SimError>
+where
+    T: Send,
+    F: Fn(u64) -> Result<T, SimError> + Sync,
+{
+    run_parallel(runs, threads, tick, f).into_iter().collect()
+}
+
+/// The estimate of one figure over runs, summed in run order.
+///
+/// ```
+/// use ckpt::sim::run::estimate;
+/// let runs = [(1.0, 2u64), (3.0, 4)];
+/// assert_eq!(estimate(&runs, |r| r.0).point, 2.0);
+/// ```
+pub fn estimate<T>(runs: &[T], figure: impl Fn(&T) -> f64) -> Estimate {
+    let samples: Vec<f64> = runs.iter().map(figure).collect();
+    Estimate::from_samples(&samples)
+}
+
+/// The fraction of runs for which `hit` holds, with the Wilson score 95% interval (which stays
+/// inside [0, 1] and does not collapse to a point at 0 or 1 the way the normal interval does) and
+/// the binomial standard error `sqrt(p (1 - p) / n)`.
+///
+/// ```
+/// use ckpt::sim::run::proportion;
+/// let e = proportion(&[true, true, true, false], |b| *b);
+/// assert_eq!(e.point, 0.75);
+/// assert!(e.ci95[0] > 0.0 && e.ci95[1] < 1.0);
+/// ```
+pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
+    let n = runs.len();
+    if n == 0 {
+        return Estimate {
+            point: 0.0,
+            stderr: None,
+            ci95: [0.0, 0.0],
+            runs: 0,
+        };
+    }
+    let k = runs.iter().filter(|r| hit(r)).count();
+    let nf = n as f64;
+    let p = k as f64 / nf;
+    if n == 1 {
+        return Estimate {
+            point: p,
+            stderr: None,
+            ci95: [p, p],
+            runs: 1,
+        };
+    }
+    let z = 1.959963984540054_f64;
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * nf)) / (1.0 + z2 / nf);
+    let half = z / (1.0 + z2 / nf) * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
+    Estimate {
+        point: p,
+        stderr: Some((p * (1.0 - p) / nf).sqrt()),
+        ci95: [(centre - half).max(0.0), (centre + half).min(1.0)],
+        runs: n as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_error_in_run_order() {
+        let r = replicate(50, 2, &|| {}, |i| {
+            if i % 10 == 7 {
+                Err(SimError::NoProgress(format!("run {i}")))
+            } else {
+                Ok(i)
+            }
+        });
+        assert_eq!(r.unwrap_err(), SimError::NoProgress("run 7".into()));
+        let ok = replicate(5, 2, &|| {}, Ok).unwrap();
+        assert_eq!(ok, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn wilson_interval() {
+        // 8 of 10: Wilson interval [0.4902, 0.9433] (standard tables).
+        let v: Vec<bool> = (0..10).map(|i| i < 8).collect();
+        let e = proportion(&v, |b| *b);
+        assert!(
+            (e.ci95[0] - 0.4902).abs() < 1e-4 && (e.ci95[1] - 0.9433).abs() < 1e-4,
+            "{e:?}"
+        );
+        let all = proportion(&[true; 20], |b| *b);
+        assert_eq!(all.point, 1.0);
+        assert!(all.ci95[0] < 1.0 && all.ci95[1] == 1.0);
+    }
+}
