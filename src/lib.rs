@@ -5,6 +5,7 @@
 //! scheduler plug-in or a notebook can make too.
 
 pub mod cli;
+pub mod encoding;
 pub mod failure;
 pub mod sim;
 pub mod units;
