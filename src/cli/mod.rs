@@ -5,6 +5,8 @@
 
 
 
+pub mod encoding;
+
 use clap::{Parser, Subcommand};
 use thiserror::Error;
 
@@ -36,6 +38,12 @@ pub enum Command {
     },
     /// The manual page (roff), generated from these same definitions.
     Man,
+    /// Probability that a diskless checkpoint scheme survives k simultaneous failures.
+    Survive(encoding::SurviveArgs),
+    /// Encode checkpoints with a scheme, fail processors, rebuild, report the round-off.
+    Encode(encoding::EncodeArgs),
+    /// Fault-tolerant conjugate gradient: survive k simultaneous failures, one row per k.
+    Pcg(encoding::PcgArgs),
 }
 
 /// Bad input or an internal failure, as the binary reports it.

@@ -10,6 +10,7 @@
 
 use super::EncodingError;
 use super::scheme::SchemeSpec;
+use super::survival::{SurvivalRow, survival_table};
 use serde::Serialize;
 
 /// Machine figures the cost depends on.
@@ -132,6 +133,39 @@ pub fn checkpoint_cost(scheme: &SchemeSpec, params: &CostParams) -> Result<CostB
         reduction: Some(ReductionCost { group_procs: p, reductions, tree_s, pipeline_s, algorithm, scale_s }),
         total_s,
     })
+}
+
+/// What a report beside an interval says about the in-memory level: the scheme, the cost of
+/// one checkpoint and the survival of 1, 2, ... simultaneous failures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SchemeSummary {
+    /// The scheme and its sizes.
+    pub scheme: SchemeSpec,
+    /// Computation plus extra processors.
+    pub total_procs: usize,
+    /// The inputs of the cost model.
+    pub params: CostParams,
+    /// The cost of one checkpoint.
+    pub cost: CostBreakdown,
+    /// Survival of `1..=up_to` simultaneous failures.
+    pub survival: Vec<SurvivalRow>,
+}
+
+/// [`checkpoint_cost`] and the survival table for `1..=up_to` failures, in one value.
+pub fn scheme_summary(scheme: &SchemeSpec, params: &CostParams, up_to: usize) -> Result<SchemeSummary, EncodingError> {
+    Ok(SchemeSummary {
+        scheme: *scheme,
+        total_procs: scheme.total_procs(),
+        params: *params,
+        cost: checkpoint_cost(scheme, params)?,
+        survival: survival_table(scheme, up_to),
+    })
+}
+
+/// How many failure counts a summary lists by default: a few past what the scheme always
+/// survives, so the drop is visible.
+pub fn default_survival_rows(scheme: &SchemeSpec) -> usize {
+    (scheme.checksums.max(1) + 3).min(scheme.total_procs())
 }
 
 #[cfg(test)]

@@ -15,10 +15,10 @@ pub mod scheme;
 pub mod survival;
 
 pub use codec::{Codec, RecoveryReport};
-pub use cost::{CostBreakdown, CostParams, ReductionAlgorithm, checkpoint_cost};
+pub use cost::{CostBreakdown, CostParams, ReductionAlgorithm, SchemeSummary, checkpoint_cost, scheme_summary};
 pub use matrix::MatrixKind;
 pub use scheme::{SchemeKind, SchemeSpec};
-pub use survival::{survival, try_survival};
+pub use survival::{SurvivalRow, survival, survival_table, try_survival};
 
 use thiserror::Error;
 
