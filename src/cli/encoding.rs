@@ -228,6 +228,8 @@ pub struct EncodeOutcome {
     pub solves: Vec<crate::encoding::codec::GroupSolve>,
     /// Largest condition number of the recovery systems.
     pub condition_number: Option<f64>,
+    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`).
+    pub effective_condition_number: Option<f64>,
     /// Relative Frobenius error of the rebuilt checkpoints.
     pub relative_error: Option<f64>,
     /// Largest absolute error of a rebuilt value.
@@ -270,6 +272,7 @@ pub fn encode_experiment(codec: &Codec, len: usize, seed: u64, failed: &[usize])
                 failed,
                 recoverable: true,
                 condition_number: report.max_condition_number(),
+                effective_condition_number: report.max_effective_condition_number(),
                 relative_error: if lost.is_empty() { None } else { relative_error(&orig, &locals, &lost) },
                 max_abs_error: max_abs.filter(|v| v.is_finite()),
                 bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
@@ -286,6 +289,7 @@ pub fn encode_experiment(codec: &Codec, len: usize, seed: u64, failed: &[usize])
             reencoded: vec![],
             solves: vec![],
             condition_number: None,
+            effective_condition_number: None,
             relative_error: None,
             max_abs_error: None,
             bit_exact: None,
@@ -402,14 +406,16 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
                 for g in &outcome.solves {
                     let _ = writeln!(
                         s,
-                        "group {:<4} lost {:?} from {} checksum rows, condition number {}",
+                        "group {:<4} lost {:?} from {} checksum rows, condition number {} (effective {})",
                         g.group,
                         g.failed,
                         g.rows,
-                        sci(g.condition_number)
+                        sci(g.condition_number),
+                        sci(g.effective_condition_number)
                     );
                 }
                 let _ = writeln!(s, "condition number    {}", opt_sci(outcome.condition_number));
+                let _ = writeln!(s, "effective condition {}", opt_sci(outcome.effective_condition_number));
                 let _ = writeln!(s, "relative error      {}", opt_sci(outcome.relative_error));
                 let _ = writeln!(s, "max abs error       {}", opt_sci(outcome.max_abs_error));
                 let exact = outcome.bit_exact.map_or("-", |b| if b { "yes" } else { "no" });

@@ -102,6 +102,21 @@ pub fn submatrix(a: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f6
     DMatrix::from_fn(rows.len(), cols.len(), |i, j| a[(rows[i], cols[j])])
 }
 
+/// The 2-norm (largest singular value) of any matrix; 0 for an empty one.
+pub fn spectral_norm(a: &DMatrix<f64>) -> f64 {
+    if a.is_empty() { 0.0 } else { a.clone().singular_values().max() }
+}
+
+/// Largest and smallest singular values; `None` for an empty matrix or one with fewer rows
+/// than columns (it has a null space).
+pub fn extreme_singular_values(a: &DMatrix<f64>) -> Option<(f64, f64)> {
+    if a.nrows() == 0 || a.ncols() == 0 || a.nrows() < a.ncols() {
+        return None;
+    }
+    let sv = a.clone().singular_values();
+    Some((sv.max(), sv.min()))
+}
+
 /// 2-norm condition number: ratio of the extreme singular values; `None` when the matrix is
 /// empty or numerically singular (smallest singular value zero).
 pub fn condition_number(a: &DMatrix<f64>) -> Option<f64> {
