@@ -42,9 +42,18 @@ fn run(cli: Cli) -> Result<()> {
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(&mut out)?;
         }
-        Command::Survive(args) => write!(out, "{}", ckpt::cli::encoding::run_survive(&args, &ckpt::cli::NoProgress)?)?,
-        Command::Encode(args) => write!(out, "{}", ckpt::cli::encoding::run_encode(&args, &ckpt::cli::NoProgress)?)?,
-        Command::Pcg(args) => write!(out, "{}", ckpt::cli::encoding::run_pcg_command(&args, &ckpt::cli::NoProgress)?)?,
+        Command::Survive(args) => {
+            let text = ckpt::cli::encoding::run_survive(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
+        Command::Encode(args) => {
+            let text = ckpt::cli::encoding::run_encode(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
+        Command::Pcg(args) => {
+            let text = ckpt::cli::encoding::run_pcg_command(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
     }
     out.flush()?;
     Ok(())

@@ -3,7 +3,9 @@
 
 use assert_cmd::Command;
 use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
-use ckpt::encoding::matrix::{MatrixKind, checkpoint_matrix, condition_number, standard_normal, submatrix};
+use ckpt::encoding::matrix::{
+    MatrixKind, checkpoint_matrix, condition_number, standard_normal, submatrix,
+};
 use ckpt::encoding::pcg::{PcgConfig, run_pcg};
 use ckpt::encoding::{SchemeKind, SchemeSpec, survival};
 use ckpt::sim::engine::run_rng;
@@ -27,16 +29,34 @@ fn reference_survival_values_of_section_2() {
         (spec(SchemeKind::Mirror, 64, None, None), 0.992126, 0.952945),
         (spec(SchemeKind::Ring, 64, None, None), 0.968254, 0.818640),
         (spec(SchemeKind::Pair, 64, None, None), 0.984127, 0.905543),
-        (spec(SchemeKind::Checksum1d, 64, Some(8), None), 0.887324, 0.446418),
+        (
+            spec(SchemeKind::Checksum1d, 64, Some(8), None),
+            0.887324,
+            0.446418,
+        ),
     ];
     for (s, k2, k4) in rows {
-        assert!((survival(&s, 2) - k2).abs() < 5e-7, "{s}: k=2 {}", survival(&s, 2));
-        assert!((survival(&s, 4) - k4).abs() < 5e-7, "{s}: k=4 {}", survival(&s, 4));
+        assert!(
+            (survival(&s, 2) - k2).abs() < 5e-7,
+            "{s}: k=2 {}",
+            survival(&s, 2)
+        );
+        assert!(
+            (survival(&s, 4) - k4).abs() < 5e-7,
+            "{s}: k=4 {}",
+            survival(&s, 4)
+        );
     }
     let w = spec(SchemeKind::Weighted, 64, None, Some(4));
-    assert_eq!((0..=6).map(|k| survival(&w, k)).collect::<Vec<_>>(), vec![1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
+    assert_eq!(
+        (0..=6).map(|k| survival(&w, k)).collect::<Vec<_>>(),
+        vec![1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]
+    );
     let c = spec(SchemeKind::Checksum, 64, None, None);
-    assert_eq!((0..=3).map(|k| survival(&c, k)).collect::<Vec<_>>(), vec![1.0, 1.0, 0.0, 0.0]);
+    assert_eq!(
+        (0..=3).map(|k| survival(&c, k)).collect::<Vec<_>>(),
+        vec![1.0, 1.0, 0.0, 0.0]
+    );
 }
 
 /// Every valid configuration of `kind` with `n <= 12` whose layout has at most `max_bits`
@@ -44,15 +64,24 @@ fn reference_survival_values_of_section_2() {
 fn configurations(kind: SchemeKind, max_bits: usize) -> Vec<SchemeSpec> {
     let mut out = Vec::new();
     for n in 1..=12 {
-        let gs: Vec<Option<usize>> = if kind.is_grouped() { (1..=n).filter(|g| n % g == 0).map(Some).collect() } else { vec![None] };
+        let gs: Vec<Option<usize>> = if kind.is_grouped() {
+            (1..=n).filter(|g| n % g == 0).map(Some).collect()
+        } else {
+            vec![None]
+        };
         for g in gs {
             let size = n / g.unwrap_or(1);
-            let ms: Vec<Option<usize>> = if kind.is_weighted() { (1..=size).map(Some).collect() } else { vec![None] };
+            let ms: Vec<Option<usize>> = if kind.is_weighted() {
+                (1..=size).map(Some).collect()
+            } else {
+                vec![None]
+            };
             for m in ms {
-                if let Ok(s) = SchemeSpec::new(kind, n, g, m) {
-                    if s.total_procs() <= max_bits || (n == 12 && out.iter().all(|o: &SchemeSpec| o.procs < 12)) {
-                        out.push(s);
-                    }
+                if let Ok(s) = SchemeSpec::new(kind, n, g, m)
+                    && (s.total_procs() <= max_bits
+                        || (n == 12 && out.iter().all(|o: &SchemeSpec| o.procs < 12)))
+                {
+                    out.push(s);
                 }
             }
         }
@@ -63,8 +92,11 @@ fn configurations(kind: SchemeKind, max_bits: usize) -> Vec<SchemeSpec> {
 #[test]
 fn closed_forms_agree_with_exhaustive_enumeration_for_n_up_to_12() {
     for kind in SchemeKind::ALL {
-        let configs = configurations(kind, 18);
-        assert!(configs.iter().any(|s| s.procs == 12), "{kind} has no n = 12 case");
+        let configs = configurations(kind, if kind == SchemeKind::Mirror { 24 } else { 20 });
+        assert!(
+            configs.iter().any(|s| s.procs == 12),
+            "{kind} has no n = 12 case"
+        );
         for s in configs {
             let total = s.total_procs();
             // Surviving subsets counted by size.
@@ -77,7 +109,10 @@ fn closed_forms_agree_with_exhaustive_enumeration_for_n_up_to_12() {
             for (k, &c) in count.iter().enumerate() {
                 let enumerated = c as f64 / binomial(total, k);
                 let closed = survival(&s, k);
-                assert!((enumerated - closed).abs() <= 1e-12, "{s}, k = {k}: enumeration {enumerated}, closed form {closed}");
+                assert!(
+                    (enumerated - closed).abs() <= 1e-12,
+                    "{s}, k = {k}: enumeration {enumerated}, closed form {closed}"
+                );
             }
         }
     }
@@ -116,7 +151,10 @@ fn closed_forms_agree_with_monte_carlo_for_n_64() {
                 assert_eq!(phat, p, "{s}, k = {k}");
             } else {
                 let z = (phat - p) / (p * (1.0 - p) / runs as f64).sqrt();
-                assert!(z.abs() < 4.0, "{s}, k = {k}: simulated {phat}, closed form {p}, z = {z}");
+                assert!(
+                    z.abs() < 4.0,
+                    "{s}, k = {k}: simulated {phat}, closed form {p}, z = {z}"
+                );
             }
         }
     }
@@ -127,7 +165,9 @@ fn closed_forms_agree_with_monte_carlo_for_n_64() {
 
 fn data(n: usize, len: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut rng = run_rng(seed, 1);
-    (0..n).map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect()).collect()
+    (0..n)
+        .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
+        .collect()
 }
 
 fn subsets(total: usize, k: usize) -> Vec<Vec<usize>> {
@@ -163,9 +203,15 @@ fn neighbour_recovery_is_bit_exact_for_every_survivable_set() {
                 match codec.recover(&mut l, &mut h, &failed) {
                     Ok(_) => {
                         tried += 1;
-                        assert!(bit_exact(&orig, &l, &(0..8).collect::<Vec<_>>()), "{kind} {failed:?}");
+                        assert!(
+                            bit_exact(&orig, &l, &(0..8).collect::<Vec<_>>()),
+                            "{kind} {failed:?}"
+                        );
                         for (a, b) in held.iter().zip(&h) {
-                            assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{kind} {failed:?} held");
+                            assert!(
+                                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                                "{kind} {failed:?} held"
+                            );
                         }
                     }
                     Err(_) => assert!(!s.survives(&failed)),
@@ -188,7 +234,9 @@ fn gaussian_weighted_recovery_error_is_machine_precision_times_condition_number(
         for failed in subsets(20, k) {
             let (mut l, mut h) = (orig.clone(), held.clone());
             erase(&mut l, &mut h, &failed);
-            let report = codec.recover(&mut l, &mut h, &failed).expect("m failures are always recoverable");
+            let report = codec
+                .recover(&mut l, &mut h, &failed)
+                .expect("m failures are always recoverable");
             let lost: Vec<usize> = failed.iter().cloned().filter(|&f| f < 16).collect();
             assert!(h.iter().all(|v| v.iter().all(|x| x.is_finite())));
             if lost.is_empty() {
@@ -200,7 +248,9 @@ fn gaussian_weighted_recovery_error_is_machine_precision_times_condition_number(
             // The effective number, recomputed here from the singular values of the blocks.
             let rows: Vec<usize> = (0..4).filter(|r| !failed.contains(&(16 + r))).collect();
             let a = codec.matrix().unwrap();
-            let block = submatrix(a, &rows, &(0..16).collect::<Vec<_>>()).singular_values().max();
+            let block = submatrix(a, &rows, &(0..16).collect::<Vec<_>>())
+                .singular_values()
+                .max();
             let lost_min = submatrix(a, &rows, &lost).singular_values().min();
             assert!((effective / (block / lost_min) - 1.0).abs() < 1e-9);
             let err = relative_error(&orig, &l, &lost).unwrap();
@@ -215,10 +265,16 @@ fn gaussian_weighted_recovery_error_is_machine_precision_times_condition_number(
     // Backward-stable least squares (Householder QR) on data of like scale: the error stays
     // within a small multiple of eps times the effective condition number for every set
     // (measured: 1.4).
-    assert!(worst_ratio < 4.0, "error / (eps kappa_eff) reached {worst_ratio}");
+    assert!(
+        worst_ratio < 4.0,
+        "error / (eps kappa_eff) reached {worst_ratio}"
+    );
     // The Gaussian tail (Theorem 1): over 1820 4x4 blocks the worst is a few 1e4; the data
     // still keep eleven digits.
-    assert!(worst_cond < 1e5, "a Gaussian 16-column matrix had a submatrix of condition {worst_cond}");
+    assert!(
+        worst_cond < 1e5,
+        "a Gaussian 16-column matrix had a submatrix of condition {worst_cond}"
+    );
     assert!(worst_err < 1e-11, "worst relative error {worst_err}");
 }
 
@@ -230,7 +286,10 @@ fn worst_case(kind: MatrixKind) -> (f64, f64) {
     let codec = Codec::new(s, kind, 7);
     let orig = data(n, 64, 3);
     let held = codec.encode(&orig).unwrap();
-    let mut sets: Vec<Vec<usize>> = (0..=n - m).step_by(4).map(|a| (a..a + m).collect()).collect();
+    let mut sets: Vec<Vec<usize>> = (0..=n - m)
+        .step_by(4)
+        .map(|a| (a..a + m).collect())
+        .collect();
     let mut rng = run_rng(77, 0);
     for _ in 0..60 {
         let mut all: Vec<usize> = (0..n).collect();
@@ -262,7 +321,10 @@ fn vandermonde_loses_digits_gaussian_does_not() {
     // Vandermonde (and Cauchy): condition numbers of 1e8 and beyond, digits lost.
     assert!(vc > 1e8, "vandermonde condition {vc}");
     assert!(ve > 1e-9, "vandermonde error {ve}");
-    assert!(cc > 1e6 && ce > 1e3 * ge, "cauchy condition {cc} error {ce}");
+    assert!(
+        cc > 1e6 && ce > 1e3 * ge,
+        "cauchy condition {cc} error {ce}"
+    );
     assert!(vc > 1e4 * gc && ve > 1e4 * ge);
 }
 
@@ -298,13 +360,26 @@ fn pcg_survives_zero_to_m_failures_with_residuals_of_the_same_order() {
     for k in 1..=m {
         let r = run_pcg(&cfg, k).unwrap();
         assert_eq!(r.failed.len(), k);
-        assert!(r.failure_injected && r.recovered && r.converged, "k = {k}: {r:?}");
+        assert!(
+            r.failure_injected && r.recovered && r.converged,
+            "k = {k}: {r:?}"
+        );
         assert_eq!(r.bit_exact, Some(false), "checksums round");
         let e = r.recovery_error.unwrap();
         assert!(e > 0.0 && e < 1e-13, "k = {k}: recovery error {e}");
         let ratio = r.final_residual_norm / base.final_residual_norm;
-        assert!((0.1..10.0).contains(&ratio), "k = {k}: residual {} vs {}", r.final_residual_norm, base.final_residual_norm);
-        assert!(r.iterations.abs_diff(base.iterations) <= 3, "k = {k}: {} vs {} iterations", r.iterations, base.iterations);
+        assert!(
+            (0.1..10.0).contains(&ratio),
+            "k = {k}: residual {} vs {}",
+            r.final_residual_norm,
+            base.final_residual_norm
+        );
+        assert!(
+            r.iterations.abs_diff(base.iterations) <= 3,
+            "k = {k}: {} vs {} iterations",
+            r.iterations,
+            base.iterations
+        );
         assert_eq!(r.executed_iterations, r.iterations + (cfg.at - 20));
     }
 }
@@ -319,7 +394,19 @@ fn ckpt() -> Command {
 #[test]
 fn survive_json_lists_one_row_per_k() {
     let out = ckpt()
-        .args(["survive", "--scheme", "checksum-1d", "--procs", "64", "--groups", "8", "--failures", "0..4", "--format", "json"])
+        .args([
+            "survive",
+            "--scheme",
+            "checksum-1d",
+            "--procs",
+            "64",
+            "--groups",
+            "8",
+            "--failures",
+            "0..4",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -335,15 +422,104 @@ fn survive_json_lists_one_row_per_k() {
 #[test]
 fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
     for (args, flag) in [
-        (vec!["survive", "--scheme", "pair", "--procs", "7", "--failures", "1"], "--procs"),
-        (vec!["survive", "--scheme", "checksum-1d", "--procs", "10", "--groups", "3"], "--groups"),
-        (vec!["survive", "--scheme", "weighted", "--procs", "10"], "--checksums"),
-        (vec!["survive", "--scheme", "weighted", "--procs", "10", "--checksums", "2", "--failures", "0..13"], "--failures"),
-        (vec!["survive", "--scheme", "raid", "--procs", "10"], "--scheme"),
-        (vec!["encode", "--scheme", "weighted", "--procs", "16", "--checksums", "4", "--fail", "21"], "--fail"),
-        (vec!["encode", "--scheme", "weighted", "--procs", "16", "--checksums", "4", "--fail", "2", "--matrix", "hilbert"], "--matrix"),
-        (vec!["pcg", "--grid", "8", "--procs", "4", "--scheme", "weighted", "--checksums", "2", "--fail", "0..5"], "--fail"),
-        (vec!["pcg", "--grid", "8", "--procs", "4", "--scheme", "mirror", "--every", "0"], "--every"),
+        (
+            vec![
+                "survive",
+                "--scheme",
+                "pair",
+                "--procs",
+                "7",
+                "--failures",
+                "1",
+            ],
+            "--procs",
+        ),
+        (
+            vec![
+                "survive",
+                "--scheme",
+                "checksum-1d",
+                "--procs",
+                "10",
+                "--groups",
+                "3",
+            ],
+            "--groups",
+        ),
+        (
+            vec!["survive", "--scheme", "weighted", "--procs", "10"],
+            "--checksums",
+        ),
+        (
+            vec![
+                "survive",
+                "--scheme",
+                "weighted",
+                "--procs",
+                "10",
+                "--checksums",
+                "2",
+                "--failures",
+                "0..13",
+            ],
+            "--failures",
+        ),
+        (
+            vec!["survive", "--scheme", "raid", "--procs", "10"],
+            "--scheme",
+        ),
+        (
+            vec![
+                "encode",
+                "--scheme",
+                "weighted",
+                "--procs",
+                "16",
+                "--checksums",
+                "4",
+                "--fail",
+                "21",
+            ],
+            "--fail",
+        ),
+        (
+            vec![
+                "encode",
+                "--scheme",
+                "weighted",
+                "--procs",
+                "16",
+                "--checksums",
+                "4",
+                "--fail",
+                "2",
+                "--matrix",
+                "hilbert",
+            ],
+            "--matrix",
+        ),
+        (
+            vec![
+                "pcg",
+                "--grid",
+                "8",
+                "--procs",
+                "4",
+                "--scheme",
+                "weighted",
+                "--checksums",
+                "2",
+                "--fail",
+                "0..5",
+            ],
+            "--fail",
+        ),
+        (
+            vec![
+                "pcg", "--grid", "8", "--procs", "4", "--scheme", "mirror", "--every", "0",
+            ],
+            "--every",
+        ),
     ] {
         let out = ckpt().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -357,7 +533,17 @@ fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
 fn encode_reports_condition_and_error() {
     let run = |matrix: &str| {
         let out = ckpt()
-            .args(["encode", "--scheme", "weighted", "--procs", "64", "--checksums", "4", "--fail-set", "60,61,62,63"])
+            .args([
+                "encode",
+                "--scheme",
+                "weighted",
+                "--procs",
+                "64",
+                "--checksums",
+                "4",
+                "--fail-set",
+                "60,61,62,63",
+            ])
             .args(["--matrix", matrix, "--len", "256", "--format", "json"])
             .output()
             .unwrap();
@@ -372,12 +558,38 @@ fn encode_reports_condition_and_error() {
     assert!(v["condition_number"].as_f64().unwrap() > 1e8);
     assert!(v["relative_error"].as_f64().unwrap() > 1e4 * g["relative_error"].as_f64().unwrap());
 
-    let out = ckpt().args(["encode", "--scheme", "ring", "--procs", "8", "--fail-set", "1,4", "--format", "json"]).output().unwrap();
+    let out = ckpt()
+        .args([
+            "encode",
+            "--scheme",
+            "ring",
+            "--procs",
+            "8",
+            "--fail-set",
+            "1,4",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["bit_exact"], true);
     assert_eq!(r["condition_number"], serde_json::Value::Null);
     assert_eq!(r["relative_error"], 0.0);
-    let out = ckpt().args(["encode", "--scheme", "ring", "--procs", "8", "--fail-set", "1,2", "--format", "json"]).output().unwrap();
+    let out = ckpt()
+        .args([
+            "encode",
+            "--scheme",
+            "ring",
+            "--procs",
+            "8",
+            "--fail-set",
+            "1,2",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["recoverable"], false);
@@ -385,7 +597,25 @@ fn encode_reports_condition_and_error() {
 
 #[test]
 fn pcg_json_is_deterministic_and_timing_is_opt_in() {
-    let args = ["pcg", "--grid", "16", "--procs", "4", "--scheme", "weighted", "--checksums", "2", "--every", "10", "--fail", "0..2", "--at", "15", "--format", "json"];
+    let args = [
+        "pcg",
+        "--grid",
+        "16",
+        "--procs",
+        "4",
+        "--scheme",
+        "weighted",
+        "--checksums",
+        "2",
+        "--every",
+        "10",
+        "--fail",
+        "0..2",
+        "--at",
+        "15",
+        "--format",
+        "json",
+    ];
     let a = ckpt().args(args).output().unwrap();
     let b = ckpt().args(args).output().unwrap();
     assert!(a.status.success());
@@ -399,5 +629,8 @@ fn pcg_json_is_deterministic_and_timing_is_opt_in() {
     assert_eq!(v["timing"].as_array().unwrap().len(), 3);
     let table = ckpt().args(&args[..args.len() - 2]).output().unwrap();
     let text = String::from_utf8(table.stdout).unwrap();
-    assert!(text.contains("| failures |") && text.lines().count() >= 5, "{text}");
+    assert!(
+        text.contains("| failures |") && text.lines().count() >= 5,
+        "{text}"
+    );
 }

@@ -19,7 +19,15 @@ use std::fmt::Write as _;
 impl From<EncodingError> for CliError {
     fn from(e: EncodingError) -> CliError {
         match e {
-            EncodingError::Invalid { arg, value, accepted } => CliError::Invalid { arg, value, accepted },
+            EncodingError::Invalid {
+                arg,
+                value,
+                accepted,
+            } => CliError::Invalid {
+                arg,
+                value,
+                accepted,
+            },
             EncodingError::Unrecoverable { .. } => CliError::NoAnswer(e.to_string()),
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
         }
@@ -36,11 +44,13 @@ pub enum Format {
 }
 
 fn parse_scheme(s: &str) -> Result<SchemeKind, String> {
-    s.parse::<SchemeKind>().map_err(|_| format!("accepted: {}", crate::encoding::scheme::SCHEME_NAMES))
+    s.parse::<SchemeKind>()
+        .map_err(|_| format!("accepted: {}", crate::encoding::scheme::SCHEME_NAMES))
 }
 
 fn parse_matrix(s: &str) -> Result<MatrixKind, String> {
-    s.parse::<MatrixKind>().map_err(|_| "accepted: gaussian, vandermonde or cauchy".to_string())
+    s.parse::<MatrixKind>()
+        .map_err(|_| "accepted: gaussian, vandermonde or cauchy".to_string())
 }
 
 /// Reads `a..b` (inclusive) or a single count.
@@ -65,7 +75,11 @@ pub fn parse_count_range(arg: &'static str, text: &str) -> Result<(usize, usize)
 }
 
 fn sci(v: f64) -> String {
-    if v == 0.0 { "0".to_string() } else { format!("{v:.3e}") }
+    if v == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{v:.3e}")
+    }
 }
 
 fn opt_sci(v: Option<f64>) -> String {
@@ -73,7 +87,9 @@ fn opt_sci(v: Option<f64>) -> String {
 }
 
 fn to_json<T: Serialize>(v: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| CliError::Internal(e.to_string()))
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::Internal(e.to_string()))
 }
 
 /// The scheme and its sizes, as every command here takes them.
@@ -95,7 +111,12 @@ pub struct SchemeSizeArgs {
 
 impl SchemeSizeArgs {
     fn spec(&self) -> Result<SchemeSpec, CliError> {
-        Ok(SchemeSpec::new(self.scheme, self.procs, self.groups, self.checksums)?)
+        Ok(SchemeSpec::new(
+            self.scheme,
+            self.procs,
+            self.groups,
+            self.checksums,
+        )?)
     }
 }
 
@@ -105,7 +126,9 @@ impl SchemeSizeArgs {
 /// `ckpt survive`: the probability that a scheme's in-memory checkpoint survives k
 /// simultaneous failures (ENCODING.md section 2).
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Example:\n  ckpt survive --scheme checksum-1d --procs 64 --groups 8 --failures 0..8")]
+#[command(
+    after_help = "Example:\n  ckpt survive --scheme checksum-1d --procs 64 --groups 8 --failures 0..8"
+)]
 pub struct SurviveArgs {
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
@@ -145,7 +168,12 @@ pub fn run_survive(args: &SurviveArgs, _progress: &dyn Progress) -> Result<Strin
     let spec = args.scheme.spec()?;
     let (lo, hi) = parse_count_range("--failures", &args.failures)?;
     let rows = (lo..=hi)
-        .map(|k| Ok(SurviveRow { failures: k, survival: try_survival(&spec, k)? }))
+        .map(|k| {
+            Ok(SurviveRow {
+                failures: k,
+                survival: try_survival(&spec, k)?,
+            })
+        })
         .collect::<Result<Vec<_>, EncodingError>>()?;
     match args.format {
         Format::Json => to_json(&SurviveOut {
@@ -182,9 +210,11 @@ pub fn run_survive(args: &SurviveArgs, _progress: &dyn Progress) -> Result<Strin
 /// `ckpt encode`: encode random checkpoints with a scheme, fail processors, rebuild them, and
 /// report the condition number of each recovery system and the error of the rebuilt data.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Processors 0..n-1 compute; n.. are the scheme's extra (mirror or checksum) \
+#[command(
+    after_help = "Processors 0..n-1 compute; n.. are the scheme's extra (mirror or checksum) \
 processors. --fail K draws K distinct processors among all of them from the seed.\n\nExample:\n  \
-ckpt encode --scheme weighted --procs 16 --checksums 4 --fail 3 --matrix vandermonde")]
+ckpt encode --scheme weighted --procs 16 --checksums 4 --fail 3 --matrix vandermonde"
+)]
 pub struct EncodeArgs {
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
@@ -243,10 +273,17 @@ pub struct EncodeOutcome {
 
 /// Encodes standard-normal checkpoints (`len` values each, from `seed`), erases the `failed`
 /// processors, rebuilds them and measures the result.
-pub fn encode_experiment(codec: &Codec, len: usize, seed: u64, failed: &[usize]) -> Result<EncodeOutcome, EncodingError> {
+pub fn encode_experiment(
+    codec: &Codec,
+    len: usize,
+    seed: u64,
+    failed: &[usize],
+) -> Result<EncodeOutcome, EncodingError> {
     let spec = codec.spec();
     let mut rng = run_rng(seed, DATA_STREAM);
-    let orig: Vec<Vec<f64>> = (0..spec.procs).map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect()).collect();
+    let orig: Vec<Vec<f64>> = (0..spec.procs)
+        .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
+        .collect();
     let held = codec.encode(&orig)?;
     let mut failed = failed.to_vec();
     failed.sort_unstable();
@@ -273,7 +310,11 @@ pub fn encode_experiment(codec: &Codec, len: usize, seed: u64, failed: &[usize])
                 recoverable: true,
                 condition_number: report.max_condition_number(),
                 effective_condition_number: report.max_effective_condition_number(),
-                relative_error: if lost.is_empty() { None } else { relative_error(&orig, &locals, &lost) },
+                relative_error: if lost.is_empty() {
+                    None
+                } else {
+                    relative_error(&orig, &locals, &lost)
+                },
                 max_abs_error: max_abs.filter(|v| v.is_finite()),
                 bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
                 rebuilt: report.rebuilt,
@@ -293,7 +334,10 @@ pub fn encode_experiment(codec: &Codec, len: usize, seed: u64, failed: &[usize])
             relative_error: None,
             max_abs_error: None,
             bit_exact: None,
-            note: Some("the scheme does not survive this failure set: the stable-storage level restarts".into()),
+            note: Some(
+                "the scheme does not survive this failure set: the stable-storage level restarts"
+                    .into(),
+            ),
         }),
         Err(e) => Err(e),
     }
@@ -350,7 +394,9 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
                 return Err(CliError::Invalid {
                     arg: "--fail",
                     value: k.to_string(),
-                    accepted: format!("at most the {total} processors of {spec} (computation and extra)"),
+                    accepted: format!(
+                        "at most the {total} processors of {spec} (computation and extra)"
+                    ),
                 });
             }
             draw_failures(args.seed, total, *k)
@@ -360,7 +406,11 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
                 return Err(CliError::Invalid {
                     arg: "--fail-set",
                     value: bad.to_string(),
-                    accepted: format!("processor indices 0..{} (computation 0..{}, extra after)", total - 1, spec.procs - 1),
+                    accepted: format!(
+                        "processor indices 0..{} (computation 0..{}, extra after)",
+                        total - 1,
+                        spec.procs - 1
+                    ),
                 });
             }
             set.clone()
@@ -372,7 +422,11 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
                 accepted: "a failure count (--fail 3) or a failure set (--fail-set 0,5,9)".into(),
             });
         }
-        (Some(_), Some(_)) => return Err(CliError::Conflict("give --fail or --fail-set, not both".into())),
+        (Some(_), Some(_)) => {
+            return Err(CliError::Conflict(
+                "give --fail or --fail-set, not both".into(),
+            ));
+        }
     };
     let codec = Codec::new(spec, args.matrix, args.seed);
     let outcome = encode_experiment(&codec, args.len, args.seed, &failed)?;
@@ -397,9 +451,17 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
             if let Some(m) = codec.matrix_kind() {
                 let _ = write!(s, ", {m} matrix");
             }
-            let _ = writeln!(s, ", {} values per checkpoint, seed {}", args.len, args.seed);
+            let _ = writeln!(
+                s,
+                ", {} values per checkpoint, seed {}",
+                args.len, args.seed
+            );
             let _ = writeln!(s, "failed processors   {:?}", outcome.failed);
-            let _ = writeln!(s, "recoverable         {}", if outcome.recoverable { "yes" } else { "no" });
+            let _ = writeln!(
+                s,
+                "recoverable         {}",
+                if outcome.recoverable { "yes" } else { "no" }
+            );
             if outcome.recoverable {
                 let _ = writeln!(s, "rebuilt             {:?}", outcome.rebuilt);
                 let _ = writeln!(s, "re-encoded          {:?}", outcome.reencoded);
@@ -414,11 +476,21 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
                         sci(g.effective_condition_number)
                     );
                 }
-                let _ = writeln!(s, "condition number    {}", opt_sci(outcome.condition_number));
-                let _ = writeln!(s, "effective condition {}", opt_sci(outcome.effective_condition_number));
+                let _ = writeln!(
+                    s,
+                    "condition number    {}",
+                    opt_sci(outcome.condition_number)
+                );
+                let _ = writeln!(
+                    s,
+                    "effective condition {}",
+                    opt_sci(outcome.effective_condition_number)
+                );
                 let _ = writeln!(s, "relative error      {}", opt_sci(outcome.relative_error));
                 let _ = writeln!(s, "max abs error       {}", opt_sci(outcome.max_abs_error));
-                let exact = outcome.bit_exact.map_or("-", |b| if b { "yes" } else { "no" });
+                let exact = outcome
+                    .bit_exact
+                    .map_or("-", |b| if b { "yes" } else { "no" });
                 let _ = writeln!(s, "bit exact           {exact}");
             }
             if let Some(n) = &outcome.note {
@@ -435,7 +507,9 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
 /// `ckpt pcg`: the fault-tolerant conjugate gradient of ENCODING.md section 5, one row per
 /// number of simultaneous failures.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --every 100 --fail 0..3 --at 150")]
+#[command(
+    after_help = "Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --every 100 --fail 0..3 --at 150"
+)]
 pub struct PcgArgs {
     /// Grid side G of the 2-D Poisson problem (G^2 unknowns).
     #[arg(long, default_value_t = 256)]
@@ -514,7 +588,11 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
         let failed = if r.failed.is_empty() {
             "-".to_string()
         } else {
-            r.failed.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(",")
+            r.failed
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         };
         let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
             "unrecoverable".to_string()
@@ -533,7 +611,11 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
             rec,
             opt_sci(r.condition_number),
             format_duration(r.encode_s),
-            if r.failure_injected { format_duration(r.recover_s) } else { "-".into() },
+            if r.failure_injected {
+                format_duration(r.recover_s)
+            } else {
+                "-".into()
+            },
         );
     }
     s
@@ -544,10 +626,18 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
     let spec = args.scheme.spec()?;
     let (lo, hi) = parse_count_range("--fail", &args.fail)?;
     if !(args.tol.is_finite() && args.tol > 0.0 && args.tol < 1.0) {
-        return Err(CliError::Invalid { arg: "--tol", value: args.tol.to_string(), accepted: "a relative residual between 0 and 1".into() });
+        return Err(CliError::Invalid {
+            arg: "--tol",
+            value: args.tol.to_string(),
+            accepted: "a relative residual between 0 and 1".into(),
+        });
     }
     if args.grid > 4096 {
-        return Err(CliError::Invalid { arg: "--grid", value: args.grid.to_string(), accepted: "a grid side between 2 and 4096".into() });
+        return Err(CliError::Invalid {
+            arg: "--grid",
+            value: args.grid.to_string(),
+            accepted: "a grid side between 2 and 4096".into(),
+        });
     }
     let cfg = PcgConfig {
         grid: args.grid,
@@ -564,7 +654,10 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
         return Err(CliError::Invalid {
             arg: "--fail",
             value: args.fail.clone(),
-            accepted: format!("failure counts up to the {} computation processors", spec.procs),
+            accepted: format!(
+                "failure counts up to the {} computation processors",
+                spec.procs
+            ),
         });
     }
     progress.start("pcg", (hi - lo + 1) as u64);
@@ -594,7 +687,13 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
                 seed: args.seed,
             },
             timing: args.timing.then(|| {
-                runs.iter().map(|r| PcgTiming { failures: r.failures, encode_s: r.encode_s, recover_s: r.recover_s }).collect()
+                runs.iter()
+                    .map(|r| PcgTiming {
+                        failures: r.failures,
+                        encode_s: r.encode_s,
+                        recover_s: r.recover_s,
+                    })
+                    .collect()
             }),
             runs,
         }),
@@ -609,10 +708,18 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
             );
             for r in &runs {
                 if r.failures > 0 && !r.failure_injected {
-                    let _ = writeln!(s, "note: with {} failures the solver converged before iteration {}", r.failures, args.at);
+                    let _ = writeln!(
+                        s,
+                        "note: with {} failures the solver converged before iteration {}",
+                        r.failures, args.at
+                    );
                 }
                 if !r.converged {
-                    let _ = writeln!(s, "note: with {} failures the solver stopped at --max-iter unconverged", r.failures);
+                    let _ = writeln!(
+                        s,
+                        "note: with {} failures the solver stopped at --max-iter unconverged",
+                        r.failures
+                    );
                 }
             }
             s.push_str(&pcg_markdown(&runs));
@@ -658,7 +765,10 @@ impl SchemeArgs {
     /// The validated scheme and cost inputs, or `None` when no `--scheme` was given (then
     /// none of the other scheme flags may be given either). `procs` is the interval
     /// command's `--procs`.
-    pub fn to_cost_input(&self, procs: Option<usize>) -> Result<Option<(SchemeSpec, CostParams)>, CliError> {
+    pub fn to_cost_input(
+        &self,
+        procs: Option<usize>,
+    ) -> Result<Option<(SchemeSpec, CostParams)>, CliError> {
         let Some(kind) = self.scheme else {
             let given: Vec<&str> = [
                 ("--groups", self.groups.is_some()),
@@ -675,29 +785,45 @@ impl SchemeArgs {
             if given.is_empty() {
                 return Ok(None);
             }
-            return Err(CliError::Conflict(format!("{} need --scheme", given.join(", "))));
+            return Err(CliError::Conflict(format!(
+                "{} need --scheme",
+                given.join(", ")
+            )));
         };
         let missing = |arg: &'static str, what: &str| CliError::Invalid {
             arg,
             value: "(missing)".into(),
             accepted: format!("{what}, required with --scheme"),
         };
-        let procs = procs.ok_or_else(|| missing("--procs", "the number of computation processors"))?;
+        let procs =
+            procs.ok_or_else(|| missing("--procs", "the number of computation processors"))?;
         let spec = SchemeSpec::new(kind, procs, self.groups, self.checksums)?;
-        let bytes_text = self.ckpt_bytes.as_deref().ok_or_else(|| missing("--ckpt-bytes", "a checkpoint size per processor (`1GiB`)"))?;
-        let bw_text = self.bandwidth.as_deref().ok_or_else(|| missing("--bandwidth", "a bandwidth (`10GB/s`)"))?;
+        let bytes_text = self
+            .ckpt_bytes
+            .as_deref()
+            .ok_or_else(|| missing("--ckpt-bytes", "a checkpoint size per processor (`1GiB`)"))?;
+        let bw_text = self
+            .bandwidth
+            .as_deref()
+            .ok_or_else(|| missing("--bandwidth", "a bandwidth (`10GB/s`)"))?;
         let unit = |arg: &'static str, value: &str, e: crate::units::UnitError| CliError::Invalid {
             arg,
             value: value.to_string(),
             accepted: e.to_string(),
         };
-        let bytes_per_proc = parse_bytes(bytes_text).map_err(|e| unit("--ckpt-bytes", bytes_text, e))?;
+        let bytes_per_proc =
+            parse_bytes(bytes_text).map_err(|e| unit("--ckpt-bytes", bytes_text, e))?;
         let bandwidth = parse_bandwidth(bw_text).map_err(|e| unit("--bandwidth", bw_text, e))?;
         let latency = match self.latency.as_deref() {
             Some(t) => parse_nonnegative_duration(t).map_err(|e| unit("--latency", t, e))?,
             None => 0.0,
         };
-        let params = CostParams { bytes_per_proc, bandwidth, latency, flops: self.flops };
+        let params = CostParams {
+            bytes_per_proc,
+            bandwidth,
+            latency,
+            flops: self.flops,
+        };
         params.validate()?;
         Ok(Some((spec, params)))
     }
@@ -707,7 +833,11 @@ impl SchemeArgs {
     pub fn summary(&self, procs: Option<usize>) -> Result<Option<SchemeSummary>, CliError> {
         match self.to_cost_input(procs)? {
             None => Ok(None),
-            Some((spec, params)) => Ok(Some(scheme_summary(&spec, &params, default_survival_rows(&spec))?)),
+            Some((spec, params)) => Ok(Some(scheme_summary(
+                &spec,
+                &params,
+                default_survival_rows(&spec),
+            )?)),
         }
     }
 }
@@ -715,20 +845,35 @@ impl SchemeArgs {
 /// Lines for a table report of a [`SchemeSummary`]: the checkpoint cost and the survival
 /// probabilities.
 pub fn summary_lines(s: &SchemeSummary) -> String {
-    let mut out = format!("in-memory checkpoint: {} ({} processors in all)\n", s.scheme, s.total_procs);
+    let mut out = format!(
+        "in-memory checkpoint: {} ({} processors in all)\n",
+        s.scheme, s.total_procs
+    );
     let _ = write!(out, "checkpoint cost {}", format_duration(s.cost.total_s));
     if let Some(r) = &s.cost.reduction {
         let algo = match r.algorithm {
             crate::encoding::ReductionAlgorithm::Tree => "tree",
             crate::encoding::ReductionAlgorithm::Pipeline => "pipelined",
         };
-        let _ = write!(out, " ({} {algo} reduction(s) over {} processors)", r.reductions, r.group_procs);
+        let _ = write!(
+            out,
+            " ({} {algo} reduction(s) over {} processors)",
+            r.reductions, r.group_procs
+        );
     } else {
         out.push_str(" (one neighbour transfer)");
     }
     out.push('\n');
-    let probs: Vec<String> = s.survival.iter().map(|r| format!("{}: {:.6}", r.failures, r.probability)).collect();
-    let _ = writeln!(out, "survives k simultaneous failures with probability  {}", probs.join("  "));
+    let probs: Vec<String> = s
+        .survival
+        .iter()
+        .map(|r| format!("{}: {:.6}", r.failures, r.probability))
+        .collect();
+    let _ = writeln!(
+        out,
+        "survives k simultaneous failures with probability  {}",
+        probs.join("  ")
+    );
     out
 }
 
@@ -750,8 +895,14 @@ mod tests {
     fn scheme_args_for_interval() {
         let none = SchemeArgs::default();
         assert!(none.to_cost_input(Some(64)).unwrap().is_none());
-        let stray = SchemeArgs { checksums: Some(4), ..Default::default() };
-        assert!(matches!(stray.to_cost_input(Some(64)), Err(CliError::Conflict(_))));
+        let stray = SchemeArgs {
+            checksums: Some(4),
+            ..Default::default()
+        };
+        assert!(matches!(
+            stray.to_cost_input(Some(64)),
+            Err(CliError::Conflict(_))
+        ));
         let a = SchemeArgs {
             scheme: Some(SchemeKind::Weighted),
             checksums: Some(4),
@@ -765,15 +916,34 @@ mod tests {
         assert_eq!(spec.total_procs(), 68);
         assert_eq!(p.bytes_per_proc, 1073741824.0);
         assert!((p.latency - 5e-6).abs() < 1e-18);
-        assert!(matches!(a.to_cost_input(None), Err(CliError::Invalid { arg: "--procs", .. })));
+        assert!(matches!(
+            a.to_cost_input(None),
+            Err(CliError::Invalid { arg: "--procs", .. })
+        ));
         let s = a.summary(Some(64)).unwrap().unwrap();
         assert_eq!(s.survival.len(), 7);
         assert_eq!(s.survival[3].probability, 1.0);
         assert_eq!(s.survival[4].probability, 0.0);
         assert!(summary_lines(&s).contains("4 pipelined reduction(s) over 65 processors"));
-        let bad = SchemeArgs { bandwidth: Some("fast".into()), ..a.clone() };
-        assert!(matches!(bad.to_cost_input(Some(64)), Err(CliError::Invalid { arg: "--bandwidth", .. })));
-        let odd = SchemeArgs { scheme: Some(SchemeKind::Pair), checksums: None, ..a };
-        assert!(matches!(odd.to_cost_input(Some(63)), Err(CliError::Invalid { arg: "--procs", .. })));
+        let bad = SchemeArgs {
+            bandwidth: Some("fast".into()),
+            ..a.clone()
+        };
+        assert!(matches!(
+            bad.to_cost_input(Some(64)),
+            Err(CliError::Invalid {
+                arg: "--bandwidth",
+                ..
+            })
+        ));
+        let odd = SchemeArgs {
+            scheme: Some(SchemeKind::Pair),
+            checksums: None,
+            ..a
+        };
+        assert!(matches!(
+            odd.to_cost_input(Some(63)),
+            Err(CliError::Invalid { arg: "--procs", .. })
+        ));
     }
 }

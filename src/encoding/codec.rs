@@ -6,14 +6,17 @@
 //! for every failed processor; [`Codec::recover`] rebuilds them reading survivors only.
 
 use super::EncodingError;
-use super::matrix::{MatrixKind, checkpoint_matrix, condition_number, extreme_singular_values, spectral_norm, submatrix};
+use super::matrix::{
+    MatrixKind, checkpoint_matrix, condition_number, extreme_singular_values, spectral_norm,
+    submatrix,
+};
 use super::scheme::{SchemeKind, SchemeSpec};
 use nalgebra::DMatrix;
 use serde::Serialize;
 
 /// Elements per block in encode and recovery: the block of every checksum row plus one input
 /// block stays in cache while each processor's data streams through once.
-const BLOCK: usize = 2048;
+const BLOCK: usize = 512;
 
 /// A scheme with its checkpoint matrix, ready to encode and recover.
 #[derive(Debug, Clone)]
@@ -56,12 +59,18 @@ pub struct RecoveryReport {
 impl RecoveryReport {
     /// The largest condition number over the solved systems, `None` when nothing was solved.
     pub fn max_condition_number(&self) -> Option<f64> {
-        self.solves.iter().map(|s| s.condition_number).reduce(f64::max)
+        self.solves
+            .iter()
+            .map(|s| s.condition_number)
+            .reduce(f64::max)
     }
 
     /// The largest effective condition number over the solved systems.
     pub fn max_effective_condition_number(&self) -> Option<f64> {
-        self.solves.iter().map(|s| s.effective_condition_number).reduce(f64::max)
+        self.solves
+            .iter()
+            .map(|s| s.effective_condition_number)
+            .reduce(f64::max)
     }
 }
 
@@ -75,7 +84,11 @@ impl Codec {
             _ => Some(matrix),
         };
         let matrix = kind.map(|k| checkpoint_matrix(k, spec.checksums, spec.group_size(), seed));
-        Codec { spec, matrix_kind: kind, matrix }
+        Codec {
+            spec,
+            matrix_kind: kind,
+            matrix,
+        }
     }
 
     /// The scheme.
@@ -103,7 +116,9 @@ impl Codec {
         }
         let len = locals.first().map_or(0, Vec::len);
         if locals.iter().any(|l| l.len() != len) {
-            return Err(EncodingError::Shape("checkpoints of different lengths".to_string()));
+            return Err(EncodingError::Shape(
+                "checkpoints of different lengths".to_string(),
+            ));
         }
         Ok(len)
     }
@@ -116,9 +131,7 @@ impl Codec {
         let mut held = vec![Vec::new(); self.spec.total_procs()];
         match self.spec.kind {
             SchemeKind::Mirror => {
-                for i in 0..n {
-                    held[n + i] = locals[i].clone();
-                }
+                held[n..].clone_from_slice(locals);
             }
             SchemeKind::Ring => {
                 for i in 0..n {
@@ -145,19 +158,52 @@ impl Codec {
 
     /// `sum_{j in group, j not in skip} a_rj P_j` for each row r of `rows`, streamed in
     /// blocks so each checkpoint is read once.
-    fn weighted_sums(&self, locals: &[Vec<f64>], group: usize, rows: &[usize], skip: &[usize], len: usize) -> Vec<Vec<f64>> {
-        let a = self.matrix.as_ref().expect("checksum schemes have a matrix");
+    fn weighted_sums(
+        &self,
+        locals: &[Vec<f64>],
+        group: usize,
+        rows: &[usize],
+        skip: &[usize],
+        len: usize,
+    ) -> Vec<Vec<f64>> {
+        let a = self
+            .matrix
+            .as_ref()
+            .expect("checksum schemes have a matrix");
         let size = self.spec.group_size();
         let first = group * size;
         let members: Vec<usize> = (0..size).filter(|j| !skip.contains(&(first + j))).collect();
         let mut out = vec![vec![0.0; len]; rows.len()];
-        let coef: Vec<Vec<f64>> = rows.iter().map(|&r| members.iter().map(|&j| a[(r, j)]).collect()).collect();
+        let coef: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|&r| members.iter().map(|&j| a[(r, j)]).collect())
+            .collect();
         let mut start = 0;
         while start < len {
             let end = (start + BLOCK).min(len);
             for (t, &j) in members.iter().enumerate() {
                 let p = &locals[first + j][start..end];
-                for (o, c) in out.iter_mut().zip(&coef) {
+                // Four rows per pass: each input value is loaded once for four updates.
+                let mut r = 0;
+                while r + 4 <= out.len() {
+                    let (w0, w1, w2, w3) =
+                        (coef[r][t], coef[r + 1][t], coef[r + 2][t], coef[r + 3][t]);
+                    let [o0, o1, o2, o3] = &mut out[r..r + 4] else {
+                        unreachable!()
+                    };
+                    let rows = o0[start..end]
+                        .iter_mut()
+                        .zip(o1[start..end].iter_mut())
+                        .zip(o2[start..end].iter_mut().zip(o3[start..end].iter_mut()));
+                    for (((y0, y1), (y2, y3)), &x) in rows.zip(p) {
+                        *y0 += w0 * x;
+                        *y1 += w1 * x;
+                        *y2 += w2 * x;
+                        *y3 += w3 * x;
+                    }
+                    r += 4;
+                }
+                for (o, c) in out[r..].iter_mut().zip(&coef[r..]) {
                     let w = c[t];
                     for (y, x) in o[start..end].iter_mut().zip(p) {
                         *y += w * x;
@@ -174,7 +220,12 @@ impl Codec {
     /// Only survivors' `locals` and `held` are read, so erased (NaN) data of the failed
     /// processors cannot leak into the result. Fails with [`EncodingError::Unrecoverable`]
     /// when the scheme does not survive the set (or a system is exactly singular).
-    pub fn recover(&self, locals: &mut [Vec<f64>], held: &mut [Vec<f64>], failed: &[usize]) -> Result<RecoveryReport, EncodingError> {
+    pub fn recover(
+        &self,
+        locals: &mut [Vec<f64>],
+        held: &mut [Vec<f64>],
+        failed: &[usize],
+    ) -> Result<RecoveryReport, EncodingError> {
         let total = self.spec.total_procs();
         let mut failed: Vec<usize> = failed.to_vec();
         failed.sort_unstable();
@@ -187,15 +238,27 @@ impl Codec {
             });
         }
         if held.len() != total {
-            return Err(EncodingError::Shape(format!("{} held vectors for {total} processors", held.len())));
+            return Err(EncodingError::Shape(format!(
+                "{} held vectors for {total} processors",
+                held.len()
+            )));
         }
-        let unrecoverable = || EncodingError::Unrecoverable { scheme: self.spec.kind.to_string(), failed: failed.clone() };
+        let unrecoverable = || EncodingError::Unrecoverable {
+            scheme: self.spec.kind.to_string(),
+            failed: failed.clone(),
+        };
         if !self.spec.survives(&failed) {
             return Err(unrecoverable());
         }
         let n = self.spec.procs;
-        let len = locals.iter().enumerate().find(|(i, _)| !failed.contains(i)).map(|(_, l)| l.len());
-        let len = len.or_else(|| held.iter().find(|h| !h.is_empty()).map(Vec::len)).unwrap_or(0);
+        let len = locals
+            .iter()
+            .enumerate()
+            .find(|(i, _)| !failed.contains(i))
+            .map(|(_, l)| l.len());
+        let len = len
+            .or_else(|| held.iter().find(|h| !h.is_empty()).map(Vec::len))
+            .unwrap_or(0);
         for &f in failed.iter().filter(|&&f| f < n) {
             locals[f].resize(len, f64::NAN);
         }
@@ -219,10 +282,14 @@ impl Codec {
                 }
             }
             _ => {
-                let a = self.matrix.as_ref().expect("checksum schemes have a matrix");
+                let a = self
+                    .matrix
+                    .as_ref()
+                    .expect("checksum schemes have a matrix");
                 let size = self.spec.group_size();
                 for g in 0..self.spec.groups {
-                    let lost: Vec<usize> = rebuilt.iter().cloned().filter(|&f| f / size == g).collect();
+                    let lost: Vec<usize> =
+                        rebuilt.iter().cloned().filter(|&f| f / size == g).collect();
                     if lost.is_empty() {
                         continue;
                     }
@@ -235,12 +302,17 @@ impl Codec {
                     let all: Vec<usize> = (0..size).collect();
                     let block = spectral_norm(&submatrix(a, &rows, &all));
                     let low = extreme_singular_values(&sub).map_or(0.0, |(_, lo)| lo);
-                    let effective = Some(block / low).filter(|v| v.is_finite()).ok_or_else(unrecoverable)?;
+                    let effective = Some(block / low)
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(unrecoverable)?;
                     // Householder QR: A[S,F] = Q R, X = R^-1 Q^T (rhs). (nalgebra's SVD
                     // vectors were seen to lose five digits on a 3x3 Gaussian block, so the
                     // SVD only gives the condition number.)
                     let qr = sub.clone().qr();
-                    let pinv = qr.r().solve_upper_triangular(&qr.q().transpose()).ok_or_else(unrecoverable)?;
+                    let pinv = qr
+                        .r()
+                        .solve_upper_triangular(&qr.q().transpose())
+                        .ok_or_else(unrecoverable)?;
                     // Right-hand side C_S - A[S, not F] P[not F], then X = A[S,F]^+ (rhs).
                     let mut rhs = self.weighted_sums(locals, g, &rows, &lost, len);
                     for (o, &r) in rhs.iter_mut().zip(&rows) {
@@ -288,7 +360,11 @@ impl Codec {
                 reencoded.push(q);
             }
         }
-        Ok(RecoveryReport { rebuilt, reencoded, solves })
+        Ok(RecoveryReport {
+            rebuilt,
+            reencoded,
+            solves,
+        })
     }
 }
 
@@ -327,7 +403,10 @@ pub fn relative_error(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usiz
 pub fn bit_exact(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -> bool {
     procs.iter().all(|&p| {
         original[p].len() == rebuilt[p].len()
-            && original[p].iter().zip(&rebuilt[p]).all(|(a, b)| a.to_bits() == b.to_bits())
+            && original[p]
+                .iter()
+                .zip(&rebuilt[p])
+                .all(|(a, b)| a.to_bits() == b.to_bits())
     })
 }
 
@@ -339,18 +418,34 @@ mod tests {
 
     fn data(n: usize, len: usize, seed: u64) -> Vec<Vec<f64>> {
         let mut rng = run_rng(seed, 1);
-        (0..n).map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect()).collect()
+        (0..n)
+            .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
+            .collect()
     }
 
-    fn roundtrip(spec: SchemeSpec, failed: &[usize]) -> (Result<RecoveryReport, EncodingError>, Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    struct Trip {
+        result: Result<RecoveryReport, EncodingError>,
+        orig: Vec<Vec<f64>>,
+        locals: Vec<Vec<f64>>,
+        held0: Vec<Vec<f64>>,
+        held: Vec<Vec<f64>>,
+    }
+
+    fn roundtrip(spec: SchemeSpec, failed: &[usize]) -> Trip {
         let codec = Codec::new(spec, MatrixKind::Gaussian, 3);
         let orig = data(spec.procs, 37, 5);
         let held0 = codec.encode(&orig).unwrap();
         let mut locals = orig.clone();
         let mut held = held0.clone();
         erase(&mut locals, &mut held, failed);
-        let r = codec.recover(&mut locals, &mut held, failed);
-        (r, orig, locals, held0, held)
+        let result = codec.recover(&mut locals, &mut held, failed);
+        Trip {
+            result,
+            orig,
+            locals,
+            held0,
+            held,
+        }
     }
 
     #[test]
@@ -361,18 +456,38 @@ mod tests {
             (SchemeKind::Pair, vec![1, 2, 7]),
         ] {
             let spec = SchemeSpec::new(kind, 8, None, None).unwrap();
-            let (r, orig, locals, held0, held) = roundtrip(spec, &failed);
-            r.unwrap();
-            assert!(bit_exact(&orig, &locals, &(0..8).collect::<Vec<_>>()), "{kind}");
-            assert!(held0.iter().zip(&held).all(|(a, b)| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())));
+            let Trip {
+                result,
+                orig,
+                locals,
+                held0,
+                held,
+            } = roundtrip(spec, &failed);
+            result.unwrap();
+            assert!(
+                bit_exact(&orig, &locals, &(0..8).collect::<Vec<_>>()),
+                "{kind}"
+            );
+            assert!(
+                held0
+                    .iter()
+                    .zip(&held)
+                    .all(|(a, b)| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()))
+            );
         }
     }
 
     #[test]
     fn checksum_rebuilds_and_reencodes() {
         let spec = SchemeSpec::new(SchemeKind::Checksum1d, 9, Some(3), None).unwrap();
-        let (r, orig, locals, held0, held) = roundtrip(spec, &[1, 4, 11]);
-        let r = r.unwrap();
+        let Trip {
+            result,
+            orig,
+            locals,
+            held0,
+            held,
+        } = roundtrip(spec, &[1, 4, 11]);
+        let r = result.unwrap();
         assert_eq!(r.rebuilt, vec![1, 4]);
         assert_eq!(r.reencoded, vec![11]);
         assert!(relative_error(&orig, &locals, &[1, 4]).unwrap() < 1e-14);
@@ -385,10 +500,10 @@ mod tests {
     #[test]
     fn unrecoverable_sets_are_refused() {
         let spec = SchemeSpec::new(SchemeKind::Weighted, 6, None, Some(2)).unwrap();
-        let (r, ..) = roundtrip(spec, &[0, 1, 6]);
+        let r = roundtrip(spec, &[0, 1, 6]).result;
         assert!(matches!(r, Err(EncodingError::Unrecoverable { .. })));
         let spec = SchemeSpec::new(SchemeKind::Ring, 6, None, None).unwrap();
-        let (r, ..) = roundtrip(spec, &[5, 0]);
+        let r = roundtrip(spec, &[5, 0]).result;
         assert!(matches!(r, Err(EncodingError::Unrecoverable { .. })));
     }
 

@@ -47,7 +47,11 @@ impl CostParams {
         if let Some(f) = self.flops
             && !(f.is_finite() && f > 0.0)
         {
-            return Err(bad("--flops", f, "a positive rate in floating-point operations per second"));
+            return Err(bad(
+                "--flops",
+                f,
+                "a positive rate in floating-point operations per second",
+            ));
         }
         Ok(())
     }
@@ -109,28 +113,48 @@ pub struct CostBreakdown {
 /// let pair = SchemeSpec::new(SchemeKind::Pair, 64, None, None).unwrap();
 /// assert!((checkpoint_cost(&pair, &p).unwrap().total_s - 0.1).abs() < 1e-12);
 /// ```
-pub fn checkpoint_cost(scheme: &SchemeSpec, params: &CostParams) -> Result<CostBreakdown, EncodingError> {
+pub fn checkpoint_cost(
+    scheme: &SchemeSpec,
+    params: &CostParams,
+) -> Result<CostBreakdown, EncodingError> {
     params.validate()?;
     if scheme.kind.is_neighbour() {
         let t = params.transfer();
-        return Ok(CostBreakdown { transfer_s: Some(t), reduction: None, total_s: t });
+        return Ok(CostBreakdown {
+            transfer_s: Some(t),
+            reduction: None,
+            total_s: t,
+        });
     }
     let p = scheme.group_size() + 1;
     let step = params.transfer() + params.per_element();
     let rounds = (p as f64).log2().ceil();
     let tree_s = rounds * step;
-    let pipeline_s = (p - 1) as f64 * params.latency + params.bytes_per_proc / params.bandwidth + params.per_element();
+    let pipeline_s = (p - 1) as f64 * params.latency
+        + params.bytes_per_proc / params.bandwidth
+        + params.per_element();
     let (algorithm, one) = if tree_s <= pipeline_s {
         (ReductionAlgorithm::Tree, tree_s)
     } else {
         (ReductionAlgorithm::Pipeline, pipeline_s)
     };
-    let scale_s = if scheme.kind.is_weighted() { params.per_element() } else { 0.0 };
+    let scale_s = if scheme.kind.is_weighted() {
+        params.per_element()
+    } else {
+        0.0
+    };
     let reductions = scheme.checksums;
     let total_s = reductions as f64 * (one + scale_s);
     Ok(CostBreakdown {
         transfer_s: None,
-        reduction: Some(ReductionCost { group_procs: p, reductions, tree_s, pipeline_s, algorithm, scale_s }),
+        reduction: Some(ReductionCost {
+            group_procs: p,
+            reductions,
+            tree_s,
+            pipeline_s,
+            algorithm,
+            scale_s,
+        }),
         total_s,
     })
 }
@@ -152,7 +176,11 @@ pub struct SchemeSummary {
 }
 
 /// [`checkpoint_cost`] and the survival table for `1..=up_to` failures, in one value.
-pub fn scheme_summary(scheme: &SchemeSpec, params: &CostParams, up_to: usize) -> Result<SchemeSummary, EncodingError> {
+pub fn scheme_summary(
+    scheme: &SchemeSpec,
+    params: &CostParams,
+    up_to: usize,
+) -> Result<SchemeSummary, EncodingError> {
     Ok(SchemeSummary {
         scheme: *scheme,
         total_procs: scheme.total_procs(),
@@ -174,7 +202,12 @@ mod tests {
     use crate::encoding::SchemeKind;
 
     fn params(latency: f64, flops: Option<f64>) -> CostParams {
-        CostParams { bytes_per_proc: 1e9, bandwidth: 1e10, latency, flops }
+        CostParams {
+            bytes_per_proc: 1e9,
+            bandwidth: 1e10,
+            latency,
+            flops,
+        }
     }
 
     #[test]
@@ -197,7 +230,12 @@ mod tests {
         assert!((r.pipeline_s - (64.0 * 5e-6 + 0.1125)).abs() < 1e-12);
         assert_eq!(r.algorithm, ReductionAlgorithm::Pipeline);
         assert_eq!(c.total_s, r.pipeline_s);
-        let tiny = CostParams { bytes_per_proc: 8.0, bandwidth: 1e10, latency: 1e-5, flops: None };
+        let tiny = CostParams {
+            bytes_per_proc: 8.0,
+            bandwidth: 1e10,
+            latency: 1e-5,
+            flops: None,
+        };
         let c = checkpoint_cost(&s, &tiny).unwrap();
         assert_eq!(c.reduction.unwrap().algorithm, ReductionAlgorithm::Tree);
     }
@@ -222,10 +260,25 @@ mod tests {
         let s = SchemeSpec::new(SchemeKind::Pair, 4, None, None).unwrap();
         let mut p = params(0.0, None);
         p.bandwidth = 0.0;
-        assert!(matches!(checkpoint_cost(&s, &p), Err(EncodingError::Invalid { arg: "--bandwidth", .. })));
+        assert!(matches!(
+            checkpoint_cost(&s, &p),
+            Err(EncodingError::Invalid {
+                arg: "--bandwidth",
+                ..
+            })
+        ));
         let p = params(-1.0, None);
-        assert!(matches!(checkpoint_cost(&s, &p), Err(EncodingError::Invalid { arg: "--latency", .. })));
+        assert!(matches!(
+            checkpoint_cost(&s, &p),
+            Err(EncodingError::Invalid {
+                arg: "--latency",
+                ..
+            })
+        ));
         let p = params(0.0, Some(f64::NAN));
-        assert!(matches!(checkpoint_cost(&s, &p), Err(EncodingError::Invalid { arg: "--flops", .. })));
+        assert!(matches!(
+            checkpoint_cost(&s, &p),
+            Err(EncodingError::Invalid { arg: "--flops", .. })
+        ));
     }
 }

@@ -91,8 +91,12 @@ pub fn checkpoint_matrix(kind: MatrixKind, rows: usize, cols: usize, seed: u64) 
             }
             a
         }
-        MatrixKind::Vandermonde => DMatrix::from_fn(rows, cols, |i, j| ((j + 1) as f64).powi(i as i32)),
-        MatrixKind::Cauchy => DMatrix::from_fn(rows, cols, |i, j| 1.0 / ((i + 1) as f64 + (j + 1) as f64)),
+        MatrixKind::Vandermonde => {
+            DMatrix::from_fn(rows, cols, |i, j| ((j + 1) as f64).powi(i as i32))
+        }
+        MatrixKind::Cauchy => {
+            DMatrix::from_fn(rows, cols, |i, j| 1.0 / ((i + 1) as f64 + (j + 1) as f64))
+        }
         MatrixKind::Ones => DMatrix::from_element(rows, cols, 1.0),
     }
 }
@@ -104,7 +108,11 @@ pub fn submatrix(a: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f6
 
 /// The 2-norm (largest singular value) of any matrix; 0 for an empty one.
 pub fn spectral_norm(a: &DMatrix<f64>) -> f64 {
-    if a.is_empty() { 0.0 } else { a.clone().singular_values().max() }
+    if a.is_empty() {
+        0.0
+    } else {
+        a.clone().singular_values().max()
+    }
 }
 
 /// Largest and smallest singular values; `None` for an empty matrix or one with fewer rows
@@ -128,7 +136,7 @@ pub fn condition_number(a: &DMatrix<f64>) -> Option<f64> {
     // Only min(rows, cols) singular values exist; a wide matrix has a null space, which least
     // squares on its columns does not care about when rows >= cols.
     let min = sv.iter().cloned().fold(f64::INFINITY, f64::min);
-    if a.nrows() < a.ncols() || !(min > 0.0) || !max.is_finite() {
+    if a.nrows() < a.ncols() || min <= 0.0 || min.is_nan() || !max.is_finite() {
         return None;
     }
     let c = max / min;

@@ -15,7 +15,9 @@ pub mod scheme;
 pub mod survival;
 
 pub use codec::{Codec, RecoveryReport};
-pub use cost::{CostBreakdown, CostParams, ReductionAlgorithm, SchemeSummary, checkpoint_cost, scheme_summary};
+pub use cost::{
+    CostBreakdown, CostParams, ReductionAlgorithm, SchemeSummary, checkpoint_cost, scheme_summary,
+};
 pub use matrix::MatrixKind;
 pub use scheme::{SchemeKind, SchemeSpec};
 pub use survival::{SurvivalRow, survival, survival_table, try_survival};
@@ -27,7 +29,11 @@ use thiserror::Error;
 pub enum EncodingError {
     /// One input has a value the scheme cannot take.
     #[error("invalid value `{value}` for {arg}: {accepted}")]
-    Invalid { arg: &'static str, value: String, accepted: String },
+    Invalid {
+        arg: &'static str,
+        value: String,
+        accepted: String,
+    },
     /// The failure set is more than the scheme can rebuild.
     #[error("the failure of processors {failed:?} cannot be recovered by scheme {scheme}")]
     Unrecoverable { scheme: String, failed: Vec<usize> },

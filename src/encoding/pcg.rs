@@ -39,9 +39,19 @@ pub struct PcgConfig {
 impl PcgConfig {
     /// Checks the sizes; errors name the flag.
     pub fn validate(&self) -> Result<(), EncodingError> {
-        let bad = |arg: &'static str, value: String, accepted: String| Err(EncodingError::Invalid { arg, value, accepted });
+        let bad = |arg: &'static str, value: String, accepted: String| {
+            Err(EncodingError::Invalid {
+                arg,
+                value,
+                accepted,
+            })
+        };
         if self.grid < 2 {
-            return bad("--grid", self.grid.to_string(), "a grid side of at least 2".into());
+            return bad(
+                "--grid",
+                self.grid.to_string(),
+                "a grid side of at least 2".into(),
+            );
         }
         if self.scheme.procs > self.grid * self.grid {
             return bad(
@@ -51,13 +61,25 @@ impl PcgConfig {
             );
         }
         if self.every == 0 {
-            return bad("--every", "0".into(), "a checkpoint period of at least 1 iteration".into());
+            return bad(
+                "--every",
+                "0".into(),
+                "a checkpoint period of at least 1 iteration".into(),
+            );
         }
         if !(self.tol.is_finite() && self.tol > 0.0 && self.tol < 1.0) {
-            return bad("--tol", self.tol.to_string(), "a relative residual between 0 and 1".into());
+            return bad(
+                "--tol",
+                self.tol.to_string(),
+                "a relative residual between 0 and 1".into(),
+            );
         }
         if self.at == 0 {
-            return bad("--at", "0".into(), "an iteration of at least 1 (the failure strikes after it completes)".into());
+            return bad(
+                "--at",
+                "0".into(),
+                "an iteration of at least 1 (the failure strikes after it completes)".into(),
+            );
         }
         if self.max_iter == 0 {
             return bad("--max-iter", "0".into(), "at least 1 iteration".into());
@@ -133,6 +155,9 @@ pub struct PcgRun {
     pub recover_s: f64,
 }
 
+/// The local checkpoints of the computation processors and what every processor holds.
+type Checkpoint = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
 struct State {
     x: Vec<f64>,
     r: Vec<f64>,
@@ -174,7 +199,13 @@ fn initial(nn: usize) -> State {
     let r = vec![1.0; nn];
     let p: Vec<f64> = r.iter().map(|v| v / DIAG).collect();
     let rho = dot(&r, &p);
-    State { x: vec![0.0; nn], r, p, rho, it: 0 }
+    State {
+        x: vec![0.0; nn],
+        r,
+        p,
+        rho,
+        it: 0,
+    }
 }
 
 fn pack(state: &State, ranges: &[(usize, usize)]) -> Vec<Vec<f64>> {
@@ -224,7 +255,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
     let b_norm = (nn as f64).sqrt();
     let mut st = initial(nn);
     let mut q = vec![0.0; nn];
-    let mut checkpoint: Option<(Vec<Vec<f64>>, Vec<Vec<f64>>)> = None;
+    let mut checkpoint: Option<Checkpoint> = None;
     // The iteration the held checkpoint belongs to: a rollback lands on it, and the rebuilt
     // checkpoint is already encoded.
     let mut checkpoint_it = None;
@@ -236,7 +267,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
     let (mut recovery_error, mut exact, mut cond) = (None, None, None);
     let mut converged = dot(&st.r, &st.r).sqrt() / b_norm < cfg.tol;
     while !converged && st.it < cfg.max_iter {
-        if st.it % cfg.every == 0 && checkpoint_it != Some(st.it) {
+        if st.it.is_multiple_of(cfg.every) && checkpoint_it != Some(st.it) {
             let t = Instant::now();
             let locals = pack(&st, &ranges);
             let held = codec.encode(&locals)?;
@@ -248,9 +279,13 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         // One iteration.
         poisson(g, &st.p, &mut q);
         let alpha = st.rho / dot(&st.p, &q);
-        for i in 0..nn {
-            st.x[i] += alpha * st.p[i];
-            st.r[i] -= alpha * q[i];
+        for ((x, r), (p, q)) in
+            st.x.iter_mut()
+                .zip(st.r.iter_mut())
+                .zip(st.p.iter().zip(&q))
+        {
+            *x += alpha * p;
+            *r -= alpha * q;
         }
         st.it += 1;
         executed += 1;
@@ -258,14 +293,16 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         if !converged {
             let rho_new: f64 = st.r.iter().map(|v| v * v / DIAG).sum();
             let beta = rho_new / st.rho;
-            for i in 0..nn {
-                st.p[i] = st.r[i] / DIAG + beta * st.p[i];
+            for (p, r) in st.p.iter_mut().zip(&st.r) {
+                *p = r / DIAG + beta * *p;
             }
             st.rho = rho_new;
         }
         if k > 0 && !injected && st.it == cfg.at && !converged {
             injected = true;
-            let (lost_locals, held) = checkpoint.as_ref().expect("a checkpoint is taken at iteration 0");
+            let (lost_locals, held) = checkpoint
+                .as_ref()
+                .expect("a checkpoint is taken at iteration 0");
             for &f in &failed {
                 let (s, e) = ranges[f];
                 for v in [&mut st.x, &mut st.r, &mut st.p] {
@@ -342,7 +379,11 @@ mod tests {
     fn failure_free_run_converges() {
         let r = run_pcg(&cfg(SchemeKind::Weighted, Some(3)), 0).unwrap();
         assert!(r.converged && !r.failure_injected);
-        assert!(r.final_relative_residual < 1e-9, "{}", r.final_relative_residual);
+        assert!(
+            r.final_relative_residual < 1e-9,
+            "{}",
+            r.final_relative_residual
+        );
         assert_eq!(r.iterations, r.executed_iterations);
     }
 
@@ -354,7 +395,10 @@ mod tests {
         assert!(hit.failure_injected && hit.recovered && hit.bit_exact == Some(true));
         assert_eq!(hit.iterations, base.iterations);
         assert_eq!(hit.executed_iterations, base.iterations + 5);
-        assert_eq!(hit.final_residual_norm.to_bits(), base.final_residual_norm.to_bits());
+        assert_eq!(
+            hit.final_residual_norm.to_bits(),
+            base.final_residual_norm.to_bits()
+        );
     }
 
     #[test]

@@ -54,7 +54,10 @@ impl SchemeKind {
 
     /// Copy-based schemes: recovery moves bytes, no arithmetic.
     pub fn is_neighbour(self) -> bool {
-        matches!(self, SchemeKind::Mirror | SchemeKind::Ring | SchemeKind::Pair)
+        matches!(
+            self,
+            SchemeKind::Mirror | SchemeKind::Ring | SchemeKind::Pair
+        )
     }
 
     /// Schemes whose group count is a parameter.
@@ -81,11 +84,14 @@ impl FromStr for SchemeKind {
     type Err = EncodingError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SchemeKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| EncodingError::Invalid {
-            arg: "--scheme",
-            value: s.to_string(),
-            accepted: SCHEME_NAMES.to_string(),
-        })
+        SchemeKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| EncodingError::Invalid {
+                arg: "--scheme",
+                value: s.to_string(),
+                accepted: SCHEME_NAMES.to_string(),
+            })
     }
 }
 
@@ -113,7 +119,11 @@ pub struct SchemeSpec {
 }
 
 fn invalid(arg: &'static str, value: impl ToString, accepted: impl Into<String>) -> EncodingError {
-    EncodingError::Invalid { arg, value: value.to_string(), accepted: accepted.into() }
+    EncodingError::Invalid {
+        arg,
+        value: value.to_string(),
+        accepted: accepted.into(),
+    }
 }
 
 impl SchemeSpec {
@@ -128,20 +138,36 @@ impl SchemeSpec {
         let n = procs;
         match kind {
             SchemeKind::Ring if n < 2 => {
-                return Err(invalid("--procs", n, "at least 2 processors for scheme ring"));
+                return Err(invalid(
+                    "--procs",
+                    n,
+                    "at least 2 processors for scheme ring",
+                ));
             }
-            SchemeKind::Pair if n < 2 || n % 2 != 0 => {
-                return Err(invalid("--procs", n, "an even number of processors for scheme pair"));
+            SchemeKind::Pair if n < 2 || !n.is_multiple_of(2) => {
+                return Err(invalid(
+                    "--procs",
+                    n,
+                    "an even number of processors for scheme pair",
+                ));
             }
             _ if n < 1 => return Err(invalid("--procs", n, "at least 1 processor")),
             _ => {}
         }
         let g = if kind.is_grouped() {
             let g = groups.ok_or_else(|| {
-                invalid("--groups", "(missing)", format!("a group count dividing --procs for scheme {kind}"))
+                invalid(
+                    "--groups",
+                    "(missing)",
+                    format!("a group count dividing --procs for scheme {kind}"),
+                )
             })?;
-            if g == 0 || n % g != 0 {
-                return Err(invalid("--groups", g, format!("a group count that divides --procs ({n})")));
+            if g == 0 || !n.is_multiple_of(g) {
+                return Err(invalid(
+                    "--groups",
+                    g,
+                    format!("a group count that divides --procs ({n})"),
+                ));
             }
             g
         } else {
@@ -149,7 +175,9 @@ impl SchemeSpec {
                 return Err(invalid(
                     "--groups",
                     g,
-                    format!("no --groups for scheme {kind} (only checksum-1d and weighted-1d take groups)"),
+                    format!(
+                        "no --groups for scheme {kind} (only checksum-1d and weighted-1d take groups)"
+                    ),
                 ));
             }
             1
@@ -157,7 +185,11 @@ impl SchemeSpec {
         let group_size = n / g;
         let m = if kind.is_weighted() {
             let m = checksums.ok_or_else(|| {
-                invalid("--checksums", "(missing)", format!("a checksum count for scheme {kind}"))
+                invalid(
+                    "--checksums",
+                    "(missing)",
+                    format!("a checksum count for scheme {kind}"),
+                )
             })?;
             if m == 0 || m > group_size {
                 return Err(invalid(
@@ -176,12 +208,19 @@ impl SchemeSpec {
                     return Err(invalid(
                         "--checksums",
                         c,
-                        format!("no --checksums for scheme {kind} (only weighted and weighted-1d take it)"),
+                        format!(
+                            "no --checksums for scheme {kind} (only weighted and weighted-1d take it)"
+                        ),
                     ));
                 }
             }
         };
-        Ok(SchemeSpec { kind, procs: n, groups: g, checksums: m })
+        Ok(SchemeSpec {
+            kind,
+            procs: n,
+            groups: g,
+            checksums: m,
+        })
     }
 
     /// Computation processors per group.
@@ -205,7 +244,11 @@ impl SchemeSpec {
 
     /// The group of a processor (computation or checksum) for the checksum schemes.
     pub fn group_of(&self, proc: usize) -> usize {
-        if proc < self.procs { proc / self.group_size() } else { (proc - self.procs) / self.checksums.max(1) }
+        if proc < self.procs {
+            proc / self.group_size()
+        } else {
+            (proc - self.procs) / self.checksums.max(1)
+        }
     }
 
     /// Index of checksum row `row` of group `group` (checksum schemes only).
@@ -257,7 +300,13 @@ impl SchemeSpec {
             return None;
         }
         let n = self.procs;
-        let low = |bits: usize| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let low = |bits: usize| {
+            if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            }
+        };
         let comp = failed & low(n);
         Some(match self.kind {
             SchemeKind::Mirror => comp & (failed >> n) == 0,
@@ -307,7 +356,10 @@ mod tests {
     fn names_round_trip() {
         for k in SchemeKind::ALL {
             assert_eq!(k.name().parse::<SchemeKind>().unwrap(), k);
-            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{}\"", k.name()));
+            assert_eq!(
+                serde_json::to_string(&k).unwrap(),
+                format!("\"{}\"", k.name())
+            );
         }
         assert!("raid5".parse::<SchemeKind>().is_err());
     }
@@ -318,15 +370,47 @@ mod tests {
             Err(EncodingError::Invalid { arg, .. }) => arg,
             other => panic!("expected an error, got {other:?}"),
         };
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Pair, 7, None, None)), "--procs");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Ring, 1, None, None)), "--procs");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, Some(3), None)), "--groups");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, None, None)), "--groups");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Mirror, 10, Some(2), None)), "--groups");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, None)), "--checksums");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, Some(0)), ), "--checksums");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Weighted1d, 12, Some(4), Some(4))), "--checksums");
-        assert_eq!(arg(SchemeSpec::new(SchemeKind::Ring, 8, None, Some(2))), "--checksums");
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Pair, 7, None, None)),
+            "--procs"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Ring, 1, None, None)),
+            "--procs"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, Some(3), None)),
+            "--groups"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, None, None)),
+            "--groups"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Mirror, 10, Some(2), None)),
+            "--groups"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, None)),
+            "--checksums"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, Some(0)),),
+            "--checksums"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(
+                SchemeKind::Weighted1d,
+                12,
+                Some(4),
+                Some(4)
+            )),
+            "--checksums"
+        );
+        assert_eq!(
+            arg(SchemeSpec::new(SchemeKind::Ring, 8, None, Some(2))),
+            "--checksums"
+        );
         assert!(SchemeSpec::new(SchemeKind::Checksum, 8, None, Some(1)).is_ok());
     }
 
@@ -354,8 +438,14 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let bits = x & ((1 << spec.total_procs()) - 1);
-                let set: Vec<usize> = (0..spec.total_procs()).filter(|q| bits >> q & 1 == 1).collect();
-                assert_eq!(spec.survives_bits(bits), Some(spec.survives(&set)), "{kind} {set:?}");
+                let set: Vec<usize> = (0..spec.total_procs())
+                    .filter(|q| bits >> q & 1 == 1)
+                    .collect();
+                assert_eq!(
+                    spec.survives_bits(bits),
+                    Some(spec.survives(&set)),
+                    "{kind} {set:?}"
+                );
             }
         }
         let r = SchemeSpec::new(SchemeKind::Ring, 6, None, None).unwrap();

@@ -61,9 +61,12 @@ pub fn survival(scheme: &SchemeSpec, k: usize) -> f64 {
             }
         }
         SchemeKind::Weighted1d if k <= scheme.checksums => 1.0,
-        SchemeKind::Weighted1d => {
-            at_most_per_group(scheme.groups, scheme.group_size() + scheme.checksums, scheme.checksums, k)
-        }
+        SchemeKind::Weighted1d => at_most_per_group(
+            scheme.groups,
+            scheme.group_size() + scheme.checksums,
+            scheme.checksums,
+            k,
+        ),
     }
 }
 
@@ -96,7 +99,10 @@ pub struct SurvivalRow {
 /// interval.
 pub fn survival_table(scheme: &SchemeSpec, up_to: usize) -> Vec<SurvivalRow> {
     (1..=up_to.min(scheme.total_procs()))
-        .map(|k| SurvivalRow { failures: k, probability: survival(scheme, k) })
+        .map(|k| SurvivalRow {
+            failures: k,
+            probability: survival(scheme, k),
+        })
         .collect()
 }
 
@@ -143,14 +149,21 @@ fn at_most_per_group(groups: usize, size: usize, cap: usize, k: usize) -> f64 {
     if ln_choose(groups * size, k) < 600.0 {
         // Each partial product is itself the binomial C(n, i+1), so rounding keeps it exact
         // while it stays below 2^53.
-        let choose = |n: usize, j: usize| (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round());
+        let choose = |n: usize, j: usize| {
+            (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round())
+        };
         let terms: Vec<f64> = (0..=cap.min(size)).map(|j| choose(size, j)).collect();
         let mut dp = vec![0.0; k + 1];
         dp[0] = 1.0;
         for _ in 0..groups {
             let mut next = vec![0.0; k + 1];
             for (t, slot) in next.iter_mut().enumerate() {
-                *slot = terms.iter().enumerate().take(t + 1).map(|(j, c)| dp[t - j] * c).sum();
+                *slot = terms
+                    .iter()
+                    .enumerate()
+                    .take(t + 1)
+                    .map(|(j, c)| dp[t - j] * c)
+                    .sum();
             }
             dp = next;
         }
