@@ -581,8 +581,8 @@ struct PcgOut {
 /// The PCG rows as a Markdown table (for the README).
 pub fn pcg_markdown(runs: &[PcgRun]) -> String {
     let mut s = String::from(
-        "| failures | failed processors | iterations | executed | final residual norm | relative residual | recovery error | condition number | encode | recover |\n\
-         |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| failures | failed processors | iterations | executed | final residual norm | relative residual | recovery error | condition number | effective condition | encode | recover |\n\
+         |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in runs {
         let failed = if r.failed.is_empty() {
@@ -601,7 +601,7 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.failures,
             failed,
             r.iterations,
@@ -610,6 +610,7 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
             sci(r.final_relative_residual),
             rec,
             opt_sci(r.condition_number),
+            opt_sci(r.effective_condition_number),
             format_duration(r.encode_s),
             if r.failure_injected {
                 format_duration(r.recover_s)

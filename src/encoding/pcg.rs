@@ -145,6 +145,9 @@ pub struct PcgRun {
     pub bit_exact: Option<bool>,
     /// Largest condition number of the recovery systems (checksum schemes).
     pub condition_number: Option<f64>,
+    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`), the factor the
+    /// round-off of the checksums is amplified by.
+    pub effective_condition_number: Option<f64>,
     /// Checkpoints taken.
     pub checkpoints: usize,
     /// Wall time spent encoding checkpoints, seconds (varies run to run).
@@ -264,7 +267,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
     let mut executed = 0;
     let mut injected = false;
     let mut recovered = false;
-    let (mut recovery_error, mut exact, mut cond) = (None, None, None);
+    let (mut recovery_error, mut exact, mut cond, mut effective) = (None, None, None, None);
     let mut converged = dot(&st.r, &st.r).sqrt() / b_norm < cfg.tol;
     while !converged && st.it < cfg.max_iter {
         if st.it.is_multiple_of(cfg.every) && checkpoint_it != Some(st.it) {
@@ -321,6 +324,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
                     recovery_error = relative_error(lost_locals, &locals, &failed);
                     exact = Some(bit_exact(lost_locals, &locals, &failed));
                     cond = report.max_condition_number();
+                    effective = report.max_effective_condition_number();
                     let from = (0..n).find(|i| !failed.contains(i)).unwrap_or(0);
                     unpack(&locals, &ranges, from, &mut st);
                     checkpoint = Some((locals, held));
@@ -351,6 +355,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         recovery_error,
         bit_exact: exact,
         condition_number: cond,
+        effective_condition_number: effective,
         checkpoints,
         encode_s,
         recover_s,
