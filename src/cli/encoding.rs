@@ -28,7 +28,9 @@ impl From<EncodingError> for CliError {
                 value,
                 accepted,
             },
-            EncodingError::Unrecoverable { .. } => CliError::NoAnswer(e.to_string()),
+            EncodingError::Unrecoverable { .. } | EncodingError::Diverged(_) => {
+                CliError::NoAnswer(e.to_string())
+            }
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
         }
     }
@@ -167,6 +169,13 @@ struct SurviveOut {
 pub fn run_survive(args: &SurviveArgs, _progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
     let (lo, hi) = parse_count_range("--failures", &args.failures)?;
+    if hi - lo >= 100_000 {
+        return Err(CliError::Invalid {
+            arg: "--failures",
+            value: args.failures.clone(),
+            accepted: "a range of at most 100000 failure counts".into(),
+        });
+    }
     let rows = (lo..=hi)
         .map(|k| {
             Ok(SurviveRow {
@@ -381,11 +390,17 @@ fn draw_failures(seed: u64, total: usize, k: usize) -> Vec<usize> {
 pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
     let total = spec.total_procs();
-    if args.len == 0 || args.len > 1 << 26 {
+    // Checkpoints, their copies and the rebuilt set stay within a few GiB.
+    let budget = 1usize << 27;
+    if args.len == 0 || args.len.saturating_mul(spec.total_procs()) > budget {
         return Err(CliError::Invalid {
             arg: "--len",
             value: args.len.to_string(),
-            accepted: "between 1 and 67108864 values per checkpoint".into(),
+            accepted: format!(
+                "between 1 and {} values per checkpoint for {} processors",
+                budget / spec.total_procs(),
+                spec.total_procs()
+            ),
         });
     }
     let failed = match (&args.fail, &args.fail_set) {
@@ -633,11 +648,11 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
             accepted: "a relative residual between 0 and 1".into(),
         });
     }
-    if args.grid > 4096 {
+    if args.grid > 2048 {
         return Err(CliError::Invalid {
             arg: "--grid",
             value: args.grid.to_string(),
-            accepted: "a grid side between 2 and 4096".into(),
+            accepted: "a grid side between 2 and 2048".into(),
         });
     }
     let cfg = PcgConfig {

@@ -37,6 +37,9 @@ pub enum EncodingError {
     /// The failure set is more than the scheme can rebuild.
     #[error("the failure of processors {failed:?} cannot be recovered by scheme {scheme}")]
     Unrecoverable { scheme: String, failed: Vec<usize> },
+    /// The solver broke down (a rebuilt state it cannot continue from).
+    #[error("{0}")]
+    Diverged(String),
     /// Checkpoints handed to the codec do not fit the scheme (count or length).
     #[error("checkpoint shape: {0}")]
     Shape(String),

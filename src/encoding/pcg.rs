@@ -282,6 +282,9 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         // One iteration.
         poisson(g, &st.p, &mut q);
         let alpha = st.rho / dot(&st.p, &q);
+        if !alpha.is_finite() {
+            break;
+        }
         for ((x, r), (p, q)) in
             st.x.iter_mut()
                 .zip(st.r.iter_mut())
@@ -341,7 +344,12 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
     }
     poisson(g, &st.x, &mut q);
     let res = q.iter().map(|v| (1.0 - v) * (1.0 - v)).sum::<f64>().sqrt();
-    let finite = |v: f64| if v.is_finite() { v } else { f64::MAX };
+    if !res.is_finite() {
+        return Err(EncodingError::Diverged(format!(
+            "CG with {k} failures broke down at iteration {} (non-finite residual)",
+            st.it
+        )));
+    }
     Ok(PcgRun {
         failures: k,
         failed,
@@ -350,8 +358,8 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         iterations: st.it,
         executed_iterations: executed,
         converged,
-        final_residual_norm: finite(res),
-        final_relative_residual: finite(res / b_norm),
+        final_residual_norm: res,
+        final_relative_residual: res / b_norm,
         recovery_error,
         bit_exact: exact,
         condition_number: cond,

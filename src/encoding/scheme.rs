@@ -95,6 +95,9 @@ impl FromStr for SchemeKind {
     }
 }
 
+/// The largest computation-processor count accepted (layouts stay countable in `usize`).
+pub const MAX_PROCS: usize = 1 << 32;
+
 /// A scheme with its sizes, valid by construction.
 ///
 /// `groups` is 1 for the ungrouped schemes; `checksums` is the number of checksum rows per
@@ -136,6 +139,13 @@ impl SchemeSpec {
         checksums: Option<usize>,
     ) -> Result<SchemeSpec, EncodingError> {
         let n = procs;
+        if n > MAX_PROCS {
+            return Err(invalid(
+                "--procs",
+                n,
+                format!("at most {MAX_PROCS} processors"),
+            ));
+        }
         match kind {
             SchemeKind::Ring if n < 2 => {
                 return Err(invalid(

@@ -83,6 +83,22 @@ pub fn try_survival(scheme: &SchemeSpec, k: usize) -> Result<f64, EncodingError>
             ),
         });
     }
+    if scheme.kind == SchemeKind::Weighted1d && k > scheme.checksums {
+        // The count is a dynamic programme over groups x failures x per-group failures.
+        let work = (scheme.groups as f64)
+            * (k.min(scheme.groups * scheme.checksums) as f64)
+            * (scheme.checksums as f64 + 1.0);
+        if work > 2e9 {
+            return Err(EncodingError::Invalid {
+                arg: "--failures",
+                value: k.to_string(),
+                accepted: format!(
+                    "a failure count small enough to count exactly for {} groups",
+                    scheme.groups
+                ),
+            });
+        }
+    }
     Ok(survival(scheme, k))
 }
 
