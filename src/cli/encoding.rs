@@ -523,7 +523,9 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
 /// number of simultaneous failures.
 #[derive(Debug, Clone, Args)]
 #[command(
-    after_help = "Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --every 100 --fail 0..3 --at 150"
+    after_help = "The k failed processors are computation processors drawn from --seed; a set \
+the scheme cannot rebuild restarts CG from the initial guess (the stable-storage level).\n\n\
+Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --every 100 --fail 0..3 --at 150"
 )]
 pub struct PcgArgs {
     /// Grid side G of the 2-D Poisson problem (G^2 unknowns).
