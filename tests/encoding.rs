@@ -634,3 +634,70 @@ fn pcg_json_is_deterministic_and_timing_is_opt_in() {
         "{text}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_spec() -> impl Strategy<Value = SchemeSpec> {
+        (0usize..7, 1usize..=24, 1usize..=6, 1usize..=6).prop_filter_map(
+            "valid layout",
+            |(k, n, g, m)| {
+                let kind = SchemeKind::ALL[k];
+                let g = kind.is_grouped().then_some(g);
+                let m = kind.is_weighted().then_some(m);
+                SchemeSpec::new(kind, n, g, m).ok()
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Surviving sets are closed under taking subsets, so the surviving fraction can only
+        /// fall as k grows; every value is a probability.
+        #[test]
+        fn survival_is_a_non_increasing_probability(s in any_spec()) {
+            let mut last = 1.0;
+            for k in 0..=s.total_procs() {
+                let p = survival(&s, k);
+                prop_assert!((0.0..=1.0).contains(&p), "{s} k={k} p={p}");
+                prop_assert!(p <= last + 1e-12, "{s} k={k}: {p} after {last}");
+                last = p;
+            }
+        }
+
+        /// The codec rebuilds exactly the sets the survival rule admits, and then the data
+        /// come back (bit for bit for copies, to round-off for checksums).
+        #[test]
+        fn codec_rebuilds_what_survives(s in any_spec(), seed in 0u64..1000, k in 0usize..8) {
+            let total = s.total_procs();
+            let k = k.min(total);
+            let mut rng = run_rng(seed, 0);
+            let mut all: Vec<usize> = (0..total).collect();
+            for i in 0..k {
+                let j = rng.random_range(i..total);
+                all.swap(i, j);
+            }
+            let failed = all[..k].to_vec();
+            let codec = Codec::new(s, MatrixKind::Gaussian, seed);
+            let orig = data(s.procs, 9, seed);
+            let held = codec.encode(&orig).unwrap();
+            let (mut l, mut h) = (orig.clone(), held);
+            erase(&mut l, &mut h, &failed);
+            let r = codec.recover(&mut l, &mut h, &failed);
+            prop_assert_eq!(r.is_ok(), s.survives(&failed));
+            if r.is_ok() {
+                let procs: Vec<usize> = (0..s.procs).collect();
+                if s.kind.is_neighbour() {
+                    prop_assert!(bit_exact(&orig, &l, &procs));
+                } else {
+                    prop_assert!(relative_error(&orig, &l, &procs).unwrap() < 1e-6);
+                }
+            }
+        }
+    }
+}
