@@ -17,6 +17,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod cli;
+pub mod encoding;
 pub mod failure;
 pub mod interval;
 pub mod model;

@@ -179,6 +179,18 @@ fn run(cli: Cli) -> Result<()> {
             let text = ckpt::cli::simulate::run(args, &bar)?;
             out.write_all(text.as_bytes())?;
         }
+        Command::Survive(args) => {
+            let text = ckpt::cli::encoding::run_survive(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
+        Command::Encode(args) => {
+            let text = ckpt::cli::encoding::run_encode(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
+        Command::Pcg(args) => {
+            let text = ckpt::cli::encoding::run_pcg_command(&args, &ckpt::cli::NoProgress)?;
+            out.write_all(text.as_bytes())?;
+        }
     }
     out.flush()?;
     Ok(())

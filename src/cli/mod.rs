@@ -3,6 +3,7 @@
 //! Raw arguments are parsed here and turned into validated configs once; the library below
 //! never sees a string a user typed.
 
+pub mod encoding;
 pub mod interval;
 pub mod simulate;
 pub mod sweep;
@@ -48,6 +49,12 @@ pub enum Command {
     Man,
     /// Monte Carlo simulation: the ground truth the models are held against.
     Simulate(simulate::SimulateArgs),
+    /// Probability that a diskless checkpoint scheme survives k simultaneous failures.
+    Survive(encoding::SurviveArgs),
+    /// Encode checkpoints with a scheme, fail processors, rebuild, report the round-off.
+    Encode(encoding::EncodeArgs),
+    /// Fault-tolerant conjugate gradient: survive k simultaneous failures, one row per k.
+    Pcg(encoding::PcgArgs),
 }
 
 /// Bad input or an internal failure, as the binary reports it.

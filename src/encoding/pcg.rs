@@ -1,0 +1,434 @@
+//! The demonstration of ENCODING.md section 5: Jacobi-preconditioned conjugate gradient on
+//! the 2-D Poisson matrix, rows partitioned over `n` simulated processors, checkpointed in
+//! memory every `K` iterations with a scheme, surviving `k` processors that fail together.
+//!
+//! Each processor's local checkpoint is its slices of the iterate `x`, the residual `r` and
+//! the search direction `p` (each padded to the largest slice so blocks line up) followed by
+//! the two scalars `rho` and the iteration index.
+
+use super::EncodingError;
+use super::codec::{Codec, bit_exact, erase, relative_error};
+use super::matrix::MatrixKind;
+use super::scheme::SchemeSpec;
+use crate::sim::engine::run_rng;
+use rand::RngExt;
+use serde::Serialize;
+use std::time::Instant;
+
+/// A validated PCG experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PcgConfig {
+    /// Grid side `G`: `G^2` unknowns.
+    pub grid: usize,
+    /// The encoding scheme (its `procs` is the number of computation processors).
+    pub scheme: SchemeSpec,
+    /// Checkpoint matrix for the weighted schemes.
+    pub matrix: MatrixKind,
+    /// Seeds the Gaussian matrix and the choice of failed processors.
+    pub seed: u64,
+    /// Checkpoint every `K` iterations (and at iteration 0).
+    pub every: usize,
+    /// The failure strikes after this iteration completes.
+    pub at: usize,
+    /// Stop at this relative residual `||r|| / ||b||`.
+    pub tol: f64,
+    /// Give up after this iteration index.
+    pub max_iter: usize,
+}
+
+impl PcgConfig {
+    /// Checks the sizes; errors name the flag.
+    pub fn validate(&self) -> Result<(), EncodingError> {
+        let bad = |arg: &'static str, value: String, accepted: String| {
+            Err(EncodingError::Invalid {
+                arg,
+                value,
+                accepted,
+            })
+        };
+        if self.grid < 2 {
+            return bad(
+                "--grid",
+                self.grid.to_string(),
+                "a grid side of at least 2".into(),
+            );
+        }
+        if self.scheme.procs > self.grid * self.grid {
+            return bad(
+                "--procs",
+                self.scheme.procs.to_string(),
+                format!("at most the {} unknowns of the grid", self.grid * self.grid),
+            );
+        }
+        if self.every == 0 {
+            return bad(
+                "--every",
+                "0".into(),
+                "a checkpoint period of at least 1 iteration".into(),
+            );
+        }
+        if !(self.tol.is_finite() && self.tol > 0.0 && self.tol < 1.0) {
+            return bad(
+                "--tol",
+                self.tol.to_string(),
+                "a relative residual between 0 and 1".into(),
+            );
+        }
+        if self.at == 0 {
+            return bad(
+                "--at",
+                "0".into(),
+                "an iteration of at least 1 (the failure strikes after it completes)".into(),
+            );
+        }
+        if self.max_iter == 0 {
+            return bad("--max-iter", "0".into(), "at least 1 iteration".into());
+        }
+        Ok(())
+    }
+
+    fn ranges(&self) -> Vec<(usize, usize)> {
+        let n = self.grid * self.grid;
+        let p = self.scheme.procs;
+        let (base, extra) = (n / p, n % p);
+        let mut start = 0;
+        (0..p)
+            .map(|i| {
+                let len = base + usize::from(i < extra);
+                let r = (start, start + len);
+                start += len;
+                r
+            })
+            .collect()
+    }
+}
+
+/// The failed computation processors for a run with `k` failures: `k` distinct indices drawn
+/// uniformly from the seed's stream `1 + k`, sorted.
+pub fn failed_set(seed: u64, procs: usize, k: usize) -> Vec<usize> {
+    let mut rng = run_rng(seed, 1 + k as u64);
+    let mut all: Vec<usize> = (0..procs).collect();
+    for i in 0..k.min(procs) {
+        let j = rng.random_range(i..procs);
+        all.swap(i, j);
+    }
+    let mut f = all[..k.min(procs)].to_vec();
+    f.sort_unstable();
+    f
+}
+
+/// One PCG run with `k` simultaneous failures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PcgRun {
+    /// Simultaneous failures `k`.
+    pub failures: usize,
+    /// The computation processors that failed.
+    pub failed: Vec<usize>,
+    /// Whether the failure happened (the solver may converge before `--at`).
+    pub failure_injected: bool,
+    /// Whether the in-memory checkpoint rebuilt the lost data; when not, CG restarted from
+    /// the initial guess (the stable-storage level is not modelled).
+    pub recovered: bool,
+    /// Iteration index at which the solver stopped.
+    pub iterations: usize,
+    /// Iterations executed, counting those redone after the rollback.
+    pub executed_iterations: usize,
+    /// Whether `||r|| / ||b||` reached the tolerance.
+    pub converged: bool,
+    /// `||b - A x||_2` of the final iterate.
+    pub final_residual_norm: f64,
+    /// The same over `||b||_2`.
+    pub final_relative_residual: f64,
+    /// Relative error of the rebuilt checkpoints against the lost ones.
+    pub recovery_error: Option<f64>,
+    /// Whether the rebuilt checkpoints equal the lost ones bit for bit.
+    pub bit_exact: Option<bool>,
+    /// Largest condition number of the recovery systems (checksum schemes).
+    pub condition_number: Option<f64>,
+    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`), the factor the
+    /// round-off of the checksums is amplified by.
+    pub effective_condition_number: Option<f64>,
+    /// Checkpoints taken.
+    pub checkpoints: usize,
+    /// Wall time spent encoding checkpoints, seconds (varies run to run).
+    #[serde(skip)]
+    pub encode_s: f64,
+    /// Wall time spent rebuilding, seconds (varies run to run).
+    #[serde(skip)]
+    pub recover_s: f64,
+}
+
+/// The local checkpoints of the computation processors and what every processor holds.
+type Checkpoint = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+
+struct State {
+    x: Vec<f64>,
+    r: Vec<f64>,
+    p: Vec<f64>,
+    rho: f64,
+    it: usize,
+}
+
+fn poisson(g: usize, v: &[f64], out: &mut [f64]) {
+    for row in 0..g {
+        for col in 0..g {
+            let i = row * g + col;
+            let mut s = 4.0 * v[i];
+            if col > 0 {
+                s -= v[i - 1];
+            }
+            if col + 1 < g {
+                s -= v[i + 1];
+            }
+            if row > 0 {
+                s -= v[i - g];
+            }
+            if row + 1 < g {
+                s -= v[i + g];
+            }
+            out[i] = s;
+        }
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The Jacobi preconditioner of the 5-point matrix: its diagonal is 4.
+const DIAG: f64 = 4.0;
+
+fn initial(nn: usize) -> State {
+    let r = vec![1.0; nn];
+    let p: Vec<f64> = r.iter().map(|v| v / DIAG).collect();
+    let rho = dot(&r, &p);
+    State {
+        x: vec![0.0; nn],
+        r,
+        p,
+        rho,
+        it: 0,
+    }
+}
+
+fn pack(state: &State, ranges: &[(usize, usize)]) -> Vec<Vec<f64>> {
+    let width = ranges.iter().map(|(s, e)| e - s).max().unwrap_or(0);
+    ranges
+        .iter()
+        .map(|&(s, e)| {
+            let mut v = vec![0.0; 3 * width + 2];
+            v[..e - s].copy_from_slice(&state.x[s..e]);
+            v[width..width + e - s].copy_from_slice(&state.r[s..e]);
+            v[2 * width..2 * width + e - s].copy_from_slice(&state.p[s..e]);
+            v[3 * width] = state.rho;
+            v[3 * width + 1] = state.it as f64;
+            v
+        })
+        .collect()
+}
+
+fn unpack(locals: &[Vec<f64>], ranges: &[(usize, usize)], scalars_from: usize, state: &mut State) {
+    let width = ranges.iter().map(|(s, e)| e - s).max().unwrap_or(0);
+    for (v, &(s, e)) in locals.iter().zip(ranges) {
+        state.x[s..e].copy_from_slice(&v[..e - s]);
+        state.r[s..e].copy_from_slice(&v[width..width + e - s]);
+        state.p[s..e].copy_from_slice(&v[2 * width..2 * width + e - s]);
+    }
+    state.rho = locals[scalars_from][3 * width];
+    state.it = locals[scalars_from][3 * width + 1].round().max(0.0) as usize;
+}
+
+/// Runs PCG with `k` computation processors failing together after iteration `cfg.at`
+/// (the set from [`failed_set`]).
+pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
+    cfg.validate()?;
+    let n = cfg.scheme.procs;
+    if k > n {
+        return Err(EncodingError::Invalid {
+            arg: "--fail",
+            value: k.to_string(),
+            accepted: format!("at most the {n} computation processors"),
+        });
+    }
+    let failed = failed_set(cfg.seed, n, k);
+    let codec = Codec::new(cfg.scheme, cfg.matrix, cfg.seed);
+    let g = cfg.grid;
+    let nn = g * g;
+    let ranges = cfg.ranges();
+    let b_norm = (nn as f64).sqrt();
+    let mut st = initial(nn);
+    let mut q = vec![0.0; nn];
+    let mut checkpoint: Option<Checkpoint> = None;
+    // The iteration the held checkpoint belongs to: a rollback lands on it, and the rebuilt
+    // checkpoint is already encoded.
+    let mut checkpoint_it = None;
+    let (mut encode_s, mut recover_s) = (0.0, 0.0);
+    let mut checkpoints = 0;
+    let mut executed = 0;
+    let mut injected = false;
+    let mut recovered = false;
+    let (mut recovery_error, mut exact, mut cond, mut effective) = (None, None, None, None);
+    let mut converged = dot(&st.r, &st.r).sqrt() / b_norm < cfg.tol;
+    while !converged && st.it < cfg.max_iter {
+        if st.it.is_multiple_of(cfg.every) && checkpoint_it != Some(st.it) {
+            let t = Instant::now();
+            let locals = pack(&st, &ranges);
+            let held = codec.encode(&locals)?;
+            encode_s += t.elapsed().as_secs_f64();
+            checkpoint = Some((locals, held));
+            checkpoint_it = Some(st.it);
+            checkpoints += 1;
+        }
+        // One iteration.
+        poisson(g, &st.p, &mut q);
+        let alpha = st.rho / dot(&st.p, &q);
+        if !alpha.is_finite() {
+            break;
+        }
+        for ((x, r), (p, q)) in
+            st.x.iter_mut()
+                .zip(st.r.iter_mut())
+                .zip(st.p.iter().zip(&q))
+        {
+            *x += alpha * p;
+            *r -= alpha * q;
+        }
+        st.it += 1;
+        executed += 1;
+        converged = dot(&st.r, &st.r).sqrt() / b_norm < cfg.tol;
+        if !converged {
+            let rho_new: f64 = st.r.iter().map(|v| v * v / DIAG).sum();
+            let beta = rho_new / st.rho;
+            for (p, r) in st.p.iter_mut().zip(&st.r) {
+                *p = r / DIAG + beta * *p;
+            }
+            st.rho = rho_new;
+        }
+        if k > 0 && !injected && st.it == cfg.at && !converged {
+            injected = true;
+            let (lost_locals, held) = checkpoint
+                .as_ref()
+                .expect("a checkpoint is taken at iteration 0");
+            for &f in &failed {
+                let (s, e) = ranges[f];
+                for v in [&mut st.x, &mut st.r, &mut st.p] {
+                    v[s..e].fill(f64::NAN);
+                }
+            }
+            let mut locals = lost_locals.clone();
+            let mut held = held.clone();
+            erase(&mut locals, &mut held, &failed);
+            let t = Instant::now();
+            let result = codec.recover(&mut locals, &mut held, &failed);
+            recover_s += t.elapsed().as_secs_f64();
+            match result {
+                Ok(report) => {
+                    recovered = true;
+                    recovery_error = relative_error(lost_locals, &locals, &failed);
+                    exact = Some(bit_exact(lost_locals, &locals, &failed));
+                    cond = report.max_condition_number();
+                    effective = report.max_effective_condition_number();
+                    let from = (0..n).find(|i| !failed.contains(i)).unwrap_or(0);
+                    unpack(&locals, &ranges, from, &mut st);
+                    checkpoint = Some((locals, held));
+                }
+                Err(EncodingError::Unrecoverable { .. }) => {
+                    st = initial(nn);
+                    checkpoint = None;
+                    checkpoint_it = None;
+                }
+                Err(e) => return Err(e),
+            }
+            converged = false;
+        }
+    }
+    poisson(g, &st.x, &mut q);
+    let res = q.iter().map(|v| (1.0 - v) * (1.0 - v)).sum::<f64>().sqrt();
+    if !res.is_finite() {
+        return Err(EncodingError::Diverged(format!(
+            "CG with {k} failures broke down at iteration {} (non-finite residual)",
+            st.it
+        )));
+    }
+    Ok(PcgRun {
+        failures: k,
+        failed,
+        failure_injected: injected,
+        recovered,
+        iterations: st.it,
+        executed_iterations: executed,
+        converged,
+        final_residual_norm: res,
+        final_relative_residual: res / b_norm,
+        recovery_error,
+        bit_exact: exact,
+        condition_number: cond,
+        effective_condition_number: effective,
+        checkpoints,
+        encode_s,
+        recover_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::SchemeKind;
+
+    fn cfg(kind: SchemeKind, m: Option<usize>) -> PcgConfig {
+        PcgConfig {
+            grid: 24,
+            scheme: SchemeSpec::new(kind, 8, None, m).unwrap(),
+            matrix: MatrixKind::Gaussian,
+            seed: 42,
+            every: 10,
+            at: 25,
+            tol: 1e-10,
+            max_iter: 10_000,
+        }
+    }
+
+    #[test]
+    fn failure_free_run_converges() {
+        let r = run_pcg(&cfg(SchemeKind::Weighted, Some(3)), 0).unwrap();
+        assert!(r.converged && !r.failure_injected);
+        assert!(
+            r.final_relative_residual < 1e-9,
+            "{}",
+            r.final_relative_residual
+        );
+        assert_eq!(r.iterations, r.executed_iterations);
+    }
+
+    #[test]
+    fn mirror_recovery_repeats_the_failure_free_run_exactly() {
+        let c = cfg(SchemeKind::Mirror, None);
+        let base = run_pcg(&c, 0).unwrap();
+        let hit = run_pcg(&c, 3).unwrap();
+        assert!(hit.failure_injected && hit.recovered && hit.bit_exact == Some(true));
+        assert_eq!(hit.iterations, base.iterations);
+        assert_eq!(hit.executed_iterations, base.iterations + 5);
+        assert_eq!(
+            hit.final_residual_norm.to_bits(),
+            base.final_residual_norm.to_bits()
+        );
+    }
+
+    #[test]
+    fn failed_sets_are_distinct_and_seeded() {
+        let f = failed_set(9, 16, 5);
+        assert_eq!(f.len(), 5);
+        assert!(f.windows(2).all(|w| w[0] < w[1]) && f.iter().all(|&p| p < 16));
+        assert_eq!(f, failed_set(9, 16, 5));
+    }
+
+    #[test]
+    fn unrecoverable_falls_back_to_a_restart() {
+        let mut c = cfg(SchemeKind::Checksum, None);
+        c.at = 15;
+        let base = run_pcg(&c, 0).unwrap();
+        let r = run_pcg(&c, 2).unwrap();
+        assert!(r.failure_injected && !r.recovered && r.converged);
+        assert_eq!(r.executed_iterations, base.iterations + 15);
+    }
+}
