@@ -63,6 +63,8 @@ pub struct IntervalInputs {
     pub iteration_time: Option<f64>,
     /// Where `mtbf` came from, when it was derived from a node count and a node MTBF.
     pub nodes: Option<Nodes>,
+    /// Where `cost` came from, when an in-memory checkpoint scheme gave it.
+    pub scheme: Option<crate::encoding::SchemeSummary>,
 }
 
 /// A system MTBF derived from `count` nodes of MTBF `node_mtbf` each: `node_mtbf / count`.
@@ -86,6 +88,7 @@ impl IntervalInputs {
             work: None,
             iteration_time: None,
             nodes: None,
+            scheme: None,
         }
     }
 

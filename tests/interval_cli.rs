@@ -450,3 +450,128 @@ fn completions_and_man_are_generated() {
         .success()
         .stdout(predicate::str::contains("Examples:"));
 }
+
+#[test]
+fn scheme_gives_the_cost_and_its_survival() {
+    let text = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "24h",
+        "--scheme",
+        "weighted",
+        "--checksums",
+        "4",
+        "--procs",
+        "64",
+        "--ckpt-bytes",
+        "1GiB",
+        "--bandwidth",
+        "10GB/s",
+        "--latency",
+        "5us",
+        "--flops",
+        "1e10",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let scheme = &v["inputs"]["scheme"];
+    let cost = scheme["cost"]["total_s"].as_f64().unwrap();
+    assert_eq!(v["inputs"]["cost_s"].as_f64().unwrap(), cost);
+    // --procs is the scheme's processor count here, not the replicated model's.
+    assert_eq!(v["recommended"], "daly-complete");
+    assert!(v["inputs"]["procs"].is_null());
+    let survival = scheme["survival"].as_array().unwrap();
+    assert!(survival.len() >= 5);
+    // Weighted checksums with m = 4 survive any 4 failures and no 5.
+    let p = |k: usize| {
+        survival
+            .iter()
+            .find(|r| r["failures"] == k)
+            .map(|r| r["probability"].as_f64().unwrap())
+    };
+    assert_eq!(p(4), Some(1.0));
+    assert_eq!(p(5), Some(0.0));
+    let table = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "24h",
+        "--scheme",
+        "pair",
+        "--procs",
+        "64",
+        "--ckpt-bytes",
+        "1GiB",
+        "--bandwidth",
+        "10GB/s",
+    ]);
+    assert!(table.contains("in-memory checkpoint: pair"), "{table}");
+}
+
+#[test]
+fn scheme_flags_are_checked() {
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--scheme",
+            "weighted",
+            "--checksums",
+            "4",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1GB/s",
+        ],
+        "--procs",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--scheme",
+            "pair",
+            "--procs",
+            "7",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1GB/s",
+        ],
+        "--procs",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--scheme",
+            "pair",
+            "--procs",
+            "8",
+            "--ckpt-bytes",
+            "1GiB",
+        ],
+        "--bandwidth",
+    );
+    rejects(
+        &[
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--scheme",
+            "pair",
+            "--procs",
+            "8",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1GB/s",
+        ],
+        "--cost",
+    );
+    rejects(
+        &["--mtbf", "24h", "--cost", "5m", "--checksums", "4"],
+        "--scheme",
+    );
+}

@@ -10,7 +10,7 @@ use crate::encoding::scheme::{SchemeKind, SchemeSpec};
 use crate::encoding::survival::try_survival;
 use crate::encoding::{CostParams, EncodingError};
 use crate::sim::engine::run_rng;
-use crate::units::{format_duration, parse_bandwidth, parse_bytes, parse_nonnegative_duration};
+use crate::units::format_duration;
 use clap::{Args, ValueEnum};
 use rand::RngExt;
 use serde::Serialize;
@@ -764,15 +764,6 @@ pub struct SchemeArgs {
     /// Weighted checksums m (per group for weighted-1d).
     #[arg(long)]
     pub checksums: Option<usize>,
-    /// Checkpoint size per processor (`1GiB`, `512MB`, bytes).
-    #[arg(long)]
-    pub ckpt_bytes: Option<String>,
-    /// Network bandwidth (`10GB/s`, `100Gbit/s`, bytes per second).
-    #[arg(long)]
-    pub bandwidth: Option<String>,
-    /// Message latency (`5us`; default 0).
-    #[arg(long)]
-    pub latency: Option<String>,
     /// Floating-point rate per processor, operations per second (`1e10`; default: arithmetic
     /// not counted).
     #[arg(long)]
@@ -783,17 +774,21 @@ impl SchemeArgs {
     /// The validated scheme and cost inputs, or `None` when no `--scheme` was given (then
     /// none of the other scheme flags may be given either). `procs` is the interval
     /// command's `--procs`.
+    ///
+    /// `--ckpt-bytes`, `--bandwidth` and `--latency` belong to the interval command's
+    /// checkpoint-cost flags, which without `--scheme` add up to the volunteer-grid paper's
+    /// cost; they are passed in already parsed.
     pub fn to_cost_input(
         &self,
         procs: Option<usize>,
+        ckpt_bytes: Option<f64>,
+        bandwidth: Option<f64>,
+        latency: Option<f64>,
     ) -> Result<Option<(SchemeSpec, CostParams)>, CliError> {
         let Some(kind) = self.scheme else {
             let given: Vec<&str> = [
                 ("--groups", self.groups.is_some()),
                 ("--checksums", self.checksums.is_some()),
-                ("--ckpt-bytes", self.ckpt_bytes.is_some()),
-                ("--bandwidth", self.bandwidth.is_some()),
-                ("--latency", self.latency.is_some()),
                 ("--flops", self.flops.is_some()),
             ]
             .into_iter()
@@ -816,26 +811,11 @@ impl SchemeArgs {
         let procs =
             procs.ok_or_else(|| missing("--procs", "the number of computation processors"))?;
         let spec = SchemeSpec::new(kind, procs, self.groups, self.checksums)?;
-        let bytes_text = self
-            .ckpt_bytes
-            .as_deref()
+        let bytes_per_proc = ckpt_bytes
             .ok_or_else(|| missing("--ckpt-bytes", "a checkpoint size per processor (`1GiB`)"))?;
-        let bw_text = self
-            .bandwidth
-            .as_deref()
-            .ok_or_else(|| missing("--bandwidth", "a bandwidth (`10GB/s`)"))?;
-        let unit = |arg: &'static str, value: &str, e: crate::units::UnitError| CliError::Invalid {
-            arg,
-            value: value.to_string(),
-            accepted: e.to_string(),
-        };
-        let bytes_per_proc =
-            parse_bytes(bytes_text).map_err(|e| unit("--ckpt-bytes", bytes_text, e))?;
-        let bandwidth = parse_bandwidth(bw_text).map_err(|e| unit("--bandwidth", bw_text, e))?;
-        let latency = match self.latency.as_deref() {
-            Some(t) => parse_nonnegative_duration(t).map_err(|e| unit("--latency", t, e))?,
-            None => 0.0,
-        };
+        let bandwidth =
+            bandwidth.ok_or_else(|| missing("--bandwidth", "a bandwidth (`10GB/s`)"))?;
+        let latency = latency.unwrap_or(0.0);
         let params = CostParams {
             bytes_per_proc,
             bandwidth,
@@ -848,8 +828,14 @@ impl SchemeArgs {
 
     /// [`SchemeArgs::to_cost_input`] and the summary (cost and survival of 1, 2, ...
     /// failures) the interval report shows beside its answer.
-    pub fn summary(&self, procs: Option<usize>) -> Result<Option<SchemeSummary>, CliError> {
-        match self.to_cost_input(procs)? {
+    pub fn summary(
+        &self,
+        procs: Option<usize>,
+        ckpt_bytes: Option<f64>,
+        bandwidth: Option<f64>,
+        latency: Option<f64>,
+    ) -> Result<Option<SchemeSummary>, CliError> {
+        match self.to_cost_input(procs, ckpt_bytes, bandwidth, latency)? {
             None => Ok(None),
             Some((spec, params)) => Ok(Some(scheme_summary(
                 &spec,

@@ -1,6 +1,7 @@
 //! `ckpt interval`: arguments, their validation into [`IntervalInputs`], and the run.
 
 use super::CliError;
+use crate::encoding::SchemeSummary;
 use crate::failure::Shape;
 use crate::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
 use crate::model::replicated::Detect;
@@ -129,6 +130,9 @@ pub struct ModelArgs {
     /// Checkpoint cost from parts: time to acknowledge the upload.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
     pub ack_time: Option<f64>,
+    /// The checkpoint cost from an in-memory (diskless) scheme instead (ENCODING.md 4).
+    #[command(flatten)]
+    pub scheme: super::encoding::SchemeArgs,
 }
 
 /// `ckpt interval` arguments.
@@ -196,9 +200,24 @@ impl ModelArgs {
         }
     }
 
+    /// The diskless scheme's cost and survival, with `--scheme`; `--procs` is then the number
+    /// of computation processors it encodes.
+    pub fn scheme_summary(&self) -> Result<Option<SchemeSummary>, CliError> {
+        let procs = self.procs.map(|p| usize::try_from(p).unwrap_or(usize::MAX));
+        self.scheme
+            .summary(procs, self.ckpt_bytes, self.bandwidth, self.latency)
+    }
+
     /// Validates the flags into the inputs of the models (without work/iteration settings).
     pub fn inputs(&self) -> Result<IntervalInputs, CliError> {
-        let replicated = self.procs.is_some() || self.replicas.is_some();
+        let scheme = self.scheme_summary()?;
+        // With --scheme, --procs counts the processors the scheme encodes; the replicated
+        // model then needs --replicas to say that processes are replicated too.
+        let replicated = if scheme.is_some() {
+            self.replicas.is_some()
+        } else {
+            self.procs.is_some() || self.replicas.is_some()
+        };
         let (mtbf, nodes) = match (self.mtbf, self.nodes, self.node_mtbf) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
                 return Err(conflict(
@@ -236,7 +255,17 @@ impl ModelArgs {
                 "--dist applies to the replicated model: give --procs and/or --replicas (--procs 1 --replicas 1 for a single job)",
             ));
         }
-        let cost = self.checkpoint_cost()?;
+        let cost = match &scheme {
+            None => self.checkpoint_cost()?,
+            Some(summary) => {
+                if self.cost.is_some() || self.create_time.is_some() || self.ack_time.is_some() {
+                    return Err(conflict(
+                        "--scheme gives the checkpoint cost: drop --cost/--create-time/--ack-time",
+                    ));
+                }
+                summary.cost.total_s
+            }
+        };
         let replication = replicated.then(|| Replication {
             procs: self.procs.unwrap_or(1),
             replicas: self.replicas.unwrap_or(1),
@@ -255,6 +284,7 @@ impl ModelArgs {
             work: None,
             iteration_time: None,
             nodes,
+            scheme,
         })
     }
 }
@@ -283,7 +313,14 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
     let inputs = args.inputs()?;
     let answer = interval::compute(&inputs).map_err(interval_error)?;
     Ok(match args.format {
-        IntervalFormat::Table => report::interval::table(&answer),
+        IntervalFormat::Table => {
+            let mut text = report::interval::table(&answer);
+            if let Some(s) = &answer.inputs.scheme {
+                text.push('\n');
+                text.push_str(&super::encoding::summary_lines(s));
+            }
+            text
+        }
         IntervalFormat::Json => report::interval::json(&answer),
         IntervalFormat::Env => report::interval::env(&answer),
         IntervalFormat::Scr => report::interval::scr(&answer),

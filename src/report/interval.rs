@@ -23,6 +23,8 @@ pub struct JsonInputs {
     dist: String,
     work_s: Option<f64>,
     iteration_time_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scheme: Option<crate::encoding::SchemeSummary>,
 }
 
 impl JsonInputs {
@@ -43,6 +45,7 @@ impl JsonInputs {
                 .unwrap_or_else(|| "exp".into()),
             work_s: i.work,
             iteration_time_s: i.iteration_time,
+            scheme: i.scheme.clone(),
         }
     }
 }
@@ -84,6 +87,7 @@ pub fn json(answer: &IntervalAnswer) -> String {
                 .unwrap_or_else(|| "exp".into()),
             work_s: i.work,
             iteration_time_s: i.iteration_time,
+            scheme: i.scheme.clone(),
         },
         mtti_s: answer.mtti_s,
         models: &answer.rows,
