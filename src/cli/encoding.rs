@@ -897,56 +897,58 @@ mod tests {
 
     #[test]
     fn scheme_args_for_interval() {
+        const GIB: Option<f64> = Some(1073741824.0);
+        const BW: Option<f64> = Some(1e10);
         let none = SchemeArgs::default();
-        assert!(none.to_cost_input(Some(64)).unwrap().is_none());
+        assert!(
+            none.to_cost_input(Some(64), None, None, None)
+                .unwrap()
+                .is_none()
+        );
         let stray = SchemeArgs {
             checksums: Some(4),
             ..Default::default()
         };
         assert!(matches!(
-            stray.to_cost_input(Some(64)),
+            stray.to_cost_input(Some(64), None, None, None),
             Err(CliError::Conflict(_))
         ));
         let a = SchemeArgs {
             scheme: Some(SchemeKind::Weighted),
             checksums: Some(4),
-            ckpt_bytes: Some("1GiB".into()),
-            bandwidth: Some("10GB/s".into()),
-            latency: Some("5us".into()),
             flops: Some(1e10),
             ..Default::default()
         };
-        let (spec, p) = a.to_cost_input(Some(64)).unwrap().unwrap();
+        let (spec, p) = a
+            .to_cost_input(Some(64), GIB, BW, Some(5e-6))
+            .unwrap()
+            .unwrap();
         assert_eq!(spec.total_procs(), 68);
         assert_eq!(p.bytes_per_proc, 1073741824.0);
         assert!((p.latency - 5e-6).abs() < 1e-18);
         assert!(matches!(
-            a.to_cost_input(None),
+            a.to_cost_input(None, GIB, BW, None),
             Err(CliError::Invalid { arg: "--procs", .. })
         ));
-        let s = a.summary(Some(64)).unwrap().unwrap();
-        assert_eq!(s.survival.len(), 7);
-        assert_eq!(s.survival[3].probability, 1.0);
-        assert_eq!(s.survival[4].probability, 0.0);
-        assert!(summary_lines(&s).contains("4 pipelined reduction(s) over 65 processors"));
-        let bad = SchemeArgs {
-            bandwidth: Some("fast".into()),
-            ..a.clone()
-        };
         assert!(matches!(
-            bad.to_cost_input(Some(64)),
+            a.to_cost_input(Some(64), GIB, None, None),
             Err(CliError::Invalid {
                 arg: "--bandwidth",
                 ..
             })
         ));
+        let s = a.summary(Some(64), GIB, BW, Some(5e-6)).unwrap().unwrap();
+        assert_eq!(s.survival.len(), 7);
+        assert_eq!(s.survival[3].probability, 1.0);
+        assert_eq!(s.survival[4].probability, 0.0);
+        assert!(summary_lines(&s).contains("4 pipelined reduction(s) over 65 processors"));
         let odd = SchemeArgs {
             scheme: Some(SchemeKind::Pair),
             checksums: None,
             ..a
         };
         assert!(matches!(
-            odd.to_cost_input(Some(63)),
+            odd.to_cost_input(Some(63), GIB, BW, None),
             Err(CliError::Invalid { arg: "--procs", .. })
         ));
     }
