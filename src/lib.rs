@@ -26,3 +26,4 @@ pub mod report;
 pub mod sim;
 pub mod sweep;
 pub mod units;
+pub mod validate;

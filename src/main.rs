@@ -168,6 +168,18 @@ fn run(cli: Cli) -> Result<()> {
                 args.out.join("report.md").display()
             )?;
         }
+        Command::Validate(args) => {
+            args.validate()?;
+            if let Some(dir) = &args.out {
+                prepare_out_dir(dir)?;
+            }
+            let progress = Bar::new(args.quiet);
+            let output = ckpt::cli::validate::run(&args, &command_line(), &progress)?;
+            if let Some(dir) = &args.out {
+                write_files(dir, &output.files)?;
+            }
+            out.write_all(output.text.as_bytes())?;
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut out);
         }

@@ -7,6 +7,7 @@ pub mod encoding;
 pub mod interval;
 pub mod simulate;
 pub mod sweep;
+pub mod validate;
 
 use clap::{Parser, Subcommand};
 use thiserror::Error;
@@ -40,6 +41,9 @@ pub enum Command {
     /// Plotted reports of how the optimum moves when one input varies.
     #[command(after_help = sweep::EXAMPLES)]
     Sweep(sweep::SweepArgs),
+    /// Every model's interval held against simulation, with a verdict and a report.
+    #[command(after_help = validate::EXAMPLES)]
+    Validate(validate::ValidateArgs),
     /// Shell completions, generated from these same definitions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.

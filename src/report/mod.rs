@@ -4,3 +4,4 @@ pub mod interval;
 pub mod plot;
 pub mod sweep;
 pub mod table;
+pub mod validate;

@@ -97,6 +97,8 @@ pub struct Plot {
     pub series: Vec<Series>,
     /// Marked points, drawn last.
     pub markers: Vec<Marker>,
+    /// Vertical error bars `(x, low, high)`, drawn under the markers, without legend entries.
+    pub error_bars: Vec<(f64, f64, f64)>,
 }
 
 /// Default size of a rendered plot in pixels.
@@ -197,6 +199,21 @@ pub fn log_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
                 10.0 * 365.25 * D,
             ]);
             candidates.extend(base.into_iter().filter(|v| *v >= lo && *v <= hi));
+            if candidates.len() < 3 {
+                // A narrow range: multiples of the coarsest round step that gives three ticks.
+                const STEPS: [f64; 16] = [
+                    86400.0, 21600.0, 7200.0, 3600.0, 1800.0, 600.0, 300.0, 120.0, 60.0, 30.0,
+                    10.0, 5.0, 1.0, 0.1, 0.01, 0.001,
+                ];
+                for step in STEPS {
+                    let first = (lo / step).ceil() as i64;
+                    let last = (hi / step).floor() as i64;
+                    if last - first >= 2 {
+                        candidates = (first..=last).map(|k| k as f64 * step).collect();
+                        break;
+                    }
+                }
+            }
             if candidates.len() < 2 {
                 candidates.clear();
             }
@@ -488,6 +505,16 @@ where
         } else {
             ch.draw_series(LineSeries::new(pts, c.stroke_width(2)))
                 .map_err(e)?;
+        }
+    }
+    for &(x, lo, hi) in &plot.error_bars {
+        if ok(&(x, lo)) && ok(&(x, hi)) {
+            let grey = RGBColor(90, 90, 90).stroke_width(2);
+            ch.draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                grey,
+            )))
+            .map_err(e)?;
         }
     }
     let offset = offset + plot.series.len();

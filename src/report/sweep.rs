@@ -166,6 +166,7 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
         bands: vec![],
         series,
         markers: vec![],
+        error_bars: vec![],
     }
 }
 
@@ -216,6 +217,7 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
         bands: vec![],
         series,
         markers,
+        error_bars: vec![],
     }
 }
 
@@ -241,6 +243,7 @@ pub fn loss_plot(r: &SweepResult) -> Plot {
         bands: vec![],
         series,
         markers: vec![],
+        error_bars: vec![],
     }
 }
 
@@ -307,6 +310,7 @@ pub fn sensitivity_plot(r: &SweepResult) -> Plot {
             x: 1.0,
             y: r.base.recommended_overhead,
         }],
+        error_bars: vec![],
     }
 }
 

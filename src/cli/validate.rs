@@ -1,0 +1,188 @@
+//! `ckpt validate`: the models' intervals held against simulation.
+
+use super::interval::{ModelArgs, interval_error};
+use super::{CliError, Progress};
+use crate::report;
+use crate::sim::run::SimError;
+use crate::units;
+use crate::validate::{self, SimKind, SimOptions, ValidateError, Validation};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Examples shown under `ckpt validate --help`.
+pub const EXAMPLES: &str = "Examples:
+  ckpt validate --mtbf 6h --cost 5m --restart 10m --runs 1000 --work 100h --out val-daly
+  ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
+  ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --dist weibull:0.7 --aging
+  ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --heartbeat 2m
+
+Every row's interval and a 25-point log grid from 0.25x to 4x the recommended one are simulated
+with common random numbers (run i uses stream i at every interval); each row gets its regret
+against the empirical optimum with a 95% CI, and a verdict.";
+
+/// Simulators on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimArg {
+    /// One coordinated job (Young's and Daly's setting).
+    Periodic,
+    /// n processes x r replicas.
+    Replicated,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValidateFormat {
+    /// Aligned table and the verdict.
+    Table,
+    /// `validate.json`'s content.
+    Json,
+}
+
+fn duration(s: &str) -> Result<f64, String> {
+    units::parse_positive_duration(s).map_err(|e| e.to_string())
+}
+
+fn duration0(s: &str) -> Result<f64, String> {
+    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
+}
+
+fn at_least_two(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(v) if (2..=10_000_000).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` must be a whole number from 2 to 10000000")),
+    }
+}
+
+fn grid_points(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(v) if (3..=1000).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` must be a whole number from 3 to 1000")),
+    }
+}
+
+/// `ckpt validate` arguments.
+#[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// The model inputs, as for `ckpt interval`.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The simulator (default: replicated with --procs/--replicas, periodic otherwise).
+    #[arg(long, value_enum)]
+    pub sim: Option<SimArg>,
+    /// Replications per interval.
+    #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = at_least_two)]
+    pub runs: u64,
+    /// Useful work of each simulated job.
+    #[arg(long, default_value = "100h", allow_hyphen_values = true, value_parser = duration)]
+    pub work: f64,
+    /// Seed of the common random numbers.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Worker threads (0: all cores); the results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Points of the log grid from 0.25x to 4x the recommended interval.
+    #[arg(long, default_value = "25", value_parser = grid_points)]
+    pub points: usize,
+    /// Replicated: survivors keep their age (the model assumes fresh replicas every interval).
+    #[arg(long)]
+    pub aging: bool,
+    /// Replicated `immediate`: a loss is noticed this long after it happens.
+    #[arg(long, allow_hyphen_values = true, value_parser = duration0)]
+    pub heartbeat: Option<f64>,
+    /// Folder for validate.json, validate.csv, the plots and report.md.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = ValidateFormat::Table)]
+    pub format: ValidateFormat,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A finished validation: what to print and the report files (with --out).
+pub struct ValidateOutput {
+    /// Text for stdout.
+    pub text: String,
+    /// `(file name, bytes)` for --out.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+fn validate_error(e: ValidateError) -> CliError {
+    match e {
+        ValidateError::Interval(i) => interval_error(i),
+        ValidateError::Sim(SimError::Invalid {
+            field,
+            value,
+            accepted,
+        }) => CliError::Invalid {
+            arg: match field {
+                "runs" => "--runs",
+                "work" => "--work",
+                "interval" => "--interval",
+                "cost" => "--cost",
+                "procs" => "--procs",
+                "replicas" => "--replicas",
+                _ => "a simulator input",
+            },
+            value,
+            accepted,
+        },
+        ValidateError::Sim(other) => CliError::NoAnswer(other.to_string()),
+        ValidateError::Conflict(m) => CliError::Conflict(m),
+    }
+}
+
+impl ValidateArgs {
+    /// Validated inputs, simulator and options.
+    pub fn validate(
+        &self,
+    ) -> Result<(crate::interval::IntervalInputs, SimKind, SimOptions), CliError> {
+        let mut inputs = self.model.inputs()?;
+        inputs.work = Some(self.work);
+        let sim = match self.sim {
+            Some(SimArg::Periodic) => SimKind::Periodic,
+            Some(SimArg::Replicated) => SimKind::Replicated,
+            None => validate::default_sim(&inputs),
+        };
+        if sim == SimKind::Periodic && (self.aging || self.heartbeat.is_some()) {
+            return Err(CliError::Conflict(
+                "--aging and --heartbeat apply to --sim replicated".into(),
+            ));
+        }
+        let options = SimOptions {
+            work_s: self.work,
+            runs: self.runs,
+            seed: self.seed,
+            grid_points: self.points,
+            aging: self.aging,
+            heartbeat_s: self.heartbeat.unwrap_or(0.0),
+        };
+        Ok((inputs, sim, options))
+    }
+}
+
+/// Runs the validation; `command` is quoted in report.md.
+pub fn run(
+    args: &ValidateArgs,
+    command: &str,
+    progress: &dyn Progress,
+) -> Result<ValidateOutput, CliError> {
+    let (inputs, sim, options) = args.validate()?;
+    progress.start("validate", options.runs);
+    let v: Result<Validation, ValidateError> =
+        validate::run(&inputs, sim, &options, args.threads, &|| progress.tick());
+    progress.finish();
+    let v = v.map_err(validate_error)?;
+    let text = match args.format {
+        ValidateFormat::Table => report::validate::table(&v),
+        ValidateFormat::Json => report::validate::json(&v),
+    };
+    let files = if args.out.is_some() {
+        report::validate::files(&v, command).map_err(|e| CliError::Internal(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    Ok(ValidateOutput { text, files })
+}

@@ -1,0 +1,352 @@
+//! The validation report: `validate.json`, `validate.csv`, plots, `report.md`, and the table.
+
+use super::interval::{JsonInputs, SCHEMA_VERSION};
+use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::table::{Align, render};
+use crate::units::format_duration;
+use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct JsonValidation<'a> {
+    schema_version: u32,
+    command: &'static str,
+    simulator: SimKind,
+    inputs: JsonInputs,
+    options: &'a SimOptions,
+    recommended: &'static str,
+    recommended_interval_s: f64,
+    empirical_optimum_s: f64,
+    optimal_region_s: [f64; 2],
+    assumptions_hold: bool,
+    assumption_notes: &'a [String],
+    verdicts: &'a [Verdict],
+    points: &'a [GridPoint],
+}
+
+/// `validate.json`: seconds throughout, CIs as `{point, stderr, ci95, runs}`.
+pub fn json(v: &Validation) -> String {
+    let doc = JsonValidation {
+        schema_version: SCHEMA_VERSION,
+        command: "validate",
+        simulator: v.sim,
+        inputs: JsonInputs::of(&v.answer.inputs),
+        options: &v.options,
+        recommended: v.answer.recommended,
+        recommended_interval_s: v.answer.recommended_interval_s,
+        empirical_optimum_s: v.empirical_optimum_s,
+        optimal_region_s: v.optimal_region_s,
+        assumptions_hold: v.assumptions_hold,
+        assumption_notes: &v.assumption_notes,
+        verdicts: &v.verdicts,
+        points: &v.points,
+    };
+    let mut s =
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:?}")).unwrap_or_default()
+}
+
+/// `validate.csv`: one line per simulated interval.
+pub fn csv(v: &Validation) -> String {
+    let mut out = String::from(
+        "interval_s,on_grid,overhead,stderr,ci95_lo,ci95_hi,runs,model_overhead,optimal_region\n",
+    );
+    for p in &v.points {
+        out.push_str(&format!(
+            "{:?},{},{:?},{},{:?},{:?},{},{},{}\n",
+            p.interval_s,
+            p.on_grid,
+            p.overhead.point,
+            opt(p.overhead.stderr),
+            p.overhead.ci95[0],
+            p.overhead.ci95[1],
+            p.overhead.runs,
+            opt(p.model_overhead),
+            p.optimal_region
+        ));
+    }
+    out
+}
+
+/// Simulated overhead vs interval with its 95% CI band, the model's curve over it, and every
+/// row's interval marked on the simulated curve.
+pub fn overhead_plot(v: &Validation) -> Plot {
+    let grid: Vec<&GridPoint> = v.points.iter().filter(|p| p.on_grid).collect();
+    let band = Band {
+        name: "simulated 95% CI".into(),
+        points: grid
+            .iter()
+            .map(|p| (p.interval_s, p.overhead.ci95[0], p.overhead.ci95[1]))
+            .collect(),
+    };
+    let series = vec![
+        Series {
+            name: "simulated mean".into(),
+            points: grid
+                .iter()
+                .map(|p| (p.interval_s, p.overhead.point))
+                .collect(),
+            dashed: false,
+        },
+        Series {
+            name: format!("{} (model)", v.answer.recommended),
+            points: grid
+                .iter()
+                .filter_map(|p| p.model_overhead.map(|m| (p.interval_s, m)))
+                .collect(),
+            dashed: true,
+        },
+    ];
+    let mut markers: Vec<Marker> = v
+        .verdicts
+        .iter()
+        .map(|d| Marker {
+            name: format!("{} ({})", d.name, format_duration(d.interval_s)),
+            x: d.interval_s,
+            y: d.simulated_overhead.point,
+        })
+        .collect();
+    if let Some(best) = v
+        .points
+        .iter()
+        .find(|p| p.interval_s == v.empirical_optimum_s)
+    {
+        markers.push(Marker {
+            name: format!("empirical optimum ({})", format_duration(best.interval_s)),
+            x: best.interval_s,
+            y: best.overhead.point,
+        });
+    }
+    Plot {
+        id: "validate".into(),
+        title: format!(
+            "Simulated vs predicted overhead ({} simulator, {} runs)",
+            sim_name(v.sim),
+            v.options.runs
+        ),
+        x: Axis {
+            label: "checkpoint interval (time)".into(),
+            log: true,
+            unit: Unit::Seconds,
+        },
+        y: Axis {
+            label: "overhead (wall time / work)".into(),
+            log: false,
+            unit: Unit::Plain,
+        },
+        bands: vec![band],
+        series,
+        markers,
+        error_bars: vec![],
+    }
+}
+
+/// The regret of every row with its 95% CI as an error bar, at the row's interval.
+pub fn regret_plot(v: &Validation) -> Plot {
+    Plot {
+        id: "regret".into(),
+        title: "Regret of each model's interval against the empirical optimum".into(),
+        x: Axis {
+            label: "the model's interval (time)".into(),
+            log: true,
+            unit: Unit::Seconds,
+        },
+        y: Axis {
+            label: "extra wall time (%), 95% CI".into(),
+            log: false,
+            unit: Unit::Percent,
+        },
+        bands: vec![],
+        series: vec![],
+        markers: v
+            .verdicts
+            .iter()
+            .map(|d| Marker {
+                name: format!(
+                    "{}: {:+.3}%{}",
+                    d.name,
+                    d.regret_pct.point,
+                    if d.confirmed { "" } else { " (not confirmed)" }
+                ),
+                x: d.interval_s,
+                y: d.regret_pct.point,
+            })
+            .collect(),
+        error_bars: v
+            .verdicts
+            .iter()
+            .map(|d| (d.interval_s, d.regret_pct.ci95[0], d.regret_pct.ci95[1]))
+            .collect(),
+    }
+}
+
+fn sim_name(s: SimKind) -> &'static str {
+    match s {
+        SimKind::Periodic => "periodic",
+        SimKind::Replicated => "replicated",
+    }
+}
+
+/// The verdict in one paragraph.
+pub fn verdict_paragraph(v: &Validation) -> String {
+    let rec = v.verdicts.iter().find(|d| d.name == v.answer.recommended);
+    let mut s = String::new();
+    if let Some(r) = rec {
+        s.push_str(&format!(
+            "The recommended interval ({}, `{}`) is {} by {} runs of the {} simulator: the empirical optimum of the grid is {}, the optimal region (not significantly worse at 95%) spans {} to {}, and the recommendation's regret is {:.3}% (95% CI {:.3}% to {:.3}%).",
+            format_duration(r.interval_s),
+            r.name,
+            if r.confirmed { "confirmed" } else { "NOT confirmed" },
+            v.options.runs,
+            sim_name(v.sim),
+            format_duration(v.empirical_optimum_s),
+            format_duration(v.optimal_region_s[0]),
+            format_duration(v.optimal_region_s[1]),
+            r.regret_pct.point,
+            r.regret_pct.ci95[0],
+            r.regret_pct.ci95[1],
+        ));
+        if let (Some(p), Some(z)) = (r.predicted_overhead, r.z) {
+            s.push_str(&format!(
+                " The model predicts an overhead of {:.4} there; the simulation measures {:.4} (z = {:.2}).",
+                p, r.simulated_overhead.point, z
+            ));
+        }
+    }
+    let losers: Vec<String> = v
+        .verdicts
+        .iter()
+        .filter(|d| !d.confirmed)
+        .map(|d| {
+            format!(
+                "`{}` ({:+.3}%, CI {:.3}% to {:.3}%)",
+                d.name, d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
+            )
+        })
+        .collect();
+    if losers.is_empty() {
+        s.push_str(" Every model's interval lies in the optimal region or has a regret indistinguishable from zero.");
+    } else {
+        s.push_str(&format!(
+            " Measurably worse than the optimum: {}.",
+            losers.join(", ")
+        ));
+    }
+    if !v.assumptions_hold {
+        s.push_str(&format!(
+            " The simulation departs from the models' assumptions ({}), so the figures above measure what that costs, not a flaw of the optimizer.",
+            v.assumption_notes.join("; ")
+        ));
+    }
+    s
+}
+
+/// The table for a terminal.
+pub fn table(v: &Validation) -> String {
+    let rows: Vec<Vec<String>> = v
+        .verdicts
+        .iter()
+        .map(|d| {
+            vec![
+                d.name.to_string(),
+                format_duration(d.interval_s),
+                d.predicted_overhead
+                    .map(|p| format!("{p:.4}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!(
+                    "{:.4} ± {:.4}",
+                    d.simulated_overhead.point,
+                    d.simulated_overhead.stderr.unwrap_or(0.0)
+                ),
+                d.z.map(|z| format!("{z:+.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!(
+                    "{:+.3}% [{:.3}, {:.3}]",
+                    d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
+                ),
+                if d.confirmed {
+                    "confirmed".into()
+                } else {
+                    "not confirmed".into()
+                },
+            ]
+        })
+        .collect();
+    let mut out = render(
+        &[
+            "model",
+            "interval",
+            "predicted",
+            "simulated (± stderr)",
+            "z",
+            "regret (95% CI)",
+            "verdict",
+        ],
+        &[
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+        ],
+        &rows,
+    );
+    out.push('\n');
+    out.push_str(&verdict_paragraph(v));
+    out.push('\n');
+    out
+}
+
+/// `report.md`.
+pub fn markdown(v: &Validation, command: &str) -> String {
+    let mut s = String::from("# ckpt validate\n\n");
+    s.push_str(&format!("```\n{command}\n```\n\n"));
+    s.push_str(&verdict_paragraph(v));
+    s.push_str("\n\n![simulated vs predicted overhead](validate.svg)\n\n![regret of each model](regret.svg)\n\n");
+    s.push_str("| model | interval | predicted | simulated | regret | 95% CI | verdict |\n|---|---:|---:|---:|---:|---|---|\n");
+    for d in &v.verdicts {
+        s.push_str(&format!(
+            "| {} | {} | {} | {:.4} | {:+.3}% | {:.3}% to {:.3}% | {} |\n",
+            d.name,
+            format_duration(d.interval_s),
+            d.predicted_overhead
+                .map(|p| format!("{p:.4}"))
+                .unwrap_or_else(|| "-".into()),
+            d.simulated_overhead.point,
+            d.regret_pct.point,
+            d.regret_pct.ci95[0],
+            d.regret_pct.ci95[1],
+            if d.confirmed {
+                "confirmed"
+            } else {
+                "not confirmed"
+            }
+        ));
+    }
+    s.push_str("\nData: `validate.json` and `validate.csv` (every simulated interval with its CI and the model's overhead).\n");
+    s
+}
+
+/// Every file of the report.
+pub fn files(v: &Validation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+    let mut out = vec![
+        ("validate.json".to_string(), json(v).into_bytes()),
+        ("validate.csv".to_string(), csv(v).into_bytes()),
+    ];
+    for p in [overhead_plot(v), regret_plot(v)] {
+        out.push((
+            format!("{}.svg", p.id),
+            plot::render_svg(&p, plot::SIZE)?.into_bytes(),
+        ));
+        out.push((format!("{}.png", p.id), plot::render_png(&p, plot::SIZE)?));
+    }
+    out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
+    Ok(out)
+}

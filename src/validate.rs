@@ -1,0 +1,415 @@
+//! `ckpt validate`: every model's predicted interval held against simulation (SIMULATION.md
+//! section 4). The periodic and replicated simulators run at every row's interval and on a
+//! log-spaced grid around the recommended one, with common random numbers: run `i` uses the
+//! stream `(seed, i)` at every interval, so differences between intervals are measured on the
+//! same failure histories.
+
+use crate::failure::Lifetime;
+use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs};
+use crate::model::replicated::Detect as ModelDetect;
+use crate::sim::engine::{Nanos, run_parallel, secs_to_ns};
+use crate::sim::periodic::{self, Failures, PeriodicConfig};
+use crate::sim::replicated::{self as rsim, ReplicatedConfig};
+use crate::sim::run::SimError;
+use crate::sim::stats::{Estimate, t_quantile_975};
+use serde::Serialize;
+use thiserror::Error;
+
+/// Why a validation cannot run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ValidateError {
+    /// The models could not answer.
+    #[error(transparent)]
+    Interval(#[from] IntervalError),
+    /// A simulation could not run.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// Settings that make no sense together.
+    #[error("{0}")]
+    Conflict(String),
+}
+
+/// Which simulator checks the models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SimKind {
+    /// One coordinated job (SIMULATION.md 1): the setting of Young's and Daly's models.
+    Periodic,
+    /// n processes x r replicas (SIMULATION.md 2).
+    Replicated,
+}
+
+/// Simulator settings beyond the model inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SimOptions {
+    /// Useful work per simulated job (s).
+    pub work_s: f64,
+    /// Replications per interval.
+    pub runs: u64,
+    /// Seed of the common random numbers.
+    pub seed: u64,
+    /// Points of the grid around the recommended interval (0.25x to 4x).
+    pub grid_points: usize,
+    /// Replicated: survivors keep their age across intervals (the model assumes they do not).
+    pub aging: bool,
+    /// Replicated `immediate`: a loss is noticed this long after it happens (s).
+    pub heartbeat_s: f64,
+}
+
+/// Simulated overhead at one interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GridPoint {
+    /// The work interval (s).
+    pub interval_s: f64,
+    /// Mean simulated overhead (wall time / work) with its CI.
+    pub overhead: Estimate,
+    /// The reference model's expected overhead there.
+    pub model_overhead: Option<f64>,
+    /// Within the optimal region (not significantly worse than the empirical optimum).
+    pub optimal_region: bool,
+    /// A point of the log grid (the others are rows' intervals).
+    pub on_grid: bool,
+}
+
+/// One row's prediction against the simulation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The row.
+    pub name: &'static str,
+    /// Its interval (s).
+    pub interval_s: f64,
+    /// The model's expected overhead at it (reference model).
+    pub predicted_overhead: Option<f64>,
+    /// The simulated overhead at it.
+    pub simulated_overhead: Estimate,
+    /// `(predicted - simulated) / stderr`.
+    pub z: Option<f64>,
+    /// Paired relative excess of mean wall time over the empirical optimum, in percent.
+    pub regret_pct: Estimate,
+    /// In the optimal region, or the regret's CI contains 0.
+    pub confirmed: bool,
+}
+
+/// The whole validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Validation {
+    /// Simulator used.
+    pub sim: SimKind,
+    /// Its settings.
+    pub options: SimOptions,
+    /// What the models say.
+    pub answer: IntervalAnswer,
+    /// Every simulated interval, ascending.
+    pub points: Vec<GridPoint>,
+    /// The grid interval with the lowest mean overhead.
+    pub empirical_optimum_s: f64,
+    /// The optimal region's smallest and largest grid intervals.
+    pub optimal_region_s: [f64; 2],
+    /// One verdict per row with an interval.
+    pub verdicts: Vec<Verdict>,
+    /// Where the simulator departs from the model's assumptions (aging, heartbeat, ...).
+    pub assumptions_hold: bool,
+    /// Why not, when they do not.
+    pub assumption_notes: Vec<String>,
+}
+
+fn sim_error_for_interval(e: SimError, interval_s: f64) -> ValidateError {
+    match e {
+        SimError::NoProgress(m) => ValidateError::Sim(SimError::NoProgress(format!(
+            "at the interval {}: {m}",
+            crate::units::format_duration(interval_s)
+        ))),
+        other => ValidateError::Sim(other),
+    }
+}
+
+/// A simulator set up for the validation, as a function of the interval.
+enum Setup {
+    Periodic(PeriodicConfig),
+    Replicated(ReplicatedConfig),
+}
+
+impl Setup {
+    fn new(inputs: &IntervalInputs, sim: SimKind, o: &SimOptions) -> Result<Setup, ValidateError> {
+        let work = secs_to_ns(o.work_s);
+        let cost = secs_to_ns(inputs.cost);
+        Ok(match sim {
+            SimKind::Periodic => {
+                if inputs.replication.is_some() {
+                    return Err(ValidateError::Conflict(
+                        "--sim periodic simulates one job: drop --procs/--replicas, or use --sim replicated".into(),
+                    ));
+                }
+                let failures = match inputs.nodes {
+                    Some(n) => Failures::Nodes {
+                        node: Lifetime::exponential(n.node_mtbf_s).map_err(IntervalError::from)?,
+                        nodes: n.count,
+                        partners: 0,
+                    },
+                    None => Failures::Platform(
+                        Lifetime::exponential(inputs.mtbf).map_err(IntervalError::from)?,
+                    ),
+                };
+                Setup::Periodic(PeriodicConfig {
+                    work,
+                    interval: 1,
+                    cost,
+                    restart: secs_to_ns(inputs.restart),
+                    failures,
+                    final_checkpoint: true,
+                    walltime: None,
+                })
+            }
+            SimKind::Replicated => {
+                let rep = inputs.replication.ok_or_else(|| {
+                    ValidateError::Conflict(
+                        "--sim replicated needs --procs and/or --replicas".into(),
+                    )
+                })?;
+                let detect = match rep.detect {
+                    ModelDetect::End => {
+                        if o.heartbeat_s > 0.0 {
+                            return Err(ValidateError::Conflict(
+                                "--heartbeat needs --detect immediate".into(),
+                            ));
+                        }
+                        rsim::Detect::End
+                    }
+                    ModelDetect::Immediate => rsim::Detect::Immediate {
+                        restart: secs_to_ns(inputs.restart),
+                        heartbeat: secs_to_ns(o.heartbeat_s),
+                    },
+                };
+                Setup::Replicated(ReplicatedConfig {
+                    work,
+                    interval: 1,
+                    cost,
+                    procs: rep.procs,
+                    replicas: rep.replicas as u64,
+                    lifetime: Lifetime::new(rep.shape, inputs.mtbf).map_err(IntervalError::from)?,
+                    detect,
+                    aging: o.aging,
+                    walltime: None,
+                })
+            }
+        })
+    }
+
+    fn check(&self, interval: Nanos) -> Result<(), SimError> {
+        match self {
+            Setup::Periodic(c) => PeriodicConfig {
+                interval,
+                ..c.clone()
+            }
+            .validate(),
+            Setup::Replicated(c) => ReplicatedConfig {
+                interval,
+                ..c.clone()
+            }
+            .validate(),
+        }
+    }
+
+    /// Wall time of run `run` at `interval`.
+    fn wall(&self, interval: Nanos, seed: u64, run: u64) -> Result<Nanos, SimError> {
+        match self {
+            Setup::Periodic(c) => {
+                let cfg = PeriodicConfig {
+                    interval,
+                    ..c.clone()
+                };
+                periodic::simulate_run(&cfg, seed, run).map(|r| r.wall)
+            }
+            Setup::Replicated(c) => {
+                let cfg = ReplicatedConfig {
+                    interval,
+                    ..c.clone()
+                };
+                rsim::simulate_run(&cfg, seed, run).map(|r| r.wall)
+            }
+        }
+    }
+}
+
+/// The default simulator for `inputs`: replicated when the replicated model applies.
+pub fn default_sim(inputs: &IntervalInputs) -> SimKind {
+    if inputs.replication.is_some() {
+        SimKind::Replicated
+    } else {
+        SimKind::Periodic
+    }
+}
+
+/// The log-spaced grid from 0.25x to 4x of `center`.
+pub fn grid(center: f64, points: usize) -> Vec<f64> {
+    let n = points.max(2);
+    (0..n)
+        .map(|i| center * 0.25 * 16f64.powf(i as f64 / (n - 1) as f64))
+        .collect()
+}
+
+/// Mean and CI of paired differences `a_i - b_i`.
+fn paired(a: &[f64], b: &[f64]) -> Estimate {
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    Estimate::from_samples(&d)
+}
+
+fn scaled(e: Estimate, by: f64) -> Estimate {
+    Estimate {
+        point: e.point * by,
+        stderr: e.stderr.map(|s| s * by),
+        ci95: [e.ci95[0] * by, e.ci95[1] * by],
+        runs: e.runs,
+    }
+}
+
+/// Runs the validation; `tick` is called once per finished run (of all intervals).
+pub fn run(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Validation, ValidateError> {
+    if options.runs < 2 {
+        return Err(ValidateError::Sim(SimError::Invalid {
+            field: "runs",
+            value: options.runs.to_string(),
+            accepted: "at least 2 (confidence intervals need two runs)".into(),
+        }));
+    }
+    let answer = interval::compute(inputs)?;
+    let setup = Setup::new(inputs, sim, options)?;
+    let reference = interval::reference_model(inputs)?;
+
+    // The grid, then the rows' own intervals, all on whole nanoseconds.
+    let mut taus: Vec<(Nanos, bool)> = grid(answer.recommended_interval_s, options.grid_points)
+        .into_iter()
+        .map(|t| (secs_to_ns(t).max(1), true))
+        .collect();
+    for r in &answer.rows {
+        if let Some(t) = r.interval_s {
+            let ns = secs_to_ns(t).max(1);
+            if !taus.iter().any(|(x, _)| *x == ns) {
+                taus.push((ns, false));
+            }
+        }
+    }
+    taus.sort();
+    for &(t, _) in &taus {
+        setup
+            .check(t)
+            .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))?;
+    }
+    let intervals: Vec<Nanos> = taus.iter().map(|p| p.0).collect();
+
+    // One task per run, simulating every interval on the run's own stream.
+    let per_run = run_parallel(options.runs, threads, tick, |i| {
+        intervals
+            .iter()
+            .map(|&t| {
+                setup
+                    .wall(t, options.seed, i)
+                    .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
+            })
+            .collect::<Result<Vec<Nanos>, ValidateError>>()
+    });
+    let per_run: Vec<Vec<Nanos>> = per_run.into_iter().collect::<Result<_, _>>()?;
+    let work = secs_to_ns(options.work_s) as f64;
+    // overhead[j][i]: interval j, run i.
+    let overhead: Vec<Vec<f64>> = (0..intervals.len())
+        .map(|j| per_run.iter().map(|r| r[j] as f64 / work).collect())
+        .collect();
+    let means: Vec<Estimate> = overhead.iter().map(|o| Estimate::from_samples(o)).collect();
+
+    let best = (0..intervals.len())
+        .filter(|&j| taus[j].1)
+        .min_by(|&a, &b| means[a].point.total_cmp(&means[b].point))
+        .expect("the grid has points");
+    let in_region: Vec<bool> = (0..intervals.len())
+        .map(|j| {
+            let d = paired(&overhead[j], &overhead[best]);
+            j == best || d.ci95[0] <= 0.0
+        })
+        .collect();
+    let region: Vec<f64> = (0..intervals.len())
+        .filter(|&j| taus[j].1 && in_region[j])
+        .map(|j| intervals[j] as f64 / 1e9)
+        .collect();
+    let region_s = [
+        region.iter().cloned().fold(f64::INFINITY, f64::min),
+        region.iter().cloned().fold(0.0, f64::max),
+    ];
+
+    let points = (0..intervals.len())
+        .map(|j| {
+            let t = intervals[j] as f64 / 1e9;
+            GridPoint {
+                interval_s: t,
+                overhead: means[j],
+                model_overhead: reference.overhead(t),
+                optimal_region: in_region[j],
+                on_grid: taus[j].1,
+            }
+        })
+        .collect();
+
+    let best_mean = means[best].point;
+    let verdicts = answer
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let t = r.interval_s?;
+            let j = intervals.iter().position(|&x| x == secs_to_ns(t).max(1))?;
+            let regret = scaled(paired(&overhead[j], &overhead[best]), 100.0 / best_mean);
+            let predicted = reference.overhead(t);
+            let sim_mean = means[j];
+            let z = match (predicted, sim_mean.stderr) {
+                (Some(p), Some(se)) if se > 0.0 => Some((p - sim_mean.point) / se),
+                _ => None,
+            };
+            let inside = t >= region_s[0] && t <= region_s[1];
+            Some(Verdict {
+                name: r.name,
+                interval_s: t,
+                predicted_overhead: predicted,
+                simulated_overhead: sim_mean,
+                z,
+                regret_pct: regret,
+                confirmed: inside || regret.ci95[0] <= 0.0,
+            })
+        })
+        .collect();
+
+    let mut notes = Vec::new();
+    if let (SimKind::Replicated, Some(rep)) = (sim, inputs.replication) {
+        if options.aging && !rep.shape.is_exponential() {
+            notes.push(format!(
+                "--aging with {} lifetimes: survivors keep their age, while the model assumes fresh replicas at every interval",
+                rep.shape
+            ));
+        }
+        if options.heartbeat_s > 0.0 {
+            notes.push(format!(
+                "a heartbeat of {}: losses are noticed late, while the `immediate` model acts at once",
+                crate::units::format_duration(options.heartbeat_s)
+            ));
+        }
+    }
+    Ok(Validation {
+        sim,
+        options: *options,
+        answer,
+        points,
+        empirical_optimum_s: intervals[best] as f64 / 1e9,
+        optimal_region_s: region_s,
+        verdicts,
+        assumptions_hold: notes.is_empty(),
+        assumption_notes: notes,
+    })
+}
+
+/// The t quantile used for the paired CIs (exposed for reports that explain them).
+pub fn ci_quantile(runs: u64) -> f64 {
+    t_quantile_975(runs.saturating_sub(1).max(1) as f64)
+}

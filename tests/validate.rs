@@ -1,0 +1,272 @@
+//! `ckpt validate`: verdicts where the models hold, losses where they do not, and reports.
+
+use assert_cmd::Command;
+use ckpt::failure::Shape;
+use ckpt::interval::{IntervalInputs, Replication};
+use ckpt::model::replicated::Detect;
+use ckpt::validate::{self, SimKind, SimOptions, Validation};
+
+fn options(runs: u64, work_s: f64) -> SimOptions {
+    SimOptions {
+        work_s,
+        runs,
+        seed: 7,
+        grid_points: 25,
+        aging: false,
+        heartbeat_s: 0.0,
+    }
+}
+
+fn verdict<'a>(v: &'a Validation, name: &str) -> &'a validate::Verdict {
+    v.verdicts
+        .iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no verdict for {name}"))
+}
+
+fn replicated(mtbf: f64, cost: f64, restart: f64, detect: Detect, shape: Shape) -> IntervalInputs {
+    let mut i = IntervalInputs::single(mtbf, cost, restart);
+    i.replication = Some(Replication {
+        procs: 8,
+        replicas: 2,
+        detect,
+        shape,
+    });
+    i
+}
+
+#[test]
+fn the_exact_model_is_confirmed_where_its_assumptions_hold() {
+    for (mtbf, cost, restart) in [(6.0 * 3600.0, 300.0, 600.0), (3600.0, 60.0, 120.0)] {
+        let inputs = IntervalInputs::single(mtbf, cost, restart);
+        let v = validate::run(
+            &inputs,
+            SimKind::Periodic,
+            &options(400, 50.0 * 3600.0),
+            0,
+            &|| {},
+        )
+        .unwrap();
+        assert!(v.assumptions_hold);
+        let d = verdict(&v, "daly-complete");
+        assert!(d.confirmed, "{d:?}");
+        assert!(
+            d.z.unwrap().abs() < 4.0,
+            "the model's overhead against the simulated one: {d:?}"
+        );
+        assert!(
+            d.regret_pct.ci95[0] <= 0.0
+                || (d.interval_s >= v.optimal_region_s[0] && d.interval_s <= v.optimal_region_s[1])
+        );
+    }
+}
+
+#[test]
+fn young_and_first_order_lose_where_delta_over_m_is_large() {
+    let inputs = IntervalInputs::single(600.0, 300.0, 60.0);
+    let v = validate::run(
+        &inputs,
+        SimKind::Periodic,
+        &options(400, 50.0 * 3600.0),
+        0,
+        &|| {},
+    )
+    .unwrap();
+    assert!(verdict(&v, "daly-complete").confirmed);
+    for name in ["young", "daly-first-order"] {
+        let d = verdict(&v, name);
+        assert!(!d.confirmed, "{name}: {d:?}");
+        // The loss is measured, with a CI that excludes zero: Young about 5%, first order about 2%.
+        assert!(d.regret_pct.ci95[0] > 0.5, "{name}: {:?}", d.regret_pct);
+    }
+    assert!(
+        verdict(&v, "young").regret_pct.point > verdict(&v, "daly-first-order").regret_pct.point
+    );
+}
+
+#[test]
+fn weibull_with_aging_is_reported_as_a_broken_assumption_with_a_measured_regret() {
+    let inputs = replicated(
+        3600.0,
+        60.0,
+        0.0,
+        Detect::End,
+        Shape::Weibull { shape: 0.7 },
+    );
+    let mut o = options(200, 20.0 * 3600.0);
+    o.aging = true;
+    let v = validate::run(&inputs, SimKind::Replicated, &o, 0, &|| {}).unwrap();
+    assert!(!v.assumptions_hold);
+    assert!(v.assumption_notes[0].contains("aging"));
+    let d = verdict(&v, v.answer.recommended);
+    // Survivors that keep their age fail less than fresh ones (shape < 1): the model is far off...
+    assert!(d.z.unwrap() > 4.0, "{d:?}");
+    // ...and its interval measurably too short: the regret is not zero.
+    assert!(d.regret_pct.ci95[0] > 0.0, "{:?}", d.regret_pct);
+    assert!(!d.confirmed);
+    let text = ckpt::report::validate::verdict_paragraph(&v);
+    assert!(
+        text.contains("NOT confirmed") && text.contains("departs from the models' assumptions"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_heartbeat_delay_is_measured_against_the_immediate_model() {
+    let inputs = replicated(3600.0, 60.0, 60.0, Detect::Immediate, Shape::Exponential);
+    let mut o = options(200, 20.0 * 3600.0);
+    o.heartbeat_s = 120.0;
+    let v = validate::run(&inputs, SimKind::Replicated, &o, 0, &|| {}).unwrap();
+    assert!(!v.assumptions_hold);
+    let d = verdict(&v, "replicated-immediate");
+    // Late detection costs wall time the model does not count.
+    assert!(d.z.unwrap() < -4.0, "{d:?}");
+    assert!(d.simulated_overhead.point > d.predicted_overhead.unwrap());
+    // Without the heartbeat the model holds.
+    let v0 = validate::run(
+        &inputs,
+        SimKind::Replicated,
+        &options(200, 20.0 * 3600.0),
+        0,
+        &|| {},
+    )
+    .unwrap();
+    assert!(verdict(&v0, "replicated-immediate").z.unwrap().abs() < 4.0);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let inputs = IntervalInputs::single(3600.0, 60.0, 120.0);
+    let a = validate::run(
+        &inputs,
+        SimKind::Periodic,
+        &options(64, 10.0 * 3600.0),
+        1,
+        &|| {},
+    )
+    .unwrap();
+    let b = validate::run(
+        &inputs,
+        SimKind::Periodic,
+        &options(64, 10.0 * 3600.0),
+        2,
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!(
+        ckpt::report::validate::json(&a),
+        ckpt::report::validate::json(&b)
+    );
+}
+
+#[test]
+fn the_grid_is_log_spaced_around_the_recommendation() {
+    let g = validate::grid(100.0, 25);
+    assert_eq!(g.len(), 25);
+    assert!(
+        (g[0] - 25.0).abs() < 1e-12 && (g[24] - 400.0).abs() < 1e-9 && (g[12] - 100.0).abs() < 1e-9
+    );
+}
+
+fn ckpt() -> Command {
+    Command::cargo_bin("ckpt").unwrap()
+}
+
+#[test]
+fn validate_writes_its_report() {
+    let dir = std::env::temp_dir().join(format!("ckpt-validate-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = ckpt()
+        .args([
+            "validate", "--mtbf", "1h", "--cost", "60s", "--runs", "50", "--work", "10h",
+            "--format", "json", "--quiet", "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["simulator"], "periodic");
+    assert_eq!(
+        v["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["on_grid"] == true)
+            .count(),
+        25
+    );
+    for f in [
+        "validate.json",
+        "validate.csv",
+        "validate.svg",
+        "validate.png",
+        "regret.svg",
+        "regret.png",
+        "report.md",
+    ] {
+        assert!(
+            std::fs::metadata(dir.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f}"
+        );
+    }
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("confirmed"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_validations_get_status_2() {
+    for (args, mention) in [
+        (
+            vec!["--mtbf", "1h", "--cost", "60s", "--runs", "1"],
+            "--runs",
+        ),
+        (
+            vec!["--mtbf", "1h", "--cost", "60s", "--runs", "0"],
+            "--runs",
+        ),
+        (
+            vec!["--mtbf", "1h", "--cost", "60s", "--sim", "replicated"],
+            "--procs",
+        ),
+        (
+            vec![
+                "--mtbf", "1h", "--cost", "60s", "--procs", "4", "--sim", "periodic",
+            ],
+            "--sim periodic",
+        ),
+        (vec!["--mtbf", "1h", "--cost", "60s", "--aging"], "--aging"),
+        (
+            vec![
+                "--mtbf",
+                "1h",
+                "--cost",
+                "60s",
+                "--procs",
+                "4",
+                "--heartbeat",
+                "30s",
+            ],
+            "--heartbeat",
+        ),
+        (
+            vec!["--mtbf", "1h", "--cost", "60s", "--work", "-1h"],
+            "--work",
+        ),
+    ] {
+        let mut all = vec!["validate"];
+        all.extend(args.iter());
+        let out = ckpt().args(&all).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.lines().count() == 1 && err.contains(mention),
+            "{args:?}: {err}"
+        );
+    }
+}
