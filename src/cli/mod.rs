@@ -3,6 +3,7 @@
 //! Raw arguments are parsed here and turned into validated configs once; the library below
 //! never sees a string a user typed.
 
+pub mod fit;
 pub mod interval;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,9 @@ pub enum Command {
     /// The optimal checkpoint interval from every model, side by side.
     #[command(after_help = interval::EXAMPLES)]
     Interval(interval::IntervalArgs),
+    /// The MTBF and failure distribution from a failure log, with their uncertainty.
+    #[command(after_help = fit::EXAMPLES)]
+    Fit(fit::FitArgs),
     /// Shell completions, generated from these same definitions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.

@@ -1,4 +1,5 @@
 //! Reports: pure functions from results to bytes. Nothing here touches the disk or a terminal.
 
+pub mod fit;
 pub mod interval;
 pub mod table;

@@ -309,9 +309,12 @@ pub struct Observation {
     pub failure_events: u64,
     /// Exposure events (of excluded kinds).
     pub exposure_events: u64,
-    /// Failures that end no gap: at the start of the observation or of a window, or at the
-    /// same time as the previous failure (of the same node with per-node windows).
-    pub failures_not_counted: u64,
+    /// Failures that end no gap because they open the observation or a window (the time
+    /// before them was not observed).
+    pub failures_at_window_start: u64,
+    /// Failures that end no gap because they come at the same time as the previous failure
+    /// (of the same node with per-node windows): one interruption.
+    pub failures_simultaneous: u64,
     /// Time of the first event (s).
     pub start: f64,
     /// Time of the last event (s): the end of the observation.
@@ -364,21 +367,27 @@ pub fn system_windows(events: &[Event], excluded: &[String]) -> Observation {
     let end = events.last().map_or(0.0, |e| e.time);
     let mut failures = Vec::new();
     let mut censored = Vec::new();
-    let (mut failure_events, mut exposure_events, mut not_counted) = (0, 0, 0);
+    let (mut failure_events, mut exposure_events) = (0, 0);
+    let (mut at_start, mut simultaneous) = (0, 0);
     let mut last = start;
+    let mut last_was_failure = false;
     for e in events {
         if excluded.contains(&kind_key(e)) {
             exposure_events += 1;
             if e.time > last {
                 censored.push(e.time - last);
             }
+            last_was_failure = false;
         } else {
             failure_events += 1;
             if e.time > last {
                 failures.push(e.time - last);
+            } else if last_was_failure {
+                simultaneous += 1;
             } else {
-                not_counted += 1;
+                at_start += 1;
             }
+            last_was_failure = true;
         }
         last = e.time;
     }
@@ -390,7 +399,8 @@ pub fn system_windows(events: &[Event], excluded: &[String]) -> Observation {
         events: events.len() as u64,
         failure_events,
         exposure_events,
-        failures_not_counted: not_counted,
+        failures_at_window_start: at_start,
+        failures_simultaneous: simultaneous,
         start,
         end,
         kinds: kinds(events, excluded),
@@ -437,11 +447,13 @@ pub fn node_windows(
     // The nodes that never appear share one clock: only node-less exposure events move it.
     let unseen = total - seen;
     let mut last = vec![start; index.len()];
+    let mut last_was_failure = vec![false; index.len()];
     let mut last_unseen = start;
     let mut failures = Vec::new();
     let mut censored = Vec::new();
     let mut censored_unseen = Vec::new();
-    let (mut failure_events, mut exposure_events, mut not_counted) = (0, 0, 0);
+    let (mut failure_events, mut exposure_events) = (0, 0);
+    let (mut at_start, mut simultaneous) = (0, 0);
     for e in events {
         let exposure = excluded.contains(&kind_key(e));
         match (e.node.as_deref(), exposure) {
@@ -457,11 +469,14 @@ pub fn node_windows(
                     failure_events += 1;
                     if gap > 0.0 {
                         failures.push(gap);
+                    } else if last_was_failure[i] {
+                        simultaneous += 1;
                     } else {
-                        not_counted += 1;
+                        at_start += 1;
                     }
                 }
                 last[i] = e.time;
+                last_was_failure[i] = !exposure;
             }
             (None, true) => {
                 exposure_events += 1;
@@ -471,6 +486,7 @@ pub fn node_windows(
                     }
                     *l = e.time;
                 }
+                last_was_failure.iter_mut().for_each(|f| *f = false);
                 if e.time > last_unseen {
                     censored_unseen.push(e.time - last_unseen);
                 }
@@ -508,7 +524,8 @@ pub fn node_windows(
         events: events.len() as u64,
         failure_events,
         exposure_events,
-        failures_not_counted: not_counted,
+        failures_at_window_start: at_start,
+        failures_simultaneous: simultaneous,
         start,
         end,
         kinds: kinds(events, excluded),
@@ -596,12 +613,13 @@ mod tests {
         let o = system_windows(&events, &excluded);
         assert_eq!(o.sample.failures(), &[10.0, 5.0]);
         assert_eq!(o.sample.censored(), &[(10.0, 1.0), (15.0, 1.0)]);
-        assert_eq!(o.failures_not_counted, 1);
+        assert_eq!((o.failures_at_window_start, o.failures_simultaneous), (0, 1));
         assert_eq!((o.failure_events, o.exposure_events), (3, 3));
         assert_eq!(o.sample.exposure(), 40.0);
         // Counted as failures, the exposure events shorten the gaps: SCR's mistake.
         let o = system_windows(&events, &[]);
         assert_eq!(o.sample.failures(), &[10.0, 15.0, 5.0, 10.0]);
+        assert_eq!((o.failures_at_window_start, o.failures_simultaneous), (1, 1));
     }
 
     #[test]

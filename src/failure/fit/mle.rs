@@ -88,8 +88,9 @@ impl Sample {
     }
 
     /// Number of censored gaps.
-    pub fn censored_count(&self) -> f64 {
-        self.censored.iter().map(|c| c.1).sum()
+    pub fn censored_count(&self) -> u64 {
+        // The weights are whole counts.
+        self.censored.iter().map(|c| c.1).sum::<f64>().round() as u64
     }
 
     /// Total exposure T: every gap, censored or not.
@@ -256,7 +257,7 @@ pub fn ln_likelihood(dist: &Fitted, sample: &Sample) -> f64 {
 pub fn ks_statistic(dist: &Fitted, sample: &Sample) -> f64 {
     let mut failures = sample.failures.clone();
     failures.sort_by(f64::total_cmp);
-    let mut at_risk = failures.len() as f64 + sample.censored_count();
+    let mut at_risk = failures.len() as f64 + sample.censored.iter().map(|c| c.1).sum::<f64>();
     let mut survival = 1.0;
     let mut d_max: f64 = 0.0;
     let (mut i, mut j) = (0, 0);

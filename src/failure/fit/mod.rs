@@ -47,13 +47,14 @@ pub enum FitError {
     Empty { file: String },
     /// Events, but no failure that ends a gap.
     #[error(
-        "{file} has {events} events but no failure to fit: {failure_events} failure events ({not_counted} at the start of a window or simultaneous with the previous failure), {exposure_events} exposure events; the MTBF is not defined"
+        "{file} has {events} events but no failure that ends a gap ({failure_events} failure events, of which {at_start} open the observation or a window and {simultaneous} coincide with the previous failure; {exposure_events} exposure events): the MTBF is not defined"
     )]
     NoFailures {
         file: String,
         events: u64,
         failure_events: u64,
-        not_counted: u64,
+        at_start: u64,
+        simultaneous: u64,
         exposure_events: u64,
     },
     /// `--per-node` on a log without nodes.
@@ -130,7 +131,8 @@ pub fn fit_events(
             file: file.to_string(),
             events: observation.events,
             failure_events: observation.failure_events,
-            not_counted: observation.failures_not_counted,
+            at_start: observation.failures_at_window_start,
+            simultaneous: observation.failures_simultaneous,
             exposure_events: observation.exposure_events,
         }
     })?;
