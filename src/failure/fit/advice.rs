@@ -141,7 +141,10 @@ fn shaped_setting(dist: &Fitted, nodes: Option<u64>) -> Option<Setting> {
 }
 
 fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
-    let (c, r) = (round_sig(cost, TIME_DIGITS), round_sig(restart, TIME_DIGITS));
+    let (c, r) = (
+        round_sig(cost, TIME_DIGITS),
+        round_sig(restart, TIME_DIGITS),
+    );
     let mut flags = format!("{} --cost {}", s.flags, advice_number(c, TIME_DIGITS));
     if r > 0.0 {
         flags.push_str(&format!(" --restart {}", advice_number(r, TIME_DIGITS)));
@@ -187,9 +190,19 @@ pub fn advise(report: &FitReport, cost: Option<f64>, restart: f64) -> Advice {
     let mut intervals = Vec::new();
     if let Some(c) = cost {
         let [lo, hi] = report.mtbf.ci95_s;
-        intervals.push(row("mtbf-ci-low", &exponential_setting(lo, nodes), c, restart));
+        intervals.push(row(
+            "mtbf-ci-low",
+            &exponential_setting(lo, nodes),
+            c,
+            restart,
+        ));
         intervals.push(row("mtbf", &exp, c, restart));
-        intervals.push(row("mtbf-ci-high", &exponential_setting(hi, nodes), c, restart));
+        intervals.push(row(
+            "mtbf-ci-high",
+            &exponential_setting(hi, nodes),
+            c,
+            restart,
+        ));
         if let Some(b) = &best {
             intervals.push(row("best-fit", b, c, restart));
         }

@@ -136,7 +136,8 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         for (c, value) in columns.iter().zip(fields.iter()) {
             match c {
                 Column::Time => {
-                    let (t, f) = parse_time(value).ok_or_else(|| err(line, "time", value, TIME_ACCEPTED))?;
+                    let (t, f) =
+                        parse_time(value).ok_or_else(|| err(line, "time", value, TIME_ACCEPTED))?;
                     match format {
                         None => format = Some(f),
                         Some(prev) if prev != f => {
@@ -162,7 +163,8 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
                 Column::Kind => kind = (!value.is_empty()).then(|| value.to_string()),
             }
         }
-        let time = time.ok_or_else(|| err(line, "time", "", "is missing: every line needs a time"))?;
+        let time =
+            time.ok_or_else(|| err(line, "time", "", "is missing: every line needs a time"))?;
         events.push(Event {
             time,
             node,
@@ -553,7 +555,10 @@ mod tests {
         assert_eq!(parse_rfc3339("2000-03-01T00:00:00Z"), Some(951868800.0));
         assert_eq!(parse_rfc3339("2024-05-01T12:00:00Z"), Some(1714564800.0));
         assert_eq!(parse_rfc3339("2024-05-01 12:00:00"), Some(1714564800.0));
-        assert_eq!(parse_rfc3339("2024-05-01T12:00:00.25Z"), Some(1714564800.25));
+        assert_eq!(
+            parse_rfc3339("2024-05-01T12:00:00.25Z"),
+            Some(1714564800.25)
+        );
         assert_eq!(parse_rfc3339("1969-12-31T23:59:59Z"), Some(-1.0));
         assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1709164800.0));
         for bad in [
@@ -609,17 +614,27 @@ mod tests {
             ev(30.0, None, None),
             ev(40.0, None, Some("maintenance")),
         ];
-        let excluded = vec!["start".into(), "end-of-allocation".into(), "maintenance".into()];
+        let excluded = vec![
+            "start".into(),
+            "end-of-allocation".into(),
+            "maintenance".into(),
+        ];
         let o = system_windows(&events, &excluded);
         assert_eq!(o.sample.failures(), &[10.0, 5.0]);
         assert_eq!(o.sample.censored(), &[(10.0, 1.0), (15.0, 1.0)]);
-        assert_eq!((o.failures_at_window_start, o.failures_simultaneous), (0, 1));
+        assert_eq!(
+            (o.failures_at_window_start, o.failures_simultaneous),
+            (0, 1)
+        );
         assert_eq!((o.failure_events, o.exposure_events), (3, 3));
         assert_eq!(o.sample.exposure(), 40.0);
         // Counted as failures, the exposure events shorten the gaps: SCR's mistake.
         let o = system_windows(&events, &[]);
         assert_eq!(o.sample.failures(), &[10.0, 15.0, 5.0, 10.0]);
-        assert_eq!((o.failures_at_window_start, o.failures_simultaneous), (1, 1));
+        assert_eq!(
+            (o.failures_at_window_start, o.failures_simultaneous),
+            (1, 1)
+        );
     }
 
     #[test]
