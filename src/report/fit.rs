@@ -306,6 +306,11 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     for n in notes {
         out.push_str(&format!("  note: {n}\n"));
     }
+    if advice.intervals.iter().any(|r| r.at == "best-fit") {
+        out.push_str(
+            "  best-fit: the replicated model with one replica per node, which starts every interval with fresh nodes (MODELS.md 4); for a shape below 1 that is pessimistic\n",
+        );
+    }
     out.push_str("flags of each row:\n");
     for r in &advice.intervals {
         out.push_str(&format!("  {:<13} ckpt interval {}\n", r.at, r.flags));

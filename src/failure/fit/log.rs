@@ -31,7 +31,7 @@ enum TimeFormat {
     Rfc3339,
 }
 
-const TIME_ACCEPTED: &str = "is not a time: use seconds of zero or more (e.g. 3600 or 1.5e4) \
+const TIME_ACCEPTED: &str = "is not a time: use seconds from 0 to 1e15 (e.g. 3600 or 1.5e4) \
 or RFC 3339 (e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00+02:00)";
 
 fn header_column(name: &str) -> Option<Column> {
@@ -180,7 +180,8 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
         return None;
     }
     if let Ok(t) = value.parse::<f64>() {
-        return (t.is_finite() && t >= 0.0).then_some((t, TimeFormat::Seconds));
+        // 1e15 s is 30 million years: beyond it a sum of gaps could lose its precision.
+        return (t.is_finite() && (0.0..=1e15).contains(&t)).then_some((t, TimeFormat::Seconds));
     }
     parse_rfc3339(value).map(|t| (t, TimeFormat::Rfc3339))
 }
@@ -592,6 +593,7 @@ mod tests {
         let cases = [
             ("1\n2\n-3\n", "f:3: field `time`"),
             ("1\nnan\n", "f:2: field `time`"),
+            ("1\n1e16\n", "f:2: field `time`"),
             ("1,a,b,c\n", "f:1: field `line`"),
             ("time,where\n1,a\n", "f:1: field `header`"),
             ("node\nn1\n", "f:1: field `header`"),

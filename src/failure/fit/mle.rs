@@ -656,7 +656,7 @@ impl NegLnL<'_> {
         let d = match self.family {
             Family::Gamma => {
                 let (a, theta) = (x[0].exp(), x[1].exp());
-                if !(SHAPE_MIN..=SHAPE_MAX).contains(&a) || !(theta.is_finite() && theta > 0.0) {
+                if !((SHAPE_MIN..=SHAPE_MAX).contains(&a) && theta.is_finite() && theta > 0.0) {
                     return None;
                 }
                 Fitted::Gamma { a, theta }
