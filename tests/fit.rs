@@ -538,3 +538,70 @@ fn a_two_failure_log_fits_what_it_can() {
     );
     assert!(doc["fits"][1]["aic"].is_null());
 }
+
+/// Numbers within 1e-6 relative (the Nelder-Mead fits are exact to about 1e-7), iteration
+/// counts ignored (they depend on the last bits of the platform's `ln` and `exp`).
+fn same_json(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Result<(), String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            if (x - y).abs() <= 1e-6 * x.abs().max(y.abs()) {
+                Ok(())
+            } else {
+                Err(format!("{path}: {x} vs {y}"))
+            }
+        }
+        (Array(x), Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .try_for_each(|(i, (p, q))| same_json(p, q, &format!("{path}[{i}]"))),
+        (Object(x), Object(y)) if x.len() == y.len() => {
+            x.iter()
+                .try_for_each(|(k, v)| match (k.as_str(), y.get(k)) {
+                    ("iterations", Some(_)) => Ok(()),
+                    (_, Some(w)) => same_json(v, w, &format!("{path}.{k}")),
+                    (_, None) => Err(format!("{path}.{k} missing")),
+                })
+        }
+        _ if a == b => Ok(()),
+        _ => Err(format!("{path}: {a} vs {b}")),
+    }
+}
+
+#[test]
+fn json_matches_the_committed_example() {
+    let out = ckpt()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "fit",
+            "data/failures/allocations.csv",
+            "--exclude-kind",
+            "allocation-start",
+            "--exclude-kind",
+            "end-of-allocation",
+            "--cost",
+            "5m",
+            "--restart",
+            "10m",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/examples/fit-allocations.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    if let Err(at) = same_json(&got, &want, "$") {
+        panic!("data/examples/fit-allocations.json differs at {at}: regenerate it if intended");
+    }
+}
