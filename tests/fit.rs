@@ -605,3 +605,101 @@ fn json_matches_the_committed_example() {
         panic!("data/examples/fit-allocations.json differs at {at}: regenerate it if intended");
     }
 }
+
+// ---------------------------------------------------------------- properties
+
+mod properties {
+    use ckpt::failure::fit::{FitOptions, Fitted, Sample, fit_all, fit_log, mle};
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0.0f64..1e7).prop_map(|t| format!("{t}")),
+            (0.0f64..1e7, 0u8..4).prop_map(|(t, n)| format!("{t},n{n}")),
+            (0.0f64..1e7, 0u8..4, 0u8..3).prop_map(|(t, n, k)| {
+                format!("{t},n{n},{}", ["failure", "maintenance", ""][k as usize])
+            }),
+            "[ -~]{0,20}",
+            Just("# comment".to_string()),
+            Just(String::new()),
+            Just("5,,maintenance".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Any text gives a report or an error, never a panic, and a report's numbers are finite.
+        #[test]
+        fn any_log_gives_an_answer_or_an_error(
+            lines in prop::collection::vec(line(), 0..25),
+            per_node in any::<bool>(),
+            exclude in any::<bool>(),
+        ) {
+            let text = lines.join("\n");
+            let options = FitOptions {
+                exclude_kinds: if exclude { vec!["maintenance".into()] } else { vec![] },
+                per_node,
+                nodes: None,
+            };
+            if let Ok(r) = fit_log(&text, "p.csv", &options) {
+                prop_assert!(r.mtbf.point_s.is_finite() && r.mtbf.point_s > 0.0);
+                prop_assert!(r.mtbf.ci95_s[0] <= r.mtbf.point_s && r.mtbf.point_s <= r.mtbf.ci95_s[1]);
+                for f in &r.fits {
+                    for x in [f.shape, f.scale_s, f.mu, f.sigma, f.mean_s, f.ln_likelihood, f.aic, f.ks]
+                        .into_iter()
+                        .flatten()
+                    {
+                        prop_assert!(x.is_finite(), "{:?}", f);
+                    }
+                }
+                let advice = ckpt::failure::fit::advise(&r, Some(60.0), 30.0);
+                for row in &advice.intervals {
+                    prop_assert!(row.interval_s.is_none_or(|t| t.is_finite() && t > 0.0));
+                }
+            }
+        }
+
+        /// Every fit that converged is a local maximum of the censored likelihood.
+        #[test]
+        fn converged_fits_are_local_maxima(
+            failures in prop::collection::vec(0.01f64..1e4, 3..40),
+            censored in prop::collection::vec(0.01f64..1e4, 0..20),
+        ) {
+            let s = Sample::new(failures, censored);
+            let (fits, _) = fit_all(&s);
+            for f in fits.iter().filter(|f| f.converged) {
+                let d = f.dist.unwrap();
+                let best = mle::ln_likelihood(&d, &s);
+                let near: Vec<Fitted> = match d {
+                    Fitted::Exponential { theta } => vec![
+                        Fitted::Exponential { theta: theta * 1.01 },
+                        Fitted::Exponential { theta: theta * 0.99 },
+                    ],
+                    Fitted::Weibull { k, lambda } => vec![
+                        Fitted::Weibull { k: k * 1.01, lambda },
+                        Fitted::Weibull { k: k * 0.99, lambda },
+                        Fitted::Weibull { k, lambda: lambda * 1.01 },
+                        Fitted::Weibull { k, lambda: lambda * 0.99 },
+                    ],
+                    Fitted::Gamma { a, theta } => vec![
+                        Fitted::Gamma { a: a * 1.01, theta },
+                        Fitted::Gamma { a: a * 0.99, theta },
+                        Fitted::Gamma { a, theta: theta * 1.01 },
+                        Fitted::Gamma { a, theta: theta * 0.99 },
+                    ],
+                    Fitted::LogNormal { mu, sigma } => vec![
+                        Fitted::LogNormal { mu: mu + 0.01, sigma },
+                        Fitted::LogNormal { mu: mu - 0.01, sigma },
+                        Fitted::LogNormal { mu, sigma: sigma * 1.01 },
+                        Fitted::LogNormal { mu, sigma: sigma * 0.99 },
+                    ],
+                };
+                for p in near {
+                    let l = mle::ln_likelihood(&p, &s);
+                    prop_assert!(l <= best + 1e-9 * best.abs(), "{:?}: {} > {}", p, l, best);
+                }
+            }
+        }
+    }
+}
