@@ -12,7 +12,8 @@ use std::path::PathBuf;
 pub const EXAMPLES: &str = "Examples:
   ckpt fit data/failures/weibull-0.7.csv
   ckpt fit data/failures/allocations.csv --exclude-kind end-of-allocation --cost 5m --restart 10m
-  ckpt fit data/failures/nodes.csv --per-node --nodes 128 --exclude-kind maintenance --format json
+  ckpt fit data/failures/nodes.csv --per-node --nodes 128 --exclude-kind maintenance \
+      --exclude-kind end-of-log --format json
 
 The log has one event per line: time[,node[,kind]], time in seconds or RFC 3339
 (2024-05-01T12:00:00Z); an optional header names the columns; blank lines and # comments are

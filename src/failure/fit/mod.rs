@@ -36,7 +36,7 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum FitError {
     /// A line that cannot be read.
-    #[error("{file}:{line}: field `{field}`: `{value}` {accepted}")]
+    #[error("{file}:{line}: field `{field}`: {}", describe(.value, .accepted))]
     Parse {
         file: String,
         line: usize,
@@ -65,6 +65,14 @@ pub enum FitError {
     /// `--nodes` below the nodes the log names.
     #[error("--nodes {given} is fewer than the {seen} distinct nodes that {file} names")]
     TooFewNodes { given: u64, seen: u64, file: String },
+}
+
+fn describe(value: &str, accepted: &str) -> String {
+    if value.is_empty() {
+        format!("the value {accepted}")
+    } else {
+        format!("`{value}` {accepted}")
+    }
 }
 
 /// What to fit and how to read the log.
