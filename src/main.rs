@@ -180,6 +180,10 @@ fn run(cli: Cli) -> Result<()> {
             }
             out.write_all(output.text.as_bytes())?;
         }
+        Command::Fit(args) => {
+            let text = ckpt::cli::fit::run(&args)?;
+            out.write_all(text.as_bytes())?;
+        }
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut out);
         }

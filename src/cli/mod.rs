@@ -4,6 +4,7 @@
 //! never sees a string a user typed.
 
 pub mod encoding;
+pub mod fit;
 pub mod interval;
 pub mod simulate;
 pub mod sweep;
@@ -44,6 +45,9 @@ pub enum Command {
     /// Every model's interval held against simulation, with a verdict and a report.
     #[command(after_help = validate::EXAMPLES)]
     Validate(validate::ValidateArgs),
+    /// The MTBF and failure distribution from a failure log, with their uncertainty.
+    #[command(after_help = fit::EXAMPLES)]
+    Fit(fit::FitArgs),
     /// Shell completions, generated from these same definitions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.

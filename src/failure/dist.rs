@@ -258,7 +258,7 @@ fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 }
 
 /// `ln Phi(z)` for the standard normal cdf, stable in the far lower tail.
-fn ln_phi(z: f64) -> f64 {
+pub(crate) fn ln_phi(z: f64) -> f64 {
     if z > -5.0 {
         (0.5 * statrs::function::erf::erfc(-z / SQRT_2)).ln()
     } else {

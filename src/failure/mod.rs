@@ -4,6 +4,7 @@
 //! the shape parameter says how far from memoryless the failures are.
 
 mod dist;
+pub mod fit;
 
 pub use dist::{Lifetime, Shape, log1mexp};
 

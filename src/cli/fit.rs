@@ -1,0 +1,132 @@
+//! `ckpt fit`: arguments, reading the log, and the run.
+
+use super::CliError;
+use crate::failure::fit::{self, FitError, FitOptions};
+use crate::report;
+use crate::report::fit::FitInputs;
+use crate::units;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Examples shown under `ckpt fit --help`.
+pub const EXAMPLES: &str = "Examples:
+  ckpt fit data/failures/weibull-0.7.csv
+  ckpt fit data/failures/allocations.csv --exclude-kind end-of-allocation --cost 5m --restart 10m
+  ckpt fit data/failures/nodes.csv --per-node --nodes 128 --exclude-kind maintenance \
+      --exclude-kind end-of-log --format json
+
+The log has one event per line: time[,node[,kind]], time in seconds or RFC 3339
+(2024-05-01T12:00:00Z); an optional header names the columns; blank lines and # comments are
+skipped. Events of an --exclude-kind kind are exposure, not failures: they end a window with a
+right-censored gap. The observation runs from the first event of any kind to the last.";
+
+/// Output formats of `fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FitFormat {
+    /// Aligned tables for a person.
+    Table,
+    /// One JSON object, seconds throughout (schema_version 1).
+    Json,
+}
+
+fn duration(s: &str) -> Result<f64, String> {
+    units::parse_positive_duration(s).map_err(|e| e.to_string())
+}
+
+fn duration0(s: &str) -> Result<f64, String> {
+    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
+}
+
+fn count(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
+    }
+}
+
+fn kind(s: &str) -> Result<String, String> {
+    let k = s.trim();
+    if k.is_empty() || k.contains(',') {
+        Err("a kind as written in the log's kind column (no commas, not empty)".into())
+    } else {
+        Ok(k.to_string())
+    }
+}
+
+/// `ckpt fit` arguments.
+#[derive(Debug, Clone, Args)]
+pub struct FitArgs {
+    /// The failure log (CSV: time[,node[,kind]]).
+    #[arg(value_name = "FAILURES.csv")]
+    pub file: PathBuf,
+    /// An event kind that is exposure, not a failure (e.g. end-of-allocation); repeatable.
+    #[arg(long = "exclude-kind", value_name = "KIND", value_parser = kind)]
+    pub exclude_kind: Vec<String>,
+    /// Fit node lifetimes (gaps between one node's failures) instead of the system's.
+    #[arg(long)]
+    pub per_node: bool,
+    /// With --per-node: the node count, including nodes that never appear in the log.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    pub nodes: Option<u64>,
+    /// Checkpoint cost: prints the recommended interval at the fitted MTBF and its bounds.
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub cost: Option<f64>,
+    /// Restart cost R (with --cost; default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    pub restart: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FitFormat::Table)]
+    pub format: FitFormat,
+}
+
+fn fit_error(e: FitError) -> CliError {
+    CliError::Conflict(e.to_string())
+}
+
+/// Runs `ckpt fit` and returns what to print.
+pub fn run(args: &FitArgs) -> Result<String, CliError> {
+    if args.nodes.is_some() && !args.per_node {
+        return Err(CliError::Conflict(
+            "--nodes applies to --per-node fits: give --per-node too".into(),
+        ));
+    }
+    if args.restart > 0.0 && args.cost.is_none() {
+        return Err(CliError::Conflict(
+            "--restart needs --cost: the interval depends on the checkpoint cost".into(),
+        ));
+    }
+    let name = args.file.display().to_string();
+    let bytes = std::fs::read(&args.file).map_err(|e| CliError::Invalid {
+        arg: "FAILURES.csv",
+        value: name.clone(),
+        accepted: format!("a readable file ({e})"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| CliError::Invalid {
+        arg: "FAILURES.csv",
+        value: name.clone(),
+        accepted: format!(
+            "a UTF-8 text file (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })?;
+    let options = FitOptions {
+        exclude_kinds: args.exclude_kind.clone(),
+        per_node: args.per_node,
+        nodes: args.nodes,
+    };
+    let fitted = fit::fit_log(&text, &name, &options).map_err(fit_error)?;
+    let advice = fit::advise(&fitted, args.cost, args.restart);
+    let inputs = FitInputs {
+        file: name,
+        exclude_kinds: args.exclude_kind.clone(),
+        per_node: args.per_node,
+        nodes: args.nodes,
+        cost_s: args.cost,
+        restart_s: args.restart,
+    };
+    Ok(match args.format {
+        FitFormat::Table => report::fit::table(&inputs, &fitted, &advice),
+        FitFormat::Json => report::fit::json(&inputs, &fitted, &advice),
+    })
+}

@@ -1,0 +1,215 @@
+//! From a fit to `ckpt interval`: the flags to give it, and its recommended interval at the
+//! MTBF's estimate and 95% bounds (and at the best family's fit when that is not the
+//! exponential).
+
+use super::{Family, FitReport, Fitted};
+use crate::interval::{self, IntervalInputs, Nodes, Replication};
+use crate::model::replicated::Detect;
+use serde::Serialize;
+
+/// One recommended interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdviceRow {
+    /// `mtbf-ci-low`, `mtbf`, `mtbf-ci-high` (exponential) or `best-fit`.
+    pub at: &'static str,
+    /// The distribution given to the model (`exp`, `weibull:0.7031`, ...).
+    pub dist: String,
+    /// The MTBF given to the model (s): of one node with per-node windows.
+    pub mtbf_s: f64,
+    /// The `ckpt interval` flags that give this row.
+    pub flags: String,
+    /// The cost model that answers.
+    pub model: Option<&'static str>,
+    /// The recommended interval (s).
+    pub interval_s: Option<f64>,
+    /// Its expected overhead.
+    pub overhead: Option<f64>,
+    /// Why the interval is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What to tell `ckpt interval`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    /// Flags for the best family by AIC.
+    pub flags: String,
+    /// Flags for the exponential fit.
+    pub flags_exponential: String,
+    /// Recommended intervals; empty without a checkpoint cost.
+    pub intervals: Vec<AdviceRow>,
+}
+
+/// `x` rounded to `digits` significant digits, printed in the shortest form that reads back.
+///
+/// ```
+/// use ckpt::failure::fit::advice_number;
+/// assert_eq!(advice_number(21634.2345, 6), "21634.2");
+/// assert_eq!(advice_number(0.703149, 4), "0.7031");
+/// assert_eq!(advice_number(2.5e9, 6), "2500000000");
+/// ```
+pub fn advice_number(x: f64, digits: i32) -> String {
+    format!("{}", round_sig(x, digits))
+}
+
+fn round_sig(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let e = x.abs().log10().floor() as i32;
+    let p = digits - 1 - e;
+    let r = if p >= 0 {
+        let f = 10f64.powi(p);
+        (x * f).round() / f
+    } else {
+        let f = 10f64.powi(-p);
+        (x / f).round() * f
+    };
+    if r.is_finite() { r } else { x }
+}
+
+/// Significant digits of the times and shapes in the flags.
+const TIME_DIGITS: i32 = 6;
+const SHAPE_DIGITS: i32 = 4;
+
+struct Setting {
+    dist: String,
+    mtbf: f64,
+    flags: String,
+    inputs: Box<dyn Fn(f64, f64) -> IntervalInputs>,
+}
+
+fn exponential_setting(mtbf: f64, nodes: Option<u64>) -> Setting {
+    let m = round_sig(mtbf, TIME_DIGITS);
+    match nodes {
+        None => Setting {
+            dist: "exp".into(),
+            mtbf: m,
+            flags: format!("--mtbf {}", advice_number(m, TIME_DIGITS)),
+            inputs: Box::new(move |cost, restart| IntervalInputs::single(m, cost, restart)),
+        },
+        Some(n) => Setting {
+            dist: "exp".into(),
+            mtbf: m,
+            flags: format!("--nodes {n} --node-mtbf {}", advice_number(m, TIME_DIGITS)),
+            inputs: Box::new(move |cost, restart| IntervalInputs {
+                nodes: Some(Nodes {
+                    count: n,
+                    node_mtbf_s: m,
+                }),
+                ..IntervalInputs::single(m / n as f64, cost, restart)
+            }),
+        },
+    }
+}
+
+/// The replicated model with one replica per process is `n` independent nodes of any
+/// lifetime distribution, each interval starting with fresh nodes; a single job notices its
+/// failure at once, so `immediate`.
+fn shaped_setting(dist: &Fitted, nodes: Option<u64>) -> Option<Setting> {
+    let m = round_sig(dist.mean()?, TIME_DIGITS);
+    let shape = match dist.shape() {
+        crate::failure::Shape::Weibull { shape } => crate::failure::Shape::Weibull {
+            shape: round_sig(shape, SHAPE_DIGITS),
+        },
+        crate::failure::Shape::Gamma { shape } => crate::failure::Shape::Gamma {
+            shape: round_sig(shape, SHAPE_DIGITS),
+        },
+        crate::failure::Shape::LogNormal { sigma } => crate::failure::Shape::LogNormal {
+            sigma: round_sig(sigma, SHAPE_DIGITS),
+        },
+        crate::failure::Shape::Exponential => return None,
+    };
+    let procs = nodes.unwrap_or(1);
+    Some(Setting {
+        dist: shape.to_string(),
+        mtbf: m,
+        flags: format!(
+            "--mtbf {} --dist {shape} --procs {procs} --replicas 1 --detect immediate",
+            advice_number(m, TIME_DIGITS)
+        ),
+        inputs: Box::new(move |cost, restart| IntervalInputs {
+            replication: Some(Replication {
+                procs,
+                replicas: 1,
+                detect: Detect::Immediate,
+                shape,
+            }),
+            ..IntervalInputs::single(m, cost, restart)
+        }),
+    })
+}
+
+fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
+    let (c, r) = (
+        round_sig(cost, TIME_DIGITS),
+        round_sig(restart, TIME_DIGITS),
+    );
+    let mut flags = format!("{} --cost {}", s.flags, advice_number(c, TIME_DIGITS));
+    if r > 0.0 {
+        flags.push_str(&format!(" --restart {}", advice_number(r, TIME_DIGITS)));
+    }
+    let (model, interval_s, overhead, note) = match interval::compute(&(s.inputs)(c, r)) {
+        Ok(a) => (
+            Some(a.recommended),
+            Some(a.recommended_interval_s),
+            a.recommended_overhead
+                .is_finite()
+                .then_some(a.recommended_overhead),
+            None,
+        ),
+        Err(e) => (None, None, None, Some(e.to_string())),
+    };
+    AdviceRow {
+        at,
+        dist: s.dist.clone(),
+        mtbf_s: s.mtbf,
+        flags,
+        model,
+        interval_s,
+        overhead,
+        note,
+    }
+}
+
+/// The flags for `report`, and with a checkpoint `cost` the recommended intervals at the
+/// exponential MTBF's 95% bounds and estimate, and at the best family's fit.
+///
+/// The numbers in the flags are rounded (6 significant digits for times, 4 for shapes) and
+/// the intervals are computed from the rounded values, so that running `ckpt interval` with
+/// the printed flags gives the printed interval.
+pub fn advise(report: &FitReport, cost: Option<f64>, restart: f64) -> Advice {
+    let nodes = report.observation.nodes;
+    let exp = exponential_setting(report.mtbf.point_s, nodes);
+    let best = report
+        .best
+        .filter(|b| *b != Family::Exponential)
+        .and_then(|b| report.fit(b))
+        .and_then(|f| f.dist.as_ref())
+        .and_then(|d| shaped_setting(d, nodes));
+    let mut intervals = Vec::new();
+    if let Some(c) = cost {
+        let [lo, hi] = report.mtbf.ci95_s;
+        intervals.push(row(
+            "mtbf-ci-low",
+            &exponential_setting(lo, nodes),
+            c,
+            restart,
+        ));
+        intervals.push(row("mtbf", &exp, c, restart));
+        intervals.push(row(
+            "mtbf-ci-high",
+            &exponential_setting(hi, nodes),
+            c,
+            restart,
+        ));
+        if let Some(b) = &best {
+            intervals.push(row("best-fit", b, c, restart));
+        }
+    }
+    Advice {
+        flags: best.as_ref().unwrap_or(&exp).flags.clone(),
+        flags_exponential: exp.flags.clone(),
+        intervals,
+    }
+}

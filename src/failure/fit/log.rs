@@ -1,0 +1,668 @@
+//! Failure logs: CSV lines `time[,node[,kind]]` into events, and events into observations
+//! (failure gaps and right-censored gaps).
+
+use super::FitError;
+use super::mle::Sample;
+use std::collections::BTreeMap;
+
+/// One line of a failure log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Seconds: as written, or since 1970-01-01T00:00:00Z for RFC 3339 times.
+    pub time: f64,
+    /// The node it happened on, if the log says.
+    pub node: Option<String>,
+    /// Its kind (`failure`, `end-of-allocation`, ...), if the log says.
+    pub kind: Option<String>,
+    /// Line number in the file (1-based), for messages.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Time,
+    Node,
+    Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeFormat {
+    Seconds,
+    Rfc3339,
+}
+
+const TIME_ACCEPTED: &str = "is not a time: use seconds from 0 to 1e15 (e.g. 3600 or 1.5e4) \
+or RFC 3339 (e.g. 2024-05-01T12:00:00Z or 2024-05-01T14:00:00+02:00)";
+
+fn header_column(name: &str) -> Option<Column> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "time" | "time_seconds" | "time_s" | "timestamp" | "t" => Some(Column::Time),
+        "node" | "host" | "hostname" | "node_id" => Some(Column::Node),
+        "kind" | "type" | "event" | "category" => Some(Column::Kind),
+        _ => None,
+    }
+}
+
+/// Parses a failure log.
+///
+/// Blank lines and lines starting with `#` are skipped. An optional header names the columns
+/// (`time`, `node`, `kind`, in any order); without one they are `time[,node[,kind]]`. Times are
+/// seconds or RFC 3339, one form per file. Events come back in file order.
+///
+/// ```
+/// use ckpt::failure::fit::parse_log;
+/// let events = parse_log("time,node,kind\n0,n1,failure\n3600,n2,\n", "log.csv").unwrap();
+/// assert_eq!(events.len(), 2);
+/// assert_eq!(events[1].node.as_deref(), Some("n2"));
+/// assert_eq!(events[1].kind, None);
+/// assert!(parse_log("0\nsoon\n", "log.csv").unwrap_err().to_string().contains("log.csv:2"));
+/// ```
+pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
+    let mut columns = vec![Column::Time, Column::Node, Column::Kind];
+    let mut seen_data_line = false;
+    let mut format: Option<TimeFormat> = None;
+    let mut events = Vec::new();
+    let err = |line: usize, field: &'static str, value: &str, accepted: &str| FitError::Parse {
+        file: file.to_string(),
+        line,
+        field,
+        value: value.to_string(),
+        accepted: accepted.to_string(),
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        // A byte-order mark would otherwise hide a header's `time`.
+        let raw = if line == 1 {
+            raw.trim_start_matches('\u{feff}')
+        } else {
+            raw
+        };
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if !seen_data_line {
+            seen_data_line = true;
+            if header_column(fields[0]) == Some(Column::Time)
+                || fields.iter().all(|f| header_column(f).is_some())
+            {
+                let mut named = Vec::new();
+                for f in &fields {
+                    let c = header_column(f).ok_or_else(|| {
+                        err(
+                            line,
+                            "header",
+                            f,
+                            "is not a column name: use time, node and kind",
+                        )
+                    })?;
+                    if named.contains(&c) {
+                        return Err(err(line, "header", f, "names a column twice"));
+                    }
+                    named.push(c);
+                }
+                if !named.contains(&Column::Time) {
+                    return Err(err(line, "header", trimmed, "has no `time` column"));
+                }
+                columns = named;
+                continue;
+            }
+        }
+        if fields.len() > columns.len() {
+            return Err(err(
+                line,
+                "line",
+                trimmed,
+                &format!(
+                    "has {} fields: expected at most {} ({})",
+                    fields.len(),
+                    columns.len(),
+                    columns
+                        .iter()
+                        .map(|c| match c {
+                            Column::Time => "time",
+                            Column::Node => "node",
+                            Column::Kind => "kind",
+                        })
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+            ));
+        }
+        let mut time = None;
+        let mut node = None;
+        let mut kind = None;
+        for (c, value) in columns.iter().zip(fields.iter()) {
+            match c {
+                Column::Time => {
+                    let (t, f) =
+                        parse_time(value).ok_or_else(|| err(line, "time", value, TIME_ACCEPTED))?;
+                    match format {
+                        None => format = Some(f),
+                        Some(prev) if prev != f => {
+                            return Err(err(
+                                line,
+                                "time",
+                                value,
+                                match prev {
+                                    TimeFormat::Seconds => {
+                                        "is RFC 3339 but the lines above give seconds: use one form per file"
+                                    }
+                                    TimeFormat::Rfc3339 => {
+                                        "is in seconds but the lines above give RFC 3339: use one form per file"
+                                    }
+                                },
+                            ));
+                        }
+                        Some(_) => {}
+                    }
+                    time = Some(t);
+                }
+                Column::Node => node = (!value.is_empty()).then(|| value.to_string()),
+                Column::Kind => kind = (!value.is_empty()).then(|| value.to_string()),
+            }
+        }
+        let time =
+            time.ok_or_else(|| err(line, "time", "", "is missing: every line needs a time"))?;
+        events.push(Event {
+            time,
+            node,
+            kind,
+            line,
+        });
+    }
+    Ok(events)
+}
+
+fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
+    if value.is_empty() {
+        return None;
+    }
+    if let Ok(t) = value.parse::<f64>() {
+        // 1e15 s is 30 million years: beyond it a sum of gaps could lose its precision.
+        return (t.is_finite() && (0.0..=1e15).contains(&t)).then_some((t, TimeFormat::Seconds));
+    }
+    parse_rfc3339(value).map(|t| (t, TimeFormat::Rfc3339))
+}
+
+/// Seconds since 1970-01-01T00:00:00Z of `YYYY-MM-DD[T| ]HH:MM:SS[.frac][Z|±HH:MM]`; a time
+/// without an offset is read as UTC.
+///
+/// ```
+/// use ckpt::failure::fit::parse_rfc3339;
+/// assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some(86400.0));
+/// assert_eq!(parse_rfc3339("2024-05-01T14:00:00+02:00"), parse_rfc3339("2024-05-01T12:00:00Z"));
+/// assert_eq!(parse_rfc3339("2023-02-29T00:00:00Z"), None);
+/// ```
+pub fn parse_rfc3339(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if b.len() < 19 || !s.is_ascii() {
+        return None;
+    }
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = &s[from..from + len];
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse().ok()
+        } else {
+            None
+        }
+    };
+    let year = num(0, 4)?;
+    let month = num(5, 2)?;
+    let day = num(8, 2)?;
+    let hour = num(11, 2)?;
+    let minute = num(14, 2)?;
+    let second = num(17, 2)?;
+    if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    // 60 is a leap second.
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut frac = 0.0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let digits = r.bytes().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        frac = format!("0.{}", &r[..digits]).parse().ok()?;
+        rest = &r[digits..];
+    }
+    let offset = match rest {
+        "" | "Z" | "z" => 0,
+        _ => {
+            let rb = rest.as_bytes();
+            if rb.len() != 6 || rb[3] != b':' {
+                return None;
+            }
+            let sign = match rb[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let h: i64 = rest[1..3].parse().ok()?;
+            let m: i64 = rest[4..6].parse().ok()?;
+            if !rest[1..3].bytes().all(|c| c.is_ascii_digit())
+                || !rest[4..6].bytes().all(|c| c.is_ascii_digit())
+                || h > 23
+                || m > 59
+            {
+                return None;
+            }
+            sign * (h * 3600 + m * 60)
+        }
+    };
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+    Some(secs as f64 + frac)
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if is_leap(y) => 29,
+        _ => 28,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+/// How many events of one kind the log has, and what they were taken for.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KindCount {
+    /// The kind as written (`(none)` for lines without one).
+    pub kind: String,
+    /// Number of events.
+    pub events: u64,
+    /// `failure` or `exposure`.
+    pub role: &'static str,
+}
+
+/// What the windows of a log give: the sample to fit and the bookkeeping around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// Failure gaps and censored gaps.
+    pub sample: Sample,
+    /// Events read.
+    pub events: u64,
+    /// Failure events (of kinds not excluded).
+    pub failure_events: u64,
+    /// Exposure events (of excluded kinds).
+    pub exposure_events: u64,
+    /// Failures that end no gap because they open the observation or a window (the time
+    /// before them was not observed).
+    pub failures_at_window_start: u64,
+    /// Failures that end no gap because they come at the same time as the previous failure
+    /// (of the same node with per-node windows): one interruption.
+    pub failures_simultaneous: u64,
+    /// Time of the first event (s).
+    pub start: f64,
+    /// Time of the last event (s): the end of the observation.
+    pub end: f64,
+    /// Events per kind.
+    pub kinds: Vec<KindCount>,
+    /// With per-node windows: the number of nodes the sample covers.
+    pub nodes: Option<u64>,
+    /// With per-node windows: the distinct nodes named in the log.
+    pub nodes_seen: Option<u64>,
+}
+
+fn kind_key(e: &Event) -> String {
+    e.kind
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default()
+}
+
+fn kinds(events: &[Event], excluded: &[String]) -> Vec<KindCount> {
+    let mut counts: BTreeMap<String, (String, u64)> = BTreeMap::new();
+    for e in events {
+        let entry = counts
+            .entry(kind_key(e))
+            .or_insert_with(|| (e.kind.clone().unwrap_or_else(|| "(none)".into()), 0));
+        entry.1 += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(key, (kind, n))| KindCount {
+            kind,
+            events: n,
+            role: if excluded.contains(&key) {
+                "exposure"
+            } else {
+                "failure"
+            },
+        })
+        .collect()
+}
+
+/// The windows of a whole system: one sequence of gaps between failures of any node.
+///
+/// `events` must be sorted by time (stably). The observation starts at the first event of any
+/// kind and ends at the last. A failure ends the current gap (uncensored); an event of an
+/// `excluded` kind (lower case) ends it too, as a right-censored gap, and a new window starts
+/// there; the gap from the last failure to the end of the observation is right-censored.
+pub fn system_windows(events: &[Event], excluded: &[String]) -> Observation {
+    let start = events.first().map_or(0.0, |e| e.time);
+    let end = events.last().map_or(0.0, |e| e.time);
+    let mut failures = Vec::new();
+    let mut censored = Vec::new();
+    let (mut failure_events, mut exposure_events) = (0, 0);
+    let (mut at_start, mut simultaneous) = (0, 0);
+    let mut last = start;
+    let mut last_was_failure = false;
+    for e in events {
+        if excluded.contains(&kind_key(e)) {
+            exposure_events += 1;
+            if e.time > last {
+                censored.push(e.time - last);
+            }
+            last_was_failure = false;
+        } else {
+            failure_events += 1;
+            if e.time > last {
+                failures.push(e.time - last);
+            } else if last_was_failure {
+                simultaneous += 1;
+            } else {
+                at_start += 1;
+            }
+            last_was_failure = true;
+        }
+        last = e.time;
+    }
+    if end > last {
+        censored.push(end - last);
+    }
+    Observation {
+        sample: Sample::new(failures, censored),
+        events: events.len() as u64,
+        failure_events,
+        exposure_events,
+        failures_at_window_start: at_start,
+        failures_simultaneous: simultaneous,
+        start,
+        end,
+        kinds: kinds(events, excluded),
+        nodes: None,
+        nodes_seen: None,
+    }
+}
+
+/// The windows of each node: gaps between that node's failures, pooled over the nodes.
+///
+/// `events` must be sorted by time (stably). Every node is observed from the first event of
+/// the log to the last; an exposure event with a node ends that node's window, one without a
+/// node ends every node's window. `nodes` (at least the number of distinct nodes named) adds
+/// nodes that never appear, observed over the same span with no failure.
+pub fn node_windows(
+    events: &[Event],
+    excluded: &[String],
+    nodes: Option<u64>,
+    file: &str,
+) -> Result<Observation, FitError> {
+    let start = events.first().map_or(0.0, |e| e.time);
+    let end = events.last().map_or(0.0, |e| e.time);
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in events {
+        if let Some(n) = e.node.as_deref() {
+            let next = index.len();
+            index.entry(n).or_insert(next);
+        }
+    }
+    if index.is_empty() {
+        return Err(FitError::NoNodes {
+            file: file.to_string(),
+        });
+    }
+    let seen = index.len() as u64;
+    let total = nodes.unwrap_or(seen);
+    if total < seen {
+        return Err(FitError::TooFewNodes {
+            given: total,
+            seen,
+            file: file.to_string(),
+        });
+    }
+    // The nodes that never appear share one clock: only node-less exposure events move it.
+    let unseen = total - seen;
+    let mut last = vec![start; index.len()];
+    let mut last_was_failure = vec![false; index.len()];
+    let mut last_unseen = start;
+    let mut failures = Vec::new();
+    let mut censored = Vec::new();
+    let mut censored_unseen = Vec::new();
+    let (mut failure_events, mut exposure_events) = (0, 0);
+    let (mut at_start, mut simultaneous) = (0, 0);
+    for e in events {
+        let exposure = excluded.contains(&kind_key(e));
+        match (e.node.as_deref(), exposure) {
+            (Some(n), _) => {
+                let i = index[n];
+                let gap = e.time - last[i];
+                if exposure {
+                    exposure_events += 1;
+                    if gap > 0.0 {
+                        censored.push(gap);
+                    }
+                } else {
+                    failure_events += 1;
+                    if gap > 0.0 {
+                        failures.push(gap);
+                    } else if last_was_failure[i] {
+                        simultaneous += 1;
+                    } else {
+                        at_start += 1;
+                    }
+                }
+                last[i] = e.time;
+                last_was_failure[i] = !exposure;
+            }
+            (None, true) => {
+                exposure_events += 1;
+                for l in last.iter_mut() {
+                    if e.time > *l {
+                        censored.push(e.time - *l);
+                    }
+                    *l = e.time;
+                }
+                last_was_failure.iter_mut().for_each(|f| *f = false);
+                if e.time > last_unseen {
+                    censored_unseen.push(e.time - last_unseen);
+                }
+                last_unseen = e.time;
+            }
+            (None, false) => {
+                return Err(FitError::Parse {
+                    file: file.to_string(),
+                    line: e.line,
+                    field: "node",
+                    value: String::new(),
+                    accepted: "is missing: with --per-node every failure needs a node \
+                               (or exclude its kind with --exclude-kind)"
+                        .into(),
+                });
+            }
+        }
+    }
+    for l in &last {
+        if end > *l {
+            censored.push(end - l);
+        }
+    }
+    if end > last_unseen {
+        censored_unseen.push(end - last_unseen);
+    }
+    let mut sample = Sample::new(failures, censored);
+    if unseen > 0 {
+        for c in censored_unseen {
+            sample.add_censored(c, unseen as f64);
+        }
+    }
+    Ok(Observation {
+        sample,
+        events: events.len() as u64,
+        failure_events,
+        exposure_events,
+        failures_at_window_start: at_start,
+        failures_simultaneous: simultaneous,
+        start,
+        end,
+        kinds: kinds(events, excluded),
+        nodes: Some(total),
+        nodes_seen: Some(seen),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(time: f64, node: Option<&str>, kind: Option<&str>) -> Event {
+        Event {
+            time,
+            node: node.map(String::from),
+            kind: kind.map(String::from),
+            line: 0,
+        }
+    }
+
+    #[test]
+    fn rfc3339_agrees_with_known_epochs() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(parse_rfc3339("2000-03-01T00:00:00Z"), Some(951868800.0));
+        assert_eq!(parse_rfc3339("2024-05-01T12:00:00Z"), Some(1714564800.0));
+        assert_eq!(parse_rfc3339("2024-05-01 12:00:00"), Some(1714564800.0));
+        assert_eq!(
+            parse_rfc3339("2024-05-01T12:00:00.25Z"),
+            Some(1714564800.25)
+        );
+        assert_eq!(parse_rfc3339("1969-12-31T23:59:59Z"), Some(-1.0));
+        assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1709164800.0));
+        for bad in [
+            "2024-05-01",
+            "2024-13-01T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-05-01T24:00:00Z",
+            "2024-05-01T12:00:00+2:00",
+            "2024-05-01T12:00:00.Z",
+            "2024-05-01X12:00:00Z",
+            "2024-05-01T12:00:00+02:00junk",
+            "2024-0a-01T12:00:00Z",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn header_and_positional_columns() {
+        let e = parse_log("# c\n\nkind,time\nfailure,10\n,20\n", "f").unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].time, e[0].kind.as_deref()), (10.0, Some("failure")));
+        assert_eq!((e[1].line, e[1].kind.as_deref()), (5, None));
+        let e = parse_log("5,n1,maintenance\n7\n", "f").unwrap();
+        assert_eq!(e[0].node.as_deref(), Some("n1"));
+        assert_eq!(e[1].node, None);
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_field() {
+        let cases = [
+            ("1\n2\n-3\n", "f:3: field `time`"),
+            ("1\nnan\n", "f:2: field `time`"),
+            ("1\n1e16\n", "f:2: field `time`"),
+            ("1,a,b,c\n", "f:1: field `line`"),
+            ("time,where\n1,a\n", "f:1: field `header`"),
+            ("node\nn1\n", "f:1: field `header`"),
+            ("1\n2024-05-01T12:00:00Z\n", "f:2: field `time`"),
+            ("time,node\n,n1\n", "f:2: field `time`"),
+        ];
+        for (text, want) in cases {
+            let e = parse_log(text, "f").unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn system_windows_censor_at_exposure_and_end() {
+        let events = [
+            ev(0.0, None, Some("start")),
+            ev(10.0, None, None),
+            ev(10.0, None, None),
+            ev(25.0, None, Some("end-of-allocation")),
+            ev(30.0, None, None),
+            ev(40.0, None, Some("maintenance")),
+        ];
+        let excluded = vec![
+            "start".into(),
+            "end-of-allocation".into(),
+            "maintenance".into(),
+        ];
+        let o = system_windows(&events, &excluded);
+        assert_eq!(o.sample.failures(), &[10.0, 5.0]);
+        assert_eq!(o.sample.censored(), &[(10.0, 1.0), (15.0, 1.0)]);
+        assert_eq!(
+            (o.failures_at_window_start, o.failures_simultaneous),
+            (0, 1)
+        );
+        assert_eq!((o.failure_events, o.exposure_events), (3, 3));
+        assert_eq!(o.sample.exposure(), 40.0);
+        // Counted as failures, the exposure events shorten the gaps: SCR's mistake.
+        let o = system_windows(&events, &[]);
+        assert_eq!(o.sample.failures(), &[10.0, 15.0, 5.0, 10.0]);
+        assert_eq!(
+            (o.failures_at_window_start, o.failures_simultaneous),
+            (1, 1)
+        );
+    }
+
+    #[test]
+    fn node_windows_start_every_node_at_the_first_event() {
+        let events = [
+            ev(0.0, Some("a"), Some("boot")),
+            ev(5.0, Some("b"), None),
+            ev(8.0, Some("a"), None),
+            ev(9.0, None, Some("maintenance")),
+            ev(12.0, Some("b"), None),
+        ];
+        let excluded = vec!["boot".into(), "maintenance".into()];
+        let o = node_windows(&events, &excluded, Some(3), "f").unwrap();
+        assert_eq!(o.sample.failures(), &[5.0, 8.0, 3.0]);
+        // a: 8..9 censored, 9..12 censored; b: 5..9 censored; unseen c: 0..9, 9..12.
+        assert_eq!(
+            o.sample.censored(),
+            &[(1.0, 1.0), (3.0, 2.0), (4.0, 1.0), (9.0, 1.0)]
+        );
+        assert_eq!(o.sample.exposure(), 36.0);
+        assert_eq!((o.nodes, o.nodes_seen), (Some(3), Some(2)));
+        assert!(matches!(
+            node_windows(&events, &excluded, Some(1), "f"),
+            Err(FitError::TooFewNodes { .. })
+        ));
+        let bad = [ev(0.0, Some("a"), None), ev(1.0, None, None)];
+        assert!(node_windows(&bad, &[], None, "f").is_err());
+    }
+}
