@@ -23,6 +23,7 @@ pub mod interval;
 pub mod model;
 pub mod optimize;
 pub mod report;
+pub mod shard;
 pub mod sim;
 pub mod sweep;
 pub mod units;
