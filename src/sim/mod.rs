@@ -5,3 +5,4 @@
 
 pub mod engine;
 pub mod stats;
+pub mod stencil;
