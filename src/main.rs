@@ -42,7 +42,34 @@ fn run(cli: Cli) -> Result<()> {
         Command::Man => {
             clap_mangen::Man::new(Cli::command()).render(&mut out)?;
         }
+        Command::Simulate(a) => match a.simulator {
+            ckpt::cli::simulate::Simulator::Stencil(s) => {
+                writeln!(out, "{}", ckpt::cli::stencil::run(&s, &Bar::default())?)?;
+            }
+        },
     }
     out.flush()?;
     Ok(())
+}
+
+/// The progress bar on stderr; indicatif draws nothing when stderr is not a terminal.
+#[derive(Default)]
+struct Bar(std::sync::OnceLock<indicatif::ProgressBar>);
+
+impl ckpt::cli::Progress for Bar {
+    fn start(&self, what: &str, total: u64) {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_message(what.to_string());
+        let _ = self.0.set(bar);
+    }
+    fn tick(&self) {
+        if let Some(b) = self.0.get() {
+            b.inc(1);
+        }
+    }
+    fn finish(&self) {
+        if let Some(b) = self.0.get() {
+            b.finish_and_clear();
+        }
+    }
 }

@@ -5,6 +5,9 @@
 
 
 
+pub mod simulate;
+pub mod stencil;
+
 use clap::{Parser, Subcommand};
 use thiserror::Error;
 
@@ -36,6 +39,8 @@ pub enum Command {
     },
     /// The manual page (roff), generated from these same definitions.
     Man,
+    /// Simulate a checkpointed run (stencil).
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Bad input or an internal failure, as the binary reports it.
