@@ -10,8 +10,16 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 fn paper(level: u32, recovery: Recovery) -> StencilConfig {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/paper/five-failures.csv")).unwrap();
-    let trace: Vec<TraceFailure> = parse_trace(&text, "five-failures.csv").unwrap().into_iter().map(|(f, _)| f).collect();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/paper/five-failures.csv"
+    ))
+    .unwrap();
+    let trace: Vec<TraceFailure> = parse_trace(&text, "five-failures.csv")
+        .unwrap()
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect();
     let ms: Nanos = 1_000_000;
     StencilConfig {
         width: 256,
@@ -36,12 +44,20 @@ fn one_run(c: &mut Criterion) {
             let cfg = paper(level, recovery);
             let l = layout(&cfg);
             g.bench_function(format!("L{level}_{}", recovery.name()), |b| {
-                b.iter(|| black_box(simulate(&l, &cfg, FailureStream::new(&cfg, run_rng(0, 0))).unwrap().makespan))
+                b.iter(|| {
+                    black_box(
+                        simulate(&l, &cfg, FailureStream::new(&cfg, run_rng(0, 0)))
+                            .unwrap()
+                            .makespan,
+                    )
+                })
             });
         }
     }
     let cfg = paper(6, Recovery::Global);
-    g.bench_function("layout_build", |b| b.iter(|| black_box(layout(&cfg).tri_of.len())));
+    g.bench_function("layout_build", |b| {
+        b.iter(|| black_box(layout(&cfg).tri_of.len()))
+    });
     g.finish();
 }
 
@@ -55,7 +71,9 @@ fn thousand_runs(c: &mut Criterion) {
         b.iter(|| {
             let l = layout(&cfg);
             let v = run_parallel(1000, 2, &|| {}, |i| {
-                simulate(&l, &cfg, FailureStream::new(&cfg, run_rng(0, i))).unwrap().makespan
+                simulate(&l, &cfg, FailureStream::new(&cfg, run_rng(0, i)))
+                    .unwrap()
+                    .makespan
             });
             black_box(v.len())
         })

@@ -28,7 +28,10 @@ fn cfg(width: u32, rows: u32, workers: u32, level: u32, recovery: Recovery) -> S
 }
 
 fn with_trace(mut c: StencilConfig, trace: &[(Nanos, u32)]) -> StencilConfig {
-    let mut v: Vec<TraceFailure> = trace.iter().map(|&(time, worker)| TraceFailure { time, worker }).collect();
+    let mut v: Vec<TraceFailure> = trace
+        .iter()
+        .map(|&(time, worker)| TraceFailure { time, worker })
+        .collect();
     v.sort_by_key(|f| f.time);
     c.failures = Failures::Trace(v);
     c
@@ -36,7 +39,8 @@ fn with_trace(mut c: StencilConfig, trace: &[(Nanos, u32)]) -> StencilConfig {
 
 fn run(c: &StencilConfig) -> RunFigures {
     let l = layout(c);
-    let f = simulate(&l, c, FailureStream::new(c, run_rng(7, 0))).unwrap_or_else(|e| panic!("{e} for {c:?}"));
+    let f = simulate(&l, c, FailureStream::new(c, run_rng(7, 0)))
+        .unwrap_or_else(|e| panic!("{e} for {c:?}"));
     invariants(c, &f);
     f
 }
@@ -61,10 +65,22 @@ fn hand_checked_cases_of_the_issue() {
     let mut none = cfg(4, 4, 2, 1, Recovery::Global);
     none.checkpoint = false;
     assert_eq!(m(none), 84 * S);
-    let g = run(&with_trace(cfg(4, 4, 2, 1, Recovery::Global), &[(5 * S, 1)]));
-    let d = run(&with_trace(cfg(4, 4, 2, 1, Recovery::Dependency), &[(5 * S, 1)]));
-    assert_eq!((g.makespan, g.cancelled_executions, g.aggregate_processing), (92 * S, 2, 170 * S));
-    assert_eq!((d.makespan, d.cancelled_executions, d.aggregate_processing), (92 * S, 1, 165 * S));
+    let g = run(&with_trace(
+        cfg(4, 4, 2, 1, Recovery::Global),
+        &[(5 * S, 1)],
+    ));
+    let d = run(&with_trace(
+        cfg(4, 4, 2, 1, Recovery::Dependency),
+        &[(5 * S, 1)],
+    ));
+    assert_eq!(
+        (g.makespan, g.cancelled_executions, g.aggregate_processing),
+        (92 * S, 2, 170 * S)
+    );
+    assert_eq!(
+        (d.makespan, d.cancelled_executions, d.aggregate_processing),
+        (92 * S, 1, 165 * S)
+    );
 }
 
 #[test]
@@ -114,7 +130,11 @@ fn random_case(rng: &mut ChaCha8Rng) -> (StencilConfig, Vec<(Nanos, u32)>) {
     let width = 2 * h * rng.random_range(1..=4u32);
     let rows = rng.random_range(1..=10u32);
     let workers = rng.random_range(1..=7u32);
-    let recovery = if rng.random::<bool>() { Recovery::Global } else { Recovery::Dependency };
+    let recovery = if rng.random::<bool>() {
+        Recovery::Global
+    } else {
+        Recovery::Dependency
+    };
     let mut c = cfg(width, rows, workers, level, recovery);
     c.checkpoint = rng.random_range(0..6) != 0;
     c.process_cost = rng.random_range(1..=10u64) * S;
@@ -130,7 +150,14 @@ fn random_case(rng: &mut ChaCha8Rng) -> (StencilConfig, Vec<(Nanos, u32)>) {
         trace.push((t, w));
         if rng.random_range(0..4) == 0 {
             // A worker and its guard at one instant, or the same worker twice.
-            trace.push((t, if rng.random::<bool>() { (w + 1) % workers } else { w }));
+            trace.push((
+                t,
+                if rng.random::<bool>() {
+                    (w + 1) % workers
+                } else {
+                    w
+                },
+            ));
         }
     }
     (c, trace)
@@ -156,15 +183,23 @@ fn invariants_hold_over_many_seeded_poisson_runs() {
         let (mut c, _) = random_case(&mut rng);
         // Some failures per run, but not so many that a global restart never finishes.
         let span = (2 * c.rows as u64 + (c.width * c.rows / c.workers) as u64) * c.process_cost;
-        c.failures = Failures::Poisson { mtbf: span / 4 * rng.random_range(1..=8u64) };
+        c.failures = Failures::Poisson {
+            mtbf: span / 4 * rng.random_range(1..=8u64),
+        };
         let l = layout(&c);
         let a = simulate(&l, &c, FailureStream::new(&c, run_rng(i, 3))).unwrap();
         invariants(&c, &a);
-        assert_eq!(a, simulate(&l, &c, FailureStream::new(&c, run_rng(i, 3))).unwrap());
+        assert_eq!(
+            a,
+            simulate(&l, &c, FailureStream::new(&c, run_rng(i, 3))).unwrap()
+        );
         failures += a.failures;
         cancelled += a.cancelled_executions;
     }
-    assert!(failures > 300 && cancelled > 300, "{failures} failures, {cancelled} cancelled");
+    assert!(
+        failures > 300 && cancelled > 300,
+        "{failures} failures, {cancelled} cancelled"
+    );
 }
 
 #[test]
@@ -172,7 +207,9 @@ fn one_failure_dependency_never_cancels_more_than_global() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for _ in 0..800 {
         let (c, trace) = random_case(&mut rng);
-        let Some(&first) = trace.first() else { continue };
+        let Some(&first) = trace.first() else {
+            continue;
+        };
         let mut g = with_trace(c.clone(), &[first]);
         g.recovery = Recovery::Global;
         let mut d = g.clone();
@@ -201,7 +238,11 @@ fn level_one_single_failure_cancels_at_most_one_under_dependency() {
         while t <= m0 {
             for w in 0..workers {
                 let f = run(&with_trace(c.clone(), &[(t, w)]));
-                assert!(f.cancelled_executions <= 1, "failure of {w} at {t} ns on {width}x{rows}: {}", f.cancelled_executions);
+                assert!(
+                    f.cancelled_executions <= 1,
+                    "failure of {w} at {t} ns on {width}x{rows}: {}",
+                    f.cancelled_executions
+                );
                 if f.failures == 1 && f.checkpointing > f.remote_copies * c.backup_cost + f.resend {
                     // A send was cut short: the failure hit a remote copy.
                     during_copy += 1;
@@ -209,7 +250,10 @@ fn level_one_single_failure_cancels_at_most_one_under_dependency() {
             }
             t += S / 2;
         }
-        assert!(during_copy > 10, "only {during_copy} failures hit a remote copy");
+        assert!(
+            during_copy > 10,
+            "only {during_copy} failures hit a remote copy"
+        );
     }
 }
 
@@ -298,12 +342,32 @@ fn ckpt() -> Command {
 #[test]
 fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     let args = [
-        "simulate", "stencil", "--config", "data/paper/rollback.ini", "--width", "32", "--rows", "32", "--workers", "8",
-        "--level", "2", "--mtbf", "300", "--runs", "12", "--format", "json",
+        "simulate",
+        "stencil",
+        "--config",
+        "data/paper/rollback.ini",
+        "--width",
+        "32",
+        "--rows",
+        "32",
+        "--workers",
+        "8",
+        "--level",
+        "2",
+        "--mtbf",
+        "300",
+        "--runs",
+        "12",
+        "--format",
+        "json",
     ];
     let one = ckpt().args(args).args(["--threads", "1"]).output().unwrap();
     let two = ckpt().args(args).args(["--threads", "2"]).output().unwrap();
-    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
     assert_eq!(one.stdout, two.stdout);
     let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
     assert_eq!(v["schema_version"], 1);
@@ -311,8 +375,17 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     assert_eq!(v["runs"], 12);
     assert_eq!(v["seed"], 42);
     for k in [
-        "makespan_s", "executions", "cancelled_executions", "aggregate_processing_s", "useful_s", "transfer_s",
-        "cancelled_s", "waiting_s", "checkpointing_s", "idle_s", "failures",
+        "makespan_s",
+        "executions",
+        "cancelled_executions",
+        "aggregate_processing_s",
+        "useful_s",
+        "transfer_s",
+        "cancelled_s",
+        "waiting_s",
+        "checkpointing_s",
+        "idle_s",
+        "failures",
     ] {
         assert_eq!(v["figures"][k]["runs"], 12, "{k}");
         assert!(v["figures"][k]["point"].is_number(), "{k}");
@@ -331,38 +404,96 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
     let out = ckpt()
         .args([
-            "simulate", "stencil", "--width", "4", "--rows", "4", "--workers", "2", "--level", "1", "--process-cost",
-            "10", "--backup-cost", "1", "--recovery", "dependency", "--format", "json", "--trace",
+            "simulate",
+            "stencil",
+            "--width",
+            "4",
+            "--rows",
+            "4",
+            "--workers",
+            "2",
+            "--level",
+            "1",
+            "--process-cost",
+            "10",
+            "--backup-cost",
+            "1",
+            "--recovery",
+            "dependency",
+            "--format",
+            "json",
+            "--trace",
         ])
         .arg(write_temp("t1.csv", "# time,worker\n5,1\n"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["figures"]["makespan_s"]["point"], 92.0);
     assert_eq!(v["figures"]["cancelled_executions"]["point"], 1.0);
     assert_eq!(v["figures"]["aggregate_processing_s"]["point"], 165.0);
-    assert_eq!(v["figures"]["makespan_s"]["stderr"], serde_json::Value::Null);
+    assert_eq!(
+        v["figures"]["makespan_s"]["stderr"],
+        serde_json::Value::Null
+    );
     assert_eq!(v["tasks_per_worker"].as_array().unwrap().len(), 2);
 }
 
 #[test]
 fn cli_bad_input_is_one_line_with_exit_two() {
     let bad_key = write_temp("bad.ini", "[GENERAL]\nWorkerCount = 2\nWorkers = 3\n");
-    let out = ckpt().args(["simulate", "stencil", "--config"]).arg(&bad_key).output().unwrap();
+    let out = ckpt()
+        .args(["simulate", "stencil", "--config"])
+        .arg(&bad_key)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("`Workers`") && err.contains("bad.ini:3"), "{err}");
+    assert!(
+        err.contains("`Workers`") && err.contains("bad.ini:3"),
+        "{err}"
+    );
 
     let trace = write_temp("range.csv", "1,0\n2,5\n");
-    let base = ["simulate", "stencil", "--width", "4", "--rows", "4", "--workers", "2", "--process-cost", "1", "--backup-cost", "0"];
-    let out = ckpt().args(base).arg("--trace").arg(&trace).output().unwrap();
+    let base = [
+        "simulate",
+        "stencil",
+        "--width",
+        "4",
+        "--rows",
+        "4",
+        "--workers",
+        "2",
+        "--process-cost",
+        "1",
+        "--backup-cost",
+        "0",
+    ];
+    let out = ckpt()
+        .args(base)
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("range.csv:2") && err.contains("worker"), "{err}");
+    assert!(
+        err.contains("range.csv:2") && err.contains("worker"),
+        "{err}"
+    );
 
-    for (flag, value) in [("--process-cost", "abc"), ("--recovery", "local"), ("--mtbf", "0"), ("--level", "3"), ("--runs", "0")] {
+    for (flag, value) in [
+        ("--process-cost", "abc"),
+        ("--recovery", "local"),
+        ("--mtbf", "0"),
+        ("--level", "3"),
+        ("--runs", "0"),
+    ] {
         let out = ckpt().args(base).args([flag, value]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{flag} {value}");
         let err = String::from_utf8_lossy(&out.stderr);

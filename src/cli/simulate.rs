@@ -14,5 +14,5 @@ pub struct SimulateArgs {
 #[derive(Debug, Subcommand)]
 pub enum Simulator {
     /// Task-based 1-D stencil with checkpoint levels and global or dependency-aware rollback.
-    Stencil(super::stencil::StencilArgs),
+    Stencil(Box<super::stencil::StencilArgs>),
 }

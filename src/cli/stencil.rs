@@ -5,7 +5,9 @@ use super::{CliError, Progress};
 use crate::sim::engine::ns_to_secs;
 use crate::sim::stats::Estimate;
 use crate::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
-use crate::sim::stencil::{Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_runs};
+use crate::sim::stencil::{
+    Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_runs,
+};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -21,9 +23,11 @@ pub enum Format {
 
 /// Flags of `ckpt simulate stencil`; each overrides the same setting of `--config`.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Examples:\n  ckpt simulate stencil --config data/paper/rollback-five-failures.ini --level 1 --recovery dependency\n  \
+#[command(
+    after_help = "Examples:\n  ckpt simulate stencil --config data/paper/rollback-five-failures.ini --level 1 --recovery dependency\n  \
 ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-cost 7.1 \
---backup-cost 0.0013 --recovery global --mtbf 30m --runs 200")]
+--backup-cost 0.0013 --recovery global --mtbf 30m --runs 200"
+)]
 pub struct StencilArgs {
     /// The paper's INI configuration (SIMULATION.md 3.8); flags override it.
     #[arg(long, value_name = "FILE")]
@@ -82,7 +86,11 @@ pub struct StencilArgs {
 }
 
 fn invalid(arg: &'static str, value: &str, accepted: &str) -> CliError {
-    CliError::Invalid { arg, value: value.to_string(), accepted: accepted.to_string() }
+    CliError::Invalid {
+        arg,
+        value: value.to_string(),
+        accepted: accepted.to_string(),
+    }
 }
 
 fn config_error(e: ConfigError) -> CliError {
@@ -93,21 +101,31 @@ impl StencilArgs {
     fn flag_settings(&self) -> Result<Settings, CliError> {
         let dur = |arg: &'static str, v: &Option<String>| -> Result<Option<u64>, CliError> {
             v.as_deref()
-                .map(|s| decimal_ns(s).ok_or_else(|| invalid(arg, s, "a non-negative number of seconds, e.g. 7.1")))
+                .map(|s| {
+                    decimal_ns(s).ok_or_else(|| {
+                        invalid(arg, s, "a non-negative number of seconds, e.g. 7.1")
+                    })
+                })
                 .transpose()
         };
         let recovery = self
             .recovery
             .as_deref()
-            .map(|s| Recovery::parse(s).ok_or_else(|| invalid("--recovery", s, "global or dependency")))
+            .map(|s| {
+                Recovery::parse(s).ok_or_else(|| invalid("--recovery", s, "global or dependency"))
+            })
             .transpose()?;
         let mtbf = self
             .mtbf
             .as_deref()
             .map(|s| {
-                duration_ns(s)
-                    .filter(|&v| v > 0)
-                    .ok_or_else(|| invalid("--mtbf", s, "a positive duration: seconds or humantime (30m, 1.5h)"))
+                duration_ns(s).filter(|&v| v > 0).ok_or_else(|| {
+                    invalid(
+                        "--mtbf",
+                        s,
+                        "a positive duration: seconds or humantime (30m, 1.5h)",
+                    )
+                })
             })
             .transpose()?;
         let output_bytes = self
@@ -118,7 +136,9 @@ impl StencilArgs {
                     .ok()
                     .filter(|b| b.is_finite() && *b >= 0.0 && *b < 1.8e19)
                     .map(|b| b.round() as u64)
-                    .ok_or_else(|| invalid("--output-bytes", s, "bytes (4096) or a size (1.6MB, 64MiB)"))
+                    .ok_or_else(|| {
+                        invalid("--output-bytes", s, "bytes (4096) or a size (1.6MB, 64MiB)")
+                    })
             })
             .transpose()?;
         Ok(Settings {
@@ -149,7 +169,10 @@ impl StencilArgs {
     pub fn config(&self) -> Result<(StencilConfig, Option<u64>), CliError> {
         let flags = self.flag_settings()?;
         let (settings, from_file) = match &self.config {
-            Some(path) => (read_ini(path).map_err(config_error)?.overridden_by(&flags), true),
+            Some(path) => (
+                read_ini(path).map_err(config_error)?.overridden_by(&flags),
+                true,
+            ),
             None => (flags, false),
         };
         settings.validate(from_file).map_err(config_error)
@@ -211,11 +234,21 @@ fn inputs(cfg: &StencilConfig) -> Inputs {
     }
 }
 
-fn table(cfg: &StencilConfig, runs: u64, seed: Option<u64>, s: &Summary, one: Option<&RunFigures>) -> String {
+fn table(
+    cfg: &StencilConfig,
+    runs: u64,
+    seed: Option<u64>,
+    s: &Summary,
+    one: Option<&RunFigures>,
+) -> String {
     let mut out = String::new();
     let failures = match &cfg.failures {
         Failures::None => "none".to_string(),
-        Failures::Poisson { mtbf } => format!("Poisson, MTBF {} s, seed {}", ns_to_secs(*mtbf), seed.unwrap_or(0)),
+        Failures::Poisson { mtbf } => format!(
+            "Poisson, MTBF {} s, seed {}",
+            ns_to_secs(*mtbf),
+            seed.unwrap_or(0)
+        ),
         Failures::Trace(v) => format!("trace of {} failures", v.len()),
     };
     out.push_str(&format!(
@@ -230,7 +263,11 @@ fn table(cfg: &StencilConfig, runs: u64, seed: Option<u64>, s: &Summary, one: Op
         ns_to_secs(cfg.transfer_cost),
     ));
     let mut row = |name: &str, e: &Estimate, unit: &str| {
-        let ci = if e.runs > 1 { format!("  95% CI [{:.4}, {:.4}]", e.ci95[0], e.ci95[1]) } else { String::new() };
+        let ci = if e.runs > 1 {
+            format!("  95% CI [{:.4}, {:.4}]", e.ci95[0], e.ci95[1])
+        } else {
+            String::new()
+        };
         out.push_str(&format!("{name:<26}{:>16.4} {unit:<2}{ci}\n", e.point));
     };
     row("makespan", &s.makespan_s, "s");
@@ -269,7 +306,9 @@ pub fn run(args: &StencilArgs, progress: &dyn Progress) -> Result<String, CliErr
         return Err(invalid("--runs", &runs.to_string(), "1 to 100000000 runs"));
     }
     progress.start("stencil runs", runs);
-    let result = simulate_runs(&cfg, seed.unwrap_or(0), runs, args.threads, &|| progress.tick());
+    let result = simulate_runs(&cfg, seed.unwrap_or(0), runs, args.threads, &|| {
+        progress.tick()
+    });
     progress.finish();
     let figures = result.map_err(|e| match e {
         SimError::TooManyFailures => CliError::NoAnswer(e.to_string()),

@@ -10,16 +10,30 @@ use thiserror::Error;
 pub enum ConfigError {
     /// A setting has a value that cannot be accepted.
     #[error("invalid value `{value}` for {key}: {accepted}")]
-    Invalid { key: String, value: String, accepted: String },
+    Invalid {
+        key: String,
+        value: String,
+        accepted: String,
+    },
     /// A required setting is missing.
     #[error("missing {key}: {hint}")]
     Missing { key: String, hint: String },
     /// A line of the INI file cannot be accepted.
     #[error("{file}:{line}: {message}")]
-    Ini { file: String, line: usize, message: String },
+    Ini {
+        file: String,
+        line: usize,
+        message: String,
+    },
     /// A line of a failure trace cannot be accepted.
     #[error("{file}:{line}: field {field}: `{value}` {message}")]
-    Trace { file: String, line: usize, field: &'static str, value: String, message: String },
+    Trace {
+        file: String,
+        line: usize,
+        field: &'static str,
+        value: String,
+        message: String,
+    },
     /// A file cannot be read.
     #[error("cannot read {file}: {message}")]
     Io { file: String, message: String },
@@ -152,7 +166,22 @@ impl Settings {
         if over.trace.is_some() {
             self.mtbf = None;
         }
-        take!(width, rows, workers, level, checkpoint, recovery, fail, mtbf, seed, trace, process_cost, backup_cost, transfer_cost, output_bytes);
+        take!(
+            width,
+            rows,
+            workers,
+            level,
+            checkpoint,
+            recovery,
+            fail,
+            mtbf,
+            seed,
+            trace,
+            process_cost,
+            backup_cost,
+            transfer_cost,
+            output_bytes
+        );
         self
     }
 }
@@ -216,7 +245,7 @@ pub fn duration_ns(text: &str) -> Option<Nanos> {
         return Some(v);
     }
     let s = crate::units::parse_duration(text).ok()?;
-    (s.is_finite() && s >= 0.0 && s < 1.8e10).then(|| secs_to_ns(s))
+    (s.is_finite() && (0.0..1.8e10).contains(&s)).then(|| secs_to_ns(s))
 }
 
 /// Reads a `time_seconds,worker` trace: blank lines and `#` comments allowed; rows sorted stably
@@ -240,10 +269,21 @@ pub fn parse_trace(text: &str, file: &str) -> Result<Vec<(TraceFailure, usize)>,
         let time_text = fields.next().unwrap_or("").trim();
         let worker_text = fields.next().map(str::trim);
         if fields.next().is_some() {
-            return Err(err("row", content, "has more than two fields: expected time_seconds,worker"));
+            return Err(err(
+                "row",
+                content,
+                "has more than two fields: expected time_seconds,worker",
+            ));
         }
-        let time = decimal_ns(time_text).ok_or_else(|| err("time_seconds", time_text, "is not a non-negative number of seconds"))?;
-        let worker_text = worker_text.ok_or_else(|| err("worker", "", "is missing: expected time_seconds,worker"))?;
+        let time = decimal_ns(time_text).ok_or_else(|| {
+            err(
+                "time_seconds",
+                time_text,
+                "is not a non-negative number of seconds",
+            )
+        })?;
+        let worker_text = worker_text
+            .ok_or_else(|| err("worker", "", "is missing: expected time_seconds,worker"))?;
         let worker: u32 = worker_text
             .parse()
             .map_err(|_| err("worker", worker_text, "is not a worker index (0, 1, ...)"))?;
@@ -265,8 +305,14 @@ pub struct RawTrace {
 /// Reads a trace file.
 pub fn read_trace(path: &Path) -> Result<RawTrace, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io { file: file.clone(), message: e.to_string() })?;
-    Ok(RawTrace { rows: parse_trace(&text, &file)?, file })
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(RawTrace {
+        rows: parse_trace(&text, &file)?,
+        file,
+    })
 }
 
 fn yes_no(v: &str) -> Option<bool> {
@@ -300,7 +346,11 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
     let mut kernel_seen = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let err = |message: String| ConfigError::Ini { file: file.to_string(), line, message };
+        let err = |message: String| ConfigError::Ini {
+            file: file.to_string(),
+            line,
+            message,
+        };
         let mut content = raw;
         // An inline comment starts at `;` or `#` preceded by white space (or at line start).
         let bytes = raw.as_bytes();
@@ -315,11 +365,18 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             continue;
         }
         if let Some(rest) = content.strip_prefix('[') {
-            let name = rest.strip_suffix(']').ok_or_else(|| err(format!("`{content}` is not a section header")))?;
+            let name = rest
+                .strip_suffix(']')
+                .ok_or_else(|| err(format!("`{content}` is not a section header")))?;
             section = match name.trim().to_ascii_lowercase().as_str() {
                 "general" => Section::General,
                 "stencil" => Section::Stencil,
-                _ => return Err(err(format!("unknown section `[{}]`: accepted are [GENERAL] and [Stencil]", name.trim()))),
+                _ => {
+                    return Err(err(format!(
+                        "unknown section `[{}]`: accepted are [GENERAL] and [Stencil]",
+                        name.trim()
+                    )));
+                }
             };
             continue;
         }
@@ -330,21 +387,43 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
         let key = key_raw.to_ascii_lowercase();
         let value = value.trim();
         if section == Section::None {
-            return Err(err(format!("key `{key_raw}` before any section: put it under [GENERAL] or [Stencil]")));
+            return Err(err(format!(
+                "key `{key_raw}` before any section: put it under [GENERAL] or [Stencil]"
+            )));
         }
         if seen.contains(&key) {
             return Err(err(format!("duplicate key `{key_raw}`")));
         }
         seen.push(key.clone());
-        let bad = |accepted: &str| err(format!("invalid value `{value}` for `{key_raw}`: {accepted}"));
+        let bad = |accepted: &str| {
+            err(format!(
+                "invalid value `{value}` for `{key_raw}`: {accepted}"
+            ))
+        };
         let count = |accepted: &str| value.parse::<u32>().map_err(|_| bad(accepted));
-        let extra = matches!(key.as_str(), "failuretrace" | "transfercost" | "outputbytes");
+        let extra = matches!(
+            key.as_str(),
+            "failuretrace" | "transfercost" | "outputbytes"
+        );
         let general = matches!(
             key.as_str(),
-            "kernel" | "workercount" | "checkpointlevel" | "checkpoint" | "recovery" | "fail" | "mtbf" | "seed" | "scheduler"
+            "kernel"
+                | "workercount"
+                | "checkpointlevel"
+                | "checkpoint"
+                | "recovery"
+                | "fail"
+                | "mtbf"
+                | "seed"
+                | "scheduler"
         );
-        let stencil = matches!(key.as_str(), "backupcost" | "processcost" | "stencilsize" | "timesteps");
-        let placed = extra || (general && section == Section::General) || (stencil && section == Section::Stencil);
+        let stencil = matches!(
+            key.as_str(),
+            "backupcost" | "processcost" | "stencilsize" | "timesteps"
+        );
+        let placed = extra
+            || (general && section == Section::General)
+            || (stencil && section == Section::Stencil);
         if !placed {
             let hint = if general {
                 " (it belongs in [GENERAL])"
@@ -371,20 +450,41 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             "checkpointlevel" => s.level = Some(count("a level 1, 2, ...")?),
             "checkpoint" => s.checkpoint = Some(yes_no(value).ok_or_else(|| bad("Y or N"))?),
             "fail" => s.fail = Some(yes_no(value).ok_or_else(|| bad("Y or N"))?),
-            "recovery" => s.recovery = Some(Recovery::parse(value).ok_or_else(|| bad("Default or Dependency"))?),
-            "mtbf" => s.mtbf = Some(duration_ns(value).ok_or_else(|| bad("seconds or a duration such as 30m"))?),
+            "recovery" => {
+                s.recovery =
+                    Some(Recovery::parse(value).ok_or_else(|| bad("Default or Dependency"))?)
+            }
+            "mtbf" => {
+                s.mtbf = Some(
+                    duration_ns(value).ok_or_else(|| bad("seconds or a duration such as 30m"))?,
+                )
+            }
             "seed" => s.seed = Some(value.parse().map_err(|_| bad("a whole number"))?),
-            "backupcost" => s.backup_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?),
-            "processcost" => s.process_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?),
-            "transfercost" => s.transfer_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?),
+            "backupcost" => {
+                s.backup_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
+            "processcost" => {
+                s.process_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
+            "transfercost" => {
+                s.transfer_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
             "stencilsize" => s.width = Some(count("an even number of tasks per row")?),
             "timesteps" => s.rows = Some(count("a positive number of rows")?),
             "outputbytes" => {
-                s.output_bytes = Some(crate::units::parse_bytes(value).map_err(|_| bad("bytes, e.g. 1.6MB"))?.round() as u64)
+                s.output_bytes = Some(
+                    crate::units::parse_bytes(value)
+                        .map_err(|_| bad("bytes, e.g. 1.6MB"))?
+                        .round() as u64,
+                )
             }
             "failuretrace" => {
                 let p = Path::new(value);
-                s.trace = Some(if p.is_relative() { folder.join(p) } else { p.to_path_buf() });
+                s.trace = Some(if p.is_relative() {
+                    folder.join(p)
+                } else {
+                    p.to_path_buf()
+                });
             }
             _ => unreachable!("every placed key is matched"),
         }
@@ -401,7 +501,10 @@ fn decimal_or_duration(v: &str) -> Option<Nanos> {
 /// Reads an INI file.
 pub fn read_ini(path: &Path) -> Result<Settings, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io { file: file.clone(), message: e.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
     let folder = path.parent().unwrap_or(Path::new("."));
     parse_ini(&text, &file, folder)
 }
@@ -409,34 +512,70 @@ pub fn read_ini(path: &Path) -> Result<Settings, ConfigError> {
 impl Settings {
     /// Validates into a config, reading the trace file if one is named. `seed_required`: an
     /// MTBF from a file needs a `Seed` (3.8); the seed itself is returned for the runs.
-    pub fn validate(&self, seed_required: bool) -> Result<(StencilConfig, Option<u64>), ConfigError> {
-        let missing = |key: &str, hint: &str| ConfigError::Missing { key: key.to_string(), hint: hint.to_string() };
+    pub fn validate(
+        &self,
+        seed_required: bool,
+    ) -> Result<(StencilConfig, Option<u64>), ConfigError> {
+        let missing = |key: &str, hint: &str| ConfigError::Missing {
+            key: key.to_string(),
+            hint: hint.to_string(),
+        };
         let invalid = |key: &str, value: String, accepted: &str| ConfigError::Invalid {
             key: key.to_string(),
             value,
             accepted: accepted.to_string(),
         };
-        let width = self.width.ok_or_else(|| missing("width", "give --width or StencilSize"))?;
-        let rows = self.rows.ok_or_else(|| missing("rows", "give --rows or Timesteps"))?;
-        let workers = self.workers.ok_or_else(|| missing("workers", "give --workers or WorkerCount"))?;
-        let process_cost = self.process_cost.ok_or_else(|| missing("process cost", "give --process-cost or ProcessCost"))?;
-        let backup_cost = self.backup_cost.ok_or_else(|| missing("backup cost", "give --backup-cost or BackupCost"))?;
+        let width = self
+            .width
+            .ok_or_else(|| missing("width", "give --width or StencilSize"))?;
+        let rows = self
+            .rows
+            .ok_or_else(|| missing("rows", "give --rows or Timesteps"))?;
+        let workers = self
+            .workers
+            .ok_or_else(|| missing("workers", "give --workers or WorkerCount"))?;
+        let process_cost = self
+            .process_cost
+            .ok_or_else(|| missing("process cost", "give --process-cost or ProcessCost"))?;
+        let backup_cost = self
+            .backup_cost
+            .ok_or_else(|| missing("backup cost", "give --backup-cost or BackupCost"))?;
         let level = self.level.unwrap_or(1);
         let checkpoint = self.checkpoint.unwrap_or(true);
         if width < 2 || width % 2 != 0 || width > 1 << 20 {
-            return Err(invalid("width", width.to_string(), "an even number of tasks per row, 2 to 1048576"));
+            return Err(invalid(
+                "width",
+                width.to_string(),
+                "an even number of tasks per row, 2 to 1048576",
+            ));
         }
         if rows < 1 || (width as u64) * (rows as u64) > 1 << 28 {
-            return Err(invalid("rows", rows.to_string(), "at least 1, with width x rows at most 2^28 tasks"));
+            return Err(invalid(
+                "rows",
+                rows.to_string(),
+                "at least 1, with width x rows at most 2^28 tasks",
+            ));
         }
-        if workers < 1 || workers > 1 << 20 {
-            return Err(invalid("workers", workers.to_string(), "1 to 1048576 workers"));
+        if !(1..=1 << 20).contains(&workers) {
+            return Err(invalid(
+                "workers",
+                workers.to_string(),
+                "1 to 1048576 workers",
+            ));
         }
         if process_cost == 0 {
-            return Err(invalid("process cost", "0".into(), "a positive number of seconds"));
+            return Err(invalid(
+                "process cost",
+                "0".into(),
+                "a positive number of seconds",
+            ));
         }
-        if level < 1 || level > 20 {
-            return Err(invalid("level", level.to_string(), "a checkpoint level 1 to 20"));
+        if !(1..=20).contains(&level) {
+            return Err(invalid(
+                "level",
+                level.to_string(),
+                "a checkpoint level 1 to 20",
+            ));
         }
         if checkpoint && width % (2u32 << (level - 1)) != 0 {
             return Err(invalid(
@@ -479,7 +618,10 @@ impl Settings {
             }
             Failures::Poisson { mtbf }
         } else {
-            return Err(missing("MTBF or FailureTrace", "Fail = Y needs a failure source (--mtbf or --trace)"));
+            return Err(missing(
+                "MTBF or FailureTrace",
+                "Fail = Y needs a failure source (--mtbf or --trace)",
+            ));
         };
         let cfg = StencilConfig {
             width,
@@ -511,7 +653,18 @@ mod tests {
         assert_eq!(decimal_ns(".5"), Some(500_000_000));
         assert_eq!(decimal_ns("5."), Some(5_000_000_000));
         assert_eq!(decimal_ns("0"), Some(0));
-        for bad in ["", ".", "abc", "1,5", "-0.1", "1e", "nan", "inf", "1e400", "99999999999999999999"] {
+        for bad in [
+            "",
+            ".",
+            "abc",
+            "1,5",
+            "-0.1",
+            "1e",
+            "nan",
+            "inf",
+            "1e400",
+            "99999999999999999999",
+        ] {
             assert_eq!(decimal_ns(bad), None, "{bad}");
         }
         assert_eq!(duration_ns("30m"), Some(1_800_000_000_000));
@@ -528,14 +681,23 @@ mod tests {
         assert_eq!(c.workers, 128);
         assert_eq!(c.level, 6);
         assert_eq!(c.recovery, Recovery::Global);
-        assert_eq!(c.failures, Failures::Poisson { mtbf: 1_800_000_000_000 });
+        assert_eq!(
+            c.failures,
+            Failures::Poisson {
+                mtbf: 1_800_000_000_000
+            }
+        );
         assert_eq!(c.transfer_cost, 1_300_000);
         assert_eq!((c.width, c.rows), (256, 256));
     }
 
     #[test]
     fn unknown_duplicate_and_misplaced_keys_are_named() {
-        let e = |t: &str| parse_ini(t, "f.ini", Path::new(".")).unwrap_err().to_string();
+        let e = |t: &str| {
+            parse_ini(t, "f.ini", Path::new("."))
+                .unwrap_err()
+                .to_string()
+        };
         assert!(e("[GENERAL]\nWorkers = 3\n").contains("`Workers`"));
         assert!(e("[GENERAL]\nSeed = 1\nseed = 2\n").contains("duplicate key `seed`"));
         assert!(e("[Other]\n").contains("unknown section"));
@@ -545,8 +707,17 @@ mod tests {
         assert!(e("[GENERAL]\nScheduler = DepthFirst\n").contains("Scheduler"));
         assert!(e("[GENERAL]\nCheckpoint = maybe\n").contains("Checkpoint"));
         // Extra keys stand in either section, but only once.
-        assert!(parse_ini("[GENERAL]\nTransferCost = 1\n[Stencil]\nOutputBytes = 1.6MB\n", "f", Path::new(".")).is_ok());
-        assert!(e("[GENERAL]\nTransferCost = 1\n[Stencil]\ntransfercost = 2\n").contains("duplicate"));
+        assert!(
+            parse_ini(
+                "[GENERAL]\nTransferCost = 1\n[Stencil]\nOutputBytes = 1.6MB\n",
+                "f",
+                Path::new(".")
+            )
+            .is_ok()
+        );
+        assert!(
+            e("[GENERAL]\nTransferCost = 1\n[Stencil]\ntransfercost = 2\n").contains("duplicate")
+        );
         // `#` inside a value without white space before it is not a comment.
         assert!(e("[GENERAL]\nSeed = 4#2\n").contains("Seed"));
     }
@@ -556,16 +727,40 @@ mod tests {
         let base = "[GENERAL]\nWorkerCount = 2\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
         let s = parse_ini(base, "f", Path::new(".")).unwrap();
         assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
-        let s = parse_ini(&base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"), "f", Path::new(".")).unwrap();
+        let s = parse_ini(
+            &base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
         assert!(s.validate(true).unwrap_err().to_string().contains("Seed"));
         assert_eq!(s.validate(false).unwrap().1, Some(42));
-        let s = parse_ini(&base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"), "f", Path::new(".")).unwrap();
+        let s = parse_ini(
+            &base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
         assert_eq!(s.validate(true).unwrap().1, Some(7));
-        let s = parse_ini(&base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"), "f", Path::new(".")).unwrap();
+        let s = parse_ini(
+            &base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
         assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
-        let s = parse_ini(&base.replace("[Stencil]", "Fail = Y\n[Stencil]"), "f", Path::new(".")).unwrap();
+        let s = parse_ini(
+            &base.replace("[Stencil]", "Fail = Y\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
         assert!(s.validate(true).is_err());
-        let s = parse_ini(&base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"), "f", Path::new("."));
+        let s = parse_ini(
+            &base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"),
+            "f",
+            Path::new("."),
+        );
         assert!(s.is_err());
         let mut s = parse_ini(base, "f", Path::new(".")).unwrap();
         s.level = Some(3);
@@ -576,9 +771,19 @@ mod tests {
     fn traces_sort_stably_and_name_the_line() {
         let rows = parse_trace("# t,w\n5,1\n\n2.5,0\n5,0 # again\n", "t.csv").unwrap();
         let v: Vec<_> = rows.iter().map(|(f, l)| (f.time, f.worker, *l)).collect();
-        assert_eq!(v, [(2_500_000_000, 0, 4), (5_000_000_000, 1, 2), (5_000_000_000, 0, 5)]);
+        assert_eq!(
+            v,
+            [
+                (2_500_000_000, 0, 4),
+                (5_000_000_000, 1, 2),
+                (5_000_000_000, 0, 5)
+            ]
+        );
         let e = parse_trace("1,0\n-3,1\n", "t.csv").unwrap_err().to_string();
-        assert!(e.contains("t.csv:2") && e.contains("time_seconds") && e.contains("-3"), "{e}");
+        assert!(
+            e.contains("t.csv:2") && e.contains("time_seconds") && e.contains("-3"),
+            "{e}"
+        );
         let e = parse_trace("1,x\n", "t.csv").unwrap_err().to_string();
         assert!(e.contains("worker"), "{e}");
         assert!(parse_trace("1\n", "t.csv").is_err());
@@ -587,8 +792,16 @@ mod tests {
 
     #[test]
     fn flags_override_the_file() {
-        let file = Settings { mtbf: Some(5), workers: Some(3), ..Default::default() };
-        let flags = Settings { trace: Some("x.csv".into()), workers: Some(4), ..Default::default() };
+        let file = Settings {
+            mtbf: Some(5),
+            workers: Some(3),
+            ..Default::default()
+        };
+        let flags = Settings {
+            trace: Some("x.csv".into()),
+            workers: Some(4),
+            ..Default::default()
+        };
         let s = file.overridden_by(&flags);
         assert_eq!(s.workers, Some(4));
         assert_eq!(s.mtbf, None);

@@ -57,7 +57,10 @@ pub struct Grid {
 impl Grid {
     /// A grid of `width` tasks per row (even, at least 2) and `rows` rows (at least 1).
     pub fn new(width: u32, rows: u32) -> Option<Grid> {
-        let ok = width >= 2 && width % 2 == 0 && rows >= 1 && (width as u64) * (rows as u64) < u32::MAX as u64;
+        let ok = width >= 2
+            && width.is_multiple_of(2)
+            && rows >= 1
+            && (width as u64) * (rows as u64) < u32::MAX as u64;
         ok.then_some(Grid { width, rows })
     }
 
@@ -78,7 +81,11 @@ impl Grid {
 
     /// The shape of T(t, n).
     pub fn shape(&self, t: u32, n: u32) -> Shape {
-        if (t + n) % 2 == 0 { Shape::Up } else { Shape::Down }
+        if (t + n).is_multiple_of(2) {
+            Shape::Up
+        } else {
+            Shape::Down
+        }
     }
 
     /// The id (queue rank) of T(t, n), t in 1..=T, n in 1..=W.
@@ -98,7 +105,11 @@ impl Grid {
         let t = id / self.width + 1;
         let r = id % self.width;
         // Up-triangles have n of t's parity, down-triangles the other one.
-        let (j, offset) = if r < half { (r, (t - 1) % 2) } else { (r - half, t % 2) };
+        let (j, offset) = if r < half {
+            (r, (t - 1) % 2)
+        } else {
+            (r - half, t % 2)
+        };
         (t, 2 * j + 1 + offset)
     }
 
@@ -174,7 +185,17 @@ mod tests {
     fn shapes_alternate_as_the_paper_draws_them() {
         let g = Grid::new(6, 4).unwrap();
         let row1: Vec<_> = (1..=6).map(|n| g.shape(1, n)).collect();
-        assert_eq!(row1, [Shape::Up, Shape::Down, Shape::Up, Shape::Down, Shape::Up, Shape::Down]);
+        assert_eq!(
+            row1,
+            [
+                Shape::Up,
+                Shape::Down,
+                Shape::Up,
+                Shape::Down,
+                Shape::Up,
+                Shape::Down
+            ]
+        );
         assert_eq!(g.shape(2, 2), Shape::Up);
         assert_eq!(g.shape(2, 1), Shape::Down);
     }
@@ -203,13 +224,23 @@ mod tests {
     #[test]
     fn periodic_boundary_and_width_two() {
         let g = Grid::new(4, 2).unwrap();
-        let d = |t, n| -> Vec<(u32, u32)> { g.deps(g.id(t, n)).as_slice().iter().map(|&x| g.coords(x)).collect() };
+        let d = |t, n| -> Vec<(u32, u32)> {
+            g.deps(g.id(t, n))
+                .as_slice()
+                .iter()
+                .map(|&x| g.coords(x))
+                .collect()
+        };
         assert_eq!(d(1, 4), [(1, 3), (1, 1)]);
         assert_eq!(d(2, 1), [(2, 4), (2, 2)]);
         assert_eq!(d(2, 2), [(1, 2)]);
         assert!(d(1, 1).is_empty());
         let g2 = Grid::new(2, 2).unwrap();
-        assert_eq!(g2.deps(g2.id(1, 2)).as_slice().len(), 1, "a dependency listed twice counts once");
+        assert_eq!(
+            g2.deps(g2.id(1, 2)).as_slice().len(),
+            1,
+            "a dependency listed twice counts once"
+        );
         assert_eq!(g2.consumers(g2.id(1, 1)).as_slice().len(), 1);
     }
 
@@ -218,7 +249,13 @@ mod tests {
         let g = Grid::new(8, 5).unwrap();
         let mut depth = vec![0u32; g.tasks() as usize];
         for id in 0..g.tasks() {
-            depth[id as usize] = 1 + g.deps(id).as_slice().iter().map(|&d| depth[d as usize]).max().unwrap_or(0);
+            depth[id as usize] = 1 + g
+                .deps(id)
+                .as_slice()
+                .iter()
+                .map(|&d| depth[d as usize])
+                .max()
+                .unwrap_or(0);
         }
         assert_eq!(depth.iter().max(), Some(&10));
     }

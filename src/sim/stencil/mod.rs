@@ -22,13 +22,26 @@ use serde::Serialize;
 /// The grid and checkpoint tables of a config, built once and shared by every run.
 pub fn layout(cfg: &StencilConfig) -> triangles::Layout {
     let g = graph::Grid::new(cfg.width, cfg.rows).expect("validated grid");
-    let tris = if cfg.checkpoint { triangles::Triangles::new(g, cfg.level) } else { None };
+    let tris = if cfg.checkpoint {
+        triangles::Triangles::new(g, cfg.level)
+    } else {
+        None
+    };
     triangles::Layout::new(g, tris)
 }
 
 /// One run `run` of `cfg` under `seed` (the seed matters only for Poisson failures).
-pub fn simulate_run(layout: &triangles::Layout, cfg: &StencilConfig, seed: u64, run: u64) -> Result<RunFigures, SimError> {
-    simulate(layout, cfg, run::FailureStream::new(cfg, run_rng(seed, run)))
+pub fn simulate_run(
+    layout: &triangles::Layout,
+    cfg: &StencilConfig,
+    seed: u64,
+    run: u64,
+) -> Result<RunFigures, SimError> {
+    simulate(
+        layout,
+        cfg,
+        run::FailureStream::new(cfg, run_rng(seed, run)),
+    )
 }
 
 /// The figures of 3.7 as estimates over runs (seconds for times), in JSON order.
@@ -80,7 +93,9 @@ pub struct Summary {
 impl Summary {
     /// Reduces runs in run order.
     pub fn from_runs(runs: &[RunFigures], output_bytes: Option<u64>) -> Summary {
-        let e = |f: &dyn Fn(&RunFigures) -> f64| Estimate::from_samples(&runs.iter().map(f).collect::<Vec<_>>());
+        let e = |f: &dyn Fn(&RunFigures) -> f64| {
+            Estimate::from_samples(&runs.iter().map(f).collect::<Vec<_>>())
+        };
         let s = |f: fn(&RunFigures) -> u64| e(&|r| ns_to_secs(f(r)));
         let c = |f: fn(&RunFigures) -> u64| e(&|r| f(r) as f64);
         Summary {
@@ -126,5 +141,7 @@ pub fn simulate_runs(
         }
         return Ok(vec![one; runs as usize]);
     }
-    run_parallel(runs, threads, tick, |i| simulate_run(&layout, cfg, seed, i)).into_iter().collect()
+    run_parallel(runs, threads, tick, |i| simulate_run(&layout, cfg, seed, i))
+        .into_iter()
+        .collect()
 }

@@ -25,7 +25,9 @@ pub const MAX_FAILURES: u64 = 1_000_000;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum SimError {
     /// More than [`MAX_FAILURES`] failures were applied.
-    #[error("the MTBF is too short to finish: more than {MAX_FAILURES} failures were applied before the last task completed")]
+    #[error(
+        "the MTBF is too short to finish: more than {MAX_FAILURES} failures were applied before the last task completed"
+    )]
     TooManyFailures,
     /// A protocol invariant broke (a bug, never bad input).
     #[error("stencil protocol violated at t = {time} ns: {what}")]
@@ -87,7 +89,7 @@ pub enum FailureStream<'a> {
     /// A Poisson process of the whole system, the victim uniform over worker indices.
     Poisson {
         /// The run's stream.
-        rng: ChaCha8Rng,
+        rng: Box<ChaCha8Rng>,
         /// Inter-arrival distribution (seconds).
         gap: Lifetime,
         /// Workers.
@@ -104,8 +106,14 @@ impl<'a> FailureStream<'a> {
             Failures::None => FailureStream::None,
             Failures::Trace(v) => FailureStream::Trace(v, 0),
             Failures::Poisson { mtbf } => {
-                let gap = Lifetime::exponential(*mtbf as f64 / 1e9).expect("validated positive MTBF");
-                let mut s = FailureStream::Poisson { rng, gap, workers: cfg.workers, next: None };
+                let gap = Lifetime::exponential((*mtbf).max(1) as f64 / 1e9)
+                    .expect("a positive finite mean");
+                let mut s = FailureStream::Poisson {
+                    rng: Box::new(rng),
+                    gap,
+                    workers: cfg.workers,
+                    next: None,
+                };
                 s.draw(0);
                 s
             }
@@ -113,10 +121,18 @@ impl<'a> FailureStream<'a> {
     }
 
     fn draw(&mut self, after: Nanos) {
-        if let FailureStream::Poisson { rng, gap, workers, next } = self {
-            let dt = secs_to_ns(gap.sample(rng));
+        if let FailureStream::Poisson {
+            rng,
+            gap,
+            workers,
+            next,
+        } = self
+        {
+            let dt = secs_to_ns(gap.sample(rng.as_mut()));
             let worker = rng.random_range(0..*workers);
-            *next = after.checked_add(dt).map(|time| TraceFailure { time, worker });
+            *next = after
+                .checked_add(dt)
+                .map(|time| TraceFailure { time, worker });
         }
     }
 
@@ -221,13 +237,22 @@ impl<'a> State<'a> {
         for i in 0..w {
             idle[i / 64] |= 1 << (i % 64);
         }
-        let tri_incomplete = (0..l.triangles()).map(|x| l.tasks_of(x as u32).len() as u32).collect();
+        let tri_incomplete = (0..l.triangles())
+            .map(|x| l.tasks_of(x as u32).len() as u32)
+            .collect();
         State {
             l,
             cfg,
             now: 0,
             tasks: vec![TaskState::default(); n],
-            workers: vec![Worker { act: Act::Idle, since: 0, epoch: 0 }; w],
+            workers: vec![
+                Worker {
+                    act: Act::Idle,
+                    since: 0,
+                    epoch: 0
+                };
+                w
+            ],
             produced: vec![Vec::new(); w],
             idle,
             cursor: 0,
@@ -238,7 +263,11 @@ impl<'a> State<'a> {
             tri_pending: l.tri_checkpoints.clone(),
             complete: 0,
             copies_held: 0,
-            f: RunFigures { tasks: n as u64, tasks_per_worker: vec![0; w], ..Default::default() },
+            f: RunFigures {
+                tasks: n as u64,
+                tasks_per_worker: vec![0; w],
+                ..Default::default()
+            },
             failed_now: Vec::new(),
             error: None,
         }
@@ -320,13 +349,17 @@ impl<'a> State<'a> {
     }
 
     fn deps_complete(&self, t: u32) -> bool {
-        self.l.deps[t as usize].as_slice().iter().all(|&d| self.tasks[d as usize].status == COMPLETE)
+        self.l.deps[t as usize]
+            .as_slice()
+            .iter()
+            .all(|&d| self.tasks[d as usize].status == COMPLETE)
     }
 
     /// Whether worker `w` holds a copy of `d`'s output.
     fn in_memory(&self, w: u32, d: u32) -> bool {
         let ts = self.tasks[d as usize];
-        (ts.who == w && ts.flags & (PLAIN | LOCAL) != 0) || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
+        (ts.who == w && ts.flags & (PLAIN | LOCAL) != 0)
+            || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
     }
 
     fn take(&mut self, w: u32) {
@@ -359,7 +392,9 @@ impl<'a> State<'a> {
     }
 
     fn start(&mut self, w: u32) {
-        let Act::Waiting(t) = self.workers[w as usize].act else { return };
+        let Act::Waiting(t) = self.workers[w as usize].act else {
+            return;
+        };
         if !self.deps_complete(t) {
             return;
         }
@@ -384,11 +419,18 @@ impl<'a> State<'a> {
         let epoch = wk.epoch;
         self.tasks[t as usize].status = RUNNING;
         self.f.executions += 1;
-        self.events.push(now + transfer + self.cfg.process_cost, RULE_PROCESSING, w as u64, (w, epoch));
+        self.events.push(
+            now + transfer + self.cfg.process_cost,
+            RULE_PROCESSING,
+            w as u64,
+            (w, epoch),
+        );
     }
 
     fn end_processing(&mut self, w: u32) {
-        let Act::Running { task: t, transfer } = self.workers[w as usize].act else { return };
+        let Act::Running { task: t, transfer } = self.workers[w as usize].act else {
+            return;
+        };
         let now = self.now;
         let ti = t as usize;
         let x = self.l.tri_of[ti];
@@ -409,7 +451,8 @@ impl<'a> State<'a> {
             wk.since = now;
             wk.epoch = wk.epoch.wrapping_add(1);
             let epoch = wk.epoch;
-            self.events.push(now + self.cfg.backup_cost, RULE_COPY, w as u64, (w, epoch));
+            self.events
+                .push(now + self.cfg.backup_cost, RULE_COPY, w as u64, (w, epoch));
         } else {
             self.tasks[ti].flags = PLAIN;
             wk.act = Act::Idle;
@@ -444,7 +487,11 @@ impl<'a> State<'a> {
         if ds.status != COMPLETE || ds.flags & PLAIN == 0 {
             return;
         }
-        if self.l.consumers[d as usize].as_slice().iter().all(|&c| self.tasks[c as usize].status == COMPLETE) {
+        if self.l.consumers[d as usize]
+            .as_slice()
+            .iter()
+            .all(|&c| self.tasks[c as usize].status == COMPLETE)
+        {
             self.tasks[d as usize].flags &= !PLAIN;
         }
     }
@@ -468,7 +515,11 @@ impl<'a> State<'a> {
         if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
             return;
         }
-        if self.l.consumer_tris[c as usize].as_slice().iter().all(|&x| self.secured(x)) {
+        if self.l.consumer_tris[c as usize]
+            .as_slice()
+            .iter()
+            .all(|&x| self.secured(x))
+        {
             self.drop_copies(c, LOCAL | REMOTE);
             self.tasks[c as usize].flags |= RELEASED;
         }
@@ -483,7 +534,9 @@ impl<'a> State<'a> {
     }
 
     fn end_copy(&mut self, w: u32) {
-        let Act::Sending(t) = self.workers[w as usize].act else { return };
+        let Act::Sending(t) = self.workers[w as usize].act else {
+            return;
+        };
         let now = self.now;
         let ti = t as usize;
         let flags = self.tasks[ti].flags;
@@ -562,7 +615,11 @@ impl<'a> State<'a> {
         let list = std::mem::take(&mut self.produced[q as usize]);
         for &t in &list {
             let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == q && ts.flags & LOCAL != 0 && ts.flags & REMOTE == 0 {
+            if ts.status == COMPLETE
+                && ts.who == q
+                && ts.flags & LOCAL != 0
+                && ts.flags & REMOTE == 0
+            {
                 self.tasks[t as usize].flags |= REMOTE;
                 self.copies_held += 1;
                 self.f.resent_copies += 1;
@@ -575,7 +632,11 @@ impl<'a> State<'a> {
         let list = std::mem::take(&mut self.produced[w as usize]);
         for &t in &list {
             let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == w && ts.flags & REMOTE != 0 && ts.flags & LOCAL == 0 {
+            if ts.status == COMPLETE
+                && ts.who == w
+                && ts.flags & REMOTE != 0
+                && ts.flags & LOCAL == 0
+            {
                 self.tasks[t as usize].flags |= LOCAL;
                 self.copies_held += 1;
                 self.f.resent_copies += 1;
@@ -632,7 +693,9 @@ impl<'a> State<'a> {
                 Act::Idle => self.f.idle += dt,
                 Act::Sending(_) => self.f.checkpointing += dt,
                 // Every task is complete: nobody waits or runs.
-                Act::Waiting(_) | Act::Running { .. } => unreachable!("a task is incomplete at the end"),
+                Act::Waiting(_) | Act::Running { .. } => {
+                    unreachable!("a task is incomplete at the end")
+                }
             }
         }
         self.f.makespan = self.now;
@@ -658,7 +721,11 @@ impl<'a> State<'a> {
 /// let f = simulate(&layout, &cfg, FailureStream::None).unwrap();
 /// assert_eq!(f.makespan, 87_000_000_000);
 /// ```
-pub fn simulate(layout: &Layout, cfg: &StencilConfig, mut failures: FailureStream<'_>) -> Result<RunFigures, SimError> {
+pub fn simulate(
+    layout: &Layout,
+    cfg: &StencilConfig,
+    mut failures: FailureStream<'_>,
+) -> Result<RunFigures, SimError> {
     let mut s = State::new(layout, cfg);
     let total = layout.grid.tasks();
     let mut touched = Vec::new();
@@ -715,7 +782,10 @@ pub fn simulate(layout: &Layout, cfg: &StencilConfig, mut failures: FailureStrea
             s.take_idle();
             s.start_ready();
             if let Some(e) = s.error.take() {
-                return Err(SimError::Protocol { time: s.now, what: e });
+                return Err(SimError::Protocol {
+                    time: s.now,
+                    what: e,
+                });
             }
             if s.events.peek_time() != Some(s.now) {
                 break;
@@ -730,7 +800,10 @@ pub fn simulate(layout: &Layout, cfg: &StencilConfig, mut failures: FailureStrea
         let Some(next_event) = s.events.peek_time() else {
             return Err(SimError::Protocol {
                 time: s.now,
-                what: format!("stalled with {} of {total} tasks complete and nothing running", s.complete),
+                what: format!(
+                    "stalled with {} of {total} tasks complete and nothing running",
+                    s.complete
+                ),
             });
         };
         s.now = match failures.peek() {
@@ -747,7 +820,12 @@ mod tests {
 
     const S: Nanos = 1_000_000_000;
 
-    fn small(level: u32, checkpoint: bool, recovery: Recovery, failures: Failures) -> StencilConfig {
+    fn small(
+        level: u32,
+        checkpoint: bool,
+        recovery: Recovery,
+        failures: Failures,
+    ) -> StencilConfig {
         StencilConfig {
             width: 4,
             rows: 4,
@@ -765,7 +843,12 @@ mod tests {
 
     fn run(cfg: &StencilConfig) -> RunFigures {
         let l = layout(cfg);
-        let f = simulate(&l, cfg, FailureStream::new(cfg, crate::sim::engine::run_rng(1, 0))).unwrap();
+        let f = simulate(
+            &l,
+            cfg,
+            FailureStream::new(cfg, crate::sim::engine::run_rng(1, 0)),
+        )
+        .unwrap();
         check_accounting(cfg, &f);
         f
     }
@@ -774,28 +857,52 @@ mod tests {
         assert_eq!(f.executions, f.tasks + f.cancelled_executions);
         let split = f.useful + f.transfer + f.cancelled + f.waiting + f.checkpointing + f.idle;
         assert_eq!(split, cfg.workers as u64 * f.makespan + f.resend);
-        assert_eq!(f.aggregate_processing, f.tasks * cfg.process_cost + f.cancelled);
+        assert_eq!(
+            f.aggregate_processing,
+            f.tasks * cfg.process_cost + f.cancelled
+        );
         assert_eq!(f.tasks_per_worker.iter().sum::<u64>(), f.tasks);
     }
 
     #[test]
     fn hand_checked_failure_free_makespans() {
-        assert_eq!(run(&small(1, true, Recovery::Global, Failures::None)).makespan, 87 * S);
-        assert_eq!(run(&small(2, true, Recovery::Global, Failures::None)).makespan, 88 * S);
-        assert_eq!(run(&small(1, false, Recovery::Global, Failures::None)).makespan, 84 * S);
+        assert_eq!(
+            run(&small(1, true, Recovery::Global, Failures::None)).makespan,
+            87 * S
+        );
+        assert_eq!(
+            run(&small(2, true, Recovery::Global, Failures::None)).makespan,
+            88 * S
+        );
+        assert_eq!(
+            run(&small(1, false, Recovery::Global, Failures::None)).makespan,
+            84 * S
+        );
         let f = run(&small(1, true, Recovery::Dependency, Failures::None));
-        assert_eq!((f.executions, f.cancelled_executions, f.failures), (16, 0, 0));
+        assert_eq!(
+            (f.executions, f.cancelled_executions, f.failures),
+            (16, 0, 0)
+        );
         assert_eq!(f.local_copies, 14);
         assert_eq!(f.remote_copies, 14);
     }
 
     #[test]
     fn hand_checked_failure_of_worker_one_at_five_seconds() {
-        let trace = Failures::Trace(vec![TraceFailure { time: 5 * S, worker: 1 }]);
+        let trace = Failures::Trace(vec![TraceFailure {
+            time: 5 * S,
+            worker: 1,
+        }]);
         let g = run(&small(1, true, Recovery::Global, trace.clone()));
-        assert_eq!((g.makespan, g.cancelled_executions, g.aggregate_processing), (92 * S, 2, 170 * S));
+        assert_eq!(
+            (g.makespan, g.cancelled_executions, g.aggregate_processing),
+            (92 * S, 2, 170 * S)
+        );
         let d = run(&small(1, true, Recovery::Dependency, trace));
-        assert_eq!((d.makespan, d.cancelled_executions, d.aggregate_processing), (92 * S, 1, 165 * S));
+        assert_eq!(
+            (d.makespan, d.cancelled_executions, d.aggregate_processing),
+            (92 * S, 1, 165 * S)
+        );
         assert_eq!((g.failures, d.failures), (1, 1));
     }
 }

@@ -39,7 +39,9 @@ impl Triangles {
         }
         let h = 1u32 << (level - 1);
         let two_h = 2u64 * h as u64;
-        (grid.width() as u64 % two_h == 0).then_some(Triangles { grid, h })
+        (grid.width() as u64)
+            .is_multiple_of(two_h)
+            .then_some(Triangles { grid, h })
     }
 
     /// H, the height of a band in rows.
@@ -88,7 +90,11 @@ impl Triangles {
 
     /// Whether triangle `tri` is a big U or a big D.
     pub fn kind(&self, tri: u32) -> Kind {
-        if tri % 2 == 0 { Kind::Up } else { Kind::Down }
+        if tri.is_multiple_of(2) {
+            Kind::Up
+        } else {
+            Kind::Down
+        }
     }
 
     /// The band of triangle `tri`.
@@ -161,7 +167,13 @@ impl Layout {
             None => (vec![0; n], 1),
         };
         let is_checkpoint: Vec<bool> = (0..n)
-            .map(|i| tris.is_some() && consumers[i].as_slice().iter().any(|&c| tri_of[c as usize] != tri_of[i]))
+            .map(|i| {
+                tris.is_some()
+                    && consumers[i]
+                        .as_slice()
+                        .iter()
+                        .any(|&c| tri_of[c as usize] != tri_of[i])
+            })
             .collect();
         let mut consumer_tris = vec![super::graph::Pair::default(); n];
         let mut members = vec![Vec::new(); count as usize];
@@ -213,17 +225,20 @@ impl Layout {
 
     /// Tasks of triangle `x`.
     pub fn tasks_of(&self, x: u32) -> &[u32] {
-        &self.tri_tasks[self.tri_start[x as usize] as usize..self.tri_start[x as usize + 1] as usize]
+        &self.tri_tasks
+            [self.tri_start[x as usize] as usize..self.tri_start[x as usize + 1] as usize]
     }
 
     /// Checkpoint tasks whose release the securing of triangle `x` may allow.
     pub fn watched_by(&self, x: u32) -> &[u32] {
-        &self.watch[self.watch_start[x as usize] as usize..self.watch_start[x as usize + 1] as usize]
+        &self.watch
+            [self.watch_start[x as usize] as usize..self.watch_start[x as usize + 1] as usize]
     }
 
     /// Tasks of other triangles that triangle `x` reads.
     pub fn entries_of(&self, x: u32) -> &[u32] {
-        &self.entries[self.entry_start[x as usize] as usize..self.entry_start[x as usize + 1] as usize]
+        &self.entries
+            [self.entry_start[x as usize] as usize..self.entry_start[x as usize + 1] as usize]
     }
 }
 
@@ -241,7 +256,10 @@ mod tests {
     fn level_one_is_one_task_per_triangle() {
         let g = Grid::new(8, 5).unwrap();
         let tr = Triangles::new(g, 1).unwrap();
-        let mut seen: Vec<u32> = (1..=5).flat_map(|t| (1..=8).map(move |n| (t, n))).map(|(t, n)| tr.of(t, n)).collect();
+        let mut seen: Vec<u32> = (1..=5)
+            .flat_map(|t| (1..=8).map(move |n| (t, n)))
+            .map(|(t, n)| tr.of(t, n))
+            .collect();
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), 40);
@@ -257,7 +275,14 @@ mod tests {
 
     #[test]
     fn membership_matches_the_definition_and_sizes() {
-        for (w, rows, level) in [(8, 8, 2), (16, 16, 3), (16, 13, 3), (32, 32, 4), (64, 40, 5), (8, 8, 3)] {
+        for (w, rows, level) in [
+            (8, 8, 2),
+            (16, 16, 3),
+            (16, 13, 3),
+            (32, 32, 4),
+            (64, 40, 5),
+            (8, 8, 3),
+        ] {
             let g = Grid::new(w, rows).unwrap();
             let tr = Triangles::new(g, level).unwrap();
             let h = tr.height();
@@ -319,7 +344,10 @@ mod tests {
                             let jx = (x % tr.per_band()) / 2;
                             let jy = (y % tr.per_band()) / 2;
                             let c = tr.per_band() / 2;
-                            assert!(jy == jx || jy == (jx + 1) % c, "w {w} L {level}: {x} reads {y}");
+                            assert!(
+                                jy == jx || jy == (jx + 1) % c,
+                                "w {w} L {level}: {x} reads {y}"
+                            );
                         }
                     }
                 }
@@ -342,11 +370,30 @@ mod tests {
         assert_eq!(group(tr.of(1, 4)), [(1, 4), (2, 1), (2, 3), (2, 4)]);
         assert_eq!(group(tr.of(3, 4)), [(3, 1), (3, 3), (3, 4), (4, 4)]);
         assert_eq!(group(tr.of(3, 2)), [(3, 2), (4, 1), (4, 2), (4, 3)]);
-        let mut ck: Vec<_> = (0..16).filter(|&i| l.is_checkpoint[i as usize]).map(|i| g.coords(i)).collect();
+        let mut ck: Vec<_> = (0..16)
+            .filter(|&i| l.is_checkpoint[i as usize])
+            .map(|i| g.coords(i))
+            .collect();
         ck.sort();
-        assert_eq!(ck, [(1, 1), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 3), (4, 4)]);
+        assert_eq!(
+            ck,
+            [
+                (1, 1),
+                (1, 3),
+                (2, 1),
+                (2, 2),
+                (2, 3),
+                (3, 1),
+                (3, 3),
+                (4, 4)
+            ]
+        );
         // The big D of band 0 enters through the checkpoints of the big U below... beside it.
-        let mut e: Vec<_> = l.entries_of(tr.of(1, 4)).iter().map(|&i| g.coords(i)).collect();
+        let mut e: Vec<_> = l
+            .entries_of(tr.of(1, 4))
+            .iter()
+            .map(|&i| g.coords(i))
+            .collect();
         e.sort();
         assert_eq!(e, [(1, 1), (1, 3), (2, 2)]);
     }
