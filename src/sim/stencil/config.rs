@@ -643,6 +643,19 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
+        // a tenth digit rounds half up.
+        #[test]
+        fn decimal_seconds_are_exact(secs in 0u64..10_000_000, frac in 0u64..1_000_000_000, tenth in 0u64..10) {
+            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}")), Some(secs * 1_000_000_000 + frac));
+            let up = if tenth >= 5 { 1 } else { 0 };
+            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}{tenth}")), Some(secs * 1_000_000_000 + frac + up));
+            prop_assert_eq!(decimal_ns(&format!("{secs}{frac:09}e-9")), Some(secs * 1_000_000_000 + frac));
+        }
+    }
 
     #[test]
     fn decimals_round_once_ties_up() {

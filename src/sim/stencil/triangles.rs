@@ -245,6 +245,31 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Membership partitions the grid into triangles of at most H^2 tasks, and every
+        // checkpoint task's output leaves its triangle while every plain output stays inside.
+        #[test]
+        fn triangles_partition_the_grid(level in 1u32..5, mult in 1u32..4, rows in 1u32..40) {
+            let h = 1u32 << (level - 1);
+            let g = Grid::new(2 * h * mult, rows).unwrap();
+            let tr = Triangles::new(g, level).unwrap();
+            let l = Layout::new(g, Some(tr));
+            let total: usize = (0..l.triangles() as u32).map(|x| l.tasks_of(x).len()).sum();
+            prop_assert_eq!(total, g.tasks() as usize);
+            for x in 0..l.triangles() as u32 {
+                prop_assert!(l.tasks_of(x).len() as u32 <= h * h);
+                for &t in l.tasks_of(x) {
+                    prop_assert_eq!(l.tri_of[t as usize], x);
+                }
+            }
+            for id in 0..g.tasks() as usize {
+                let leaves = l.consumers[id].as_slice().iter().any(|&c| l.tri_of[c as usize] != l.tri_of[id]);
+                prop_assert_eq!(l.is_checkpoint[id], leaves);
+            }
+        }
+    }
     use crate::sim::stencil::graph::Shape;
 
     fn circ(a: u32, b: u32, w: u32) -> u32 {
