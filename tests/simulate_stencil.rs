@@ -500,3 +500,44 @@ fn cli_bad_input_is_one_line_with_exit_two() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn cli_reads_a_trace_relative_to_the_config_folder() {
+    let out = ckpt()
+        .args([
+            "simulate",
+            "stencil",
+            "--config",
+            "data/paper/rollback-five-failures.ini",
+            "--level",
+            "1",
+        ])
+        .args(["--recovery", "global", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["inputs"]["trace_failures"], 5);
+    assert_eq!(v["seed"], serde_json::Value::Null);
+    assert_eq!(v["figures"]["cancelled_executions"]["point"], 640.0);
+    assert_eq!(v["figures"]["makespan_s"]["point"], 3654.2533);
+    // The table format says the same.
+    let table = ckpt()
+        .args([
+            "simulate",
+            "stencil",
+            "--config",
+            "data/paper/rollback-five-failures.ini",
+            "--level",
+            "1",
+        ])
+        .args(["--recovery", "global"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("makespan exactly 3654253300000 ns"), "{text}");
+}

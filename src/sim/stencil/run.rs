@@ -685,6 +685,88 @@ impl<'a> State<'a> {
         self.ready = ready;
     }
 
+    /// Recomputes, from scratch, what the incremental bookkeeping keeps (debug builds, small
+    /// grids): a disagreement is a bug in the bookkeeping, never in the input.
+    fn check_consistency(&self) {
+        let l = self.l;
+        let mut held = 0;
+        let mut incomplete = vec![0u32; l.triangles()];
+        let mut pending = vec![0u32; l.triangles()];
+        let mut queued: Vec<u32> = self.heap.iter().map(|r| r.0).collect();
+        queued.extend(self.cursor..self.tasks.len() as u32);
+        queued.sort_unstable();
+        let expect: Vec<u32> = (0..self.tasks.len() as u32)
+            .filter(|&t| self.tasks[t as usize].status == QUEUED)
+            .collect();
+        assert_eq!(queued, expect, "queue contents at {}", self.now);
+        for (t, ts) in self.tasks.iter().enumerate() {
+            let x = l.tri_of[t] as usize;
+            held += (ts.flags & LOCAL != 0) as u64 + (ts.flags & REMOTE != 0) as u64;
+            if ts.status != COMPLETE {
+                incomplete[x] += 1;
+                assert_eq!(ts.flags, 0, "an incomplete task holds copies");
+            }
+            if l.is_checkpoint[t] && ts.flags & REMOTE_DONE == 0 {
+                pending[x] += 1;
+            }
+            if ts.status == COMPLETE {
+                if ts.flags & COPIES != 0 {
+                    assert!(
+                        self.produced[ts.who as usize].contains(&(t as u32)),
+                        "producer list misses {t}"
+                    );
+                }
+                let consumers = l.consumers[t].as_slice();
+                if !l.is_checkpoint[t]
+                    && consumers
+                        .iter()
+                        .all(|&c| self.tasks[c as usize].status == COMPLETE)
+                {
+                    assert_eq!(
+                        ts.flags & PLAIN,
+                        0,
+                        "plain output {t} not released at {}",
+                        self.now
+                    );
+                }
+            }
+            match ts.status {
+                HELD => assert_eq!(self.workers[ts.who as usize].act, Act::Waiting(t as u32)),
+                RUNNING => assert!(
+                    matches!(self.workers[ts.who as usize].act, Act::Running { task, .. } if task == t as u32)
+                ),
+                _ => {}
+            }
+        }
+        assert_eq!(held, self.copies_held);
+        assert_eq!(incomplete, self.tri_incomplete);
+        assert_eq!(pending, self.tri_pending);
+        for (t, ts) in self.tasks.iter().enumerate() {
+            if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
+                let all = l.consumer_tris[t]
+                    .as_slice()
+                    .iter()
+                    .all(|&x| self.secured(x));
+                assert!(
+                    !all,
+                    "checkpoint {t} should have been released at {}",
+                    self.now
+                );
+            }
+        }
+        for (w, wk) in self.workers.iter().enumerate() {
+            let bit = self.idle[w / 64] >> (w % 64) & 1 == 1;
+            assert_eq!(bit, wk.act == Act::Idle, "idle bit of worker {w}");
+            if wk.act == Act::Idle {
+                assert!(
+                    self.queue_empty(),
+                    "worker {w} idle with a non-empty queue at {}",
+                    self.now
+                );
+            }
+        }
+    }
+
     fn finish(mut self) -> RunFigures {
         for w in 0..self.workers.len() as u32 {
             let wk = self.workers[w as usize];
@@ -792,6 +874,9 @@ pub fn simulate(
             }
         }
         s.f.max_copies_held = s.f.max_copies_held.max(s.copies_held);
+        if cfg!(debug_assertions) && total <= 4096 {
+            s.check_consistency();
+        }
         if s.complete == total {
             return Ok(s.finish());
         }
