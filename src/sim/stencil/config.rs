@@ -584,6 +584,18 @@ impl Settings {
                 &format!("a level whose 2H = 2^L divides the width {width} (SIMULATION.md 3.2)"),
             ));
         }
+        // Keep every time of a run far from u64 overflow: the failure-free work of one worker
+        // doing everything stays under 2^60 ns (36 years).
+        let per_task = process_cost as u128
+            + backup_cost as u128
+            + 2 * self.transfer_cost.unwrap_or(backup_cost) as u128;
+        if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
+            return Err(invalid(
+                "process cost",
+                format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
+                "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
+            ));
+        }
         let source_given = self.mtbf.is_some() || self.trace.is_some();
         let fail = self.fail.unwrap_or(source_given);
         let mut seed = self.seed;

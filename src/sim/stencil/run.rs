@@ -420,7 +420,8 @@ impl<'a> State<'a> {
         self.tasks[t as usize].status = RUNNING;
         self.f.executions += 1;
         self.events.push(
-            now + transfer + self.cfg.process_cost,
+            now.saturating_add(transfer)
+                .saturating_add(self.cfg.process_cost),
             RULE_PROCESSING,
             w as u64,
             (w, epoch),
@@ -451,8 +452,12 @@ impl<'a> State<'a> {
             wk.since = now;
             wk.epoch = wk.epoch.wrapping_add(1);
             let epoch = wk.epoch;
-            self.events
-                .push(now + self.cfg.backup_cost, RULE_COPY, w as u64, (w, epoch));
+            self.events.push(
+                now.saturating_add(self.cfg.backup_cost),
+                RULE_COPY,
+                w as u64,
+                (w, epoch),
+            );
         } else {
             self.tasks[ti].flags = PLAIN;
             wk.act = Act::Idle;
