@@ -343,7 +343,6 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
     let mut s = Settings::default();
     let mut section = Section::None;
     let mut seen: Vec<String> = Vec::new();
-    let mut kernel_seen = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let err = |message: String| ConfigError::Ini {
@@ -439,7 +438,6 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
                 if !value.eq_ignore_ascii_case("stencil") {
                     return Err(bad("only `Stencil` is simulated"));
                 }
-                kernel_seen = true;
             }
             "scheduler" => {
                 if !value.eq_ignore_ascii_case("horizontal") {
@@ -489,8 +487,6 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             _ => unreachable!("every placed key is matched"),
         }
     }
-    let _ = kernel_seen;
-    // The paper's convention: without `Fail`, failures are on when a source is given.
     Ok(s)
 }
 

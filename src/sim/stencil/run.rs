@@ -296,7 +296,8 @@ impl<'a> State<'a> {
     }
 
     /// Closes the current activity of `w` at `now` and books its time; then `w` is idle.
-    /// `cancel_running`: a running execution is cancelled (its time counts as cancelled).
+    /// A running execution is cancelled (its time counts as cancelled), a held task goes back
+    /// to the queue, a send is cut short (its time counts as checkpointing).
     pub fn stop(&mut self, w: u32) {
         let now = self.now;
         let wk = self.workers[w as usize];
@@ -613,8 +614,9 @@ impl<'a> State<'a> {
         self.produced[q as usize] = list;
     }
 
-    /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Returns the
-    /// triangles whose securing must be tested once every repair of the instant is done.
+    /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Adds to
+    /// `touched` the triangles whose securing must be tested once every repair of the instant
+    /// is done, so the order of failures within an instant cannot matter.
     fn repair_ring(&mut self, w: u32, touched: &mut Vec<u32>) {
         let q = self.protectee(w);
         let list = std::mem::take(&mut self.produced[q as usize]);
