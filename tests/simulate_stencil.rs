@@ -545,11 +545,25 @@ fn cli_reads_a_trace_relative_to_the_config_folder() {
 #[test]
 fn json_output_matches_the_committed_example_byte_for_byte() {
     let out = ckpt()
-        .args(["simulate", "stencil", "--config", "data/paper/rollback-five-failures.ini", "--level", "6"])
+        .args([
+            "simulate",
+            "stencil",
+            "--config",
+            "data/paper/rollback-five-failures.ini",
+            "--level",
+            "6",
+        ])
         .args(["--recovery", "dependency", "--format", "json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let expected = std::fs::read("data/paper/stencil-five-failures-L6-dependency.json").unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), String::from_utf8(expected).unwrap());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(expected).unwrap()
+    );
 }

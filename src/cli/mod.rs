@@ -3,8 +3,6 @@
 //! Raw arguments are parsed here and turned into validated configs once; the library below
 //! never sees a string a user typed.
 
-
-
 pub mod simulate;
 pub mod stencil;
 
