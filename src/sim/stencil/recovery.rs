@@ -15,9 +15,12 @@ impl State<'_> {
         let count = l.triangles();
         let mut rolled = vec![false; count];
         let mut work: Vec<u32> = Vec::new();
-        for (x, flag) in rolled.iter_mut().enumerate() {
-            if self.tri_incomplete[x] > 0 {
-                *flag = true;
+        // Incomplete triangles outside the active window have no complete task and no complete
+        // entry: rolling them back would change nothing.
+        for t in self.active_window() {
+            let x = l.tri_of[t as usize] as usize;
+            if self.tri_incomplete[x] > 0 && !rolled[x] {
+                rolled[x] = true;
                 work.push(x as u32);
             }
         }
@@ -27,7 +30,7 @@ impl State<'_> {
             i += 1;
             for &d in l.entries_of(x) {
                 let y = l.tri_of[d as usize] as usize;
-                if !rolled[y] && !self.available(d) {
+                if !rolled[y] && self.tri_incomplete[y] == 0 && !self.available(d) {
                     rolled[y] = true;
                     work.push(y as u32);
                 }
@@ -57,7 +60,8 @@ impl State<'_> {
     /// output is no longer available, transitively. Running tasks carry on.
     pub(super) fn recover_dependency(&mut self) {
         let l = self.l;
-        let mut work: Vec<u32> = (0..self.tasks.len() as u32)
+        let mut work: Vec<u32> = self
+            .active_window()
             .filter(|&t| {
                 let st = self.tasks[t as usize].status;
                 (st == QUEUED || st == HELD)

@@ -217,6 +217,8 @@ pub(super) struct State<'a> {
     pub produced: Vec<Vec<u32>>,
     pub idle: Vec<u64>,
     pub cursor: u32,
+    /// No task below this id is incomplete (lowered by cancellations, raised lazily).
+    pub low: u32,
     pub heap: BinaryHeap<Reverse<u32>>,
     pub events: EventQueue<(u32, u32)>,
     pub ready: Vec<u32>,
@@ -256,6 +258,7 @@ impl<'a> State<'a> {
             produced: vec![Vec::new(); w],
             idle,
             cursor: 0,
+            low: 0,
             heap: BinaryHeap::new(),
             events: EventQueue::new(),
             ready: Vec::new(),
@@ -589,6 +592,7 @@ impl<'a> State<'a> {
         self.f.cancelled_executions += 1;
         self.complete -= 1;
         self.tri_incomplete[self.l.tri_of[ti] as usize] += 1;
+        self.low = self.low.min(t);
         self.requeue(t);
     }
 
@@ -612,6 +616,8 @@ impl<'a> State<'a> {
             }
         }
         self.produced[q as usize] = list;
+        self.compact(w);
+        self.compact(q);
     }
 
     /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Adds to
@@ -653,17 +659,37 @@ impl<'a> State<'a> {
         self.produced[w as usize] = list;
     }
 
-    fn compact(&mut self) {
-        for w in 0..self.produced.len() {
-            let tasks = &self.tasks;
-            let v = &mut self.produced[w];
-            v.retain(|&t| {
-                let ts = tasks[t as usize];
-                ts.status == COMPLETE && ts.who == w as u32 && ts.flags & COPIES != 0
-            });
-            v.sort_unstable();
-            v.dedup();
+    /// Drops the entries of `w`'s producer list that hold no copy any more.
+    fn compact(&mut self, w: u32) {
+        let tasks = &self.tasks;
+        let v = &mut self.produced[w as usize];
+        v.retain(|&t| {
+            let ts = tasks[t as usize];
+            ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0
+        });
+        v.sort_unstable();
+        v.dedup();
+    }
+
+    /// The smallest incomplete task id (every task below it is complete).
+    pub fn lowest_incomplete(&mut self) -> u32 {
+        let n = self.tasks.len() as u32;
+        while self.low < n && self.tasks[self.low as usize].status == COMPLETE {
+            self.low += 1;
         }
+        self.low
+    }
+
+    /// The ids that recovery must look at: from the smallest incomplete task to two rows past
+    /// the queue's never-taken cursor. A task with a complete dependency lies below
+    /// `cursor + 2W` (its dependency was taken, so lies below the cursor, and sits less than
+    /// two rows before it), and a triangle with a complete task or a complete entry has a task
+    /// in this window.
+    pub fn active_window(&mut self) -> std::ops::Range<u32> {
+        let n = self.tasks.len() as u32;
+        let lo = self.lowest_incomplete();
+        let hi = (self.cursor as u64 + 2 * self.l.grid.width() as u64).min(n as u64) as u32;
+        lo..hi.max(lo)
     }
 
     /// Pops the events of class `rule` at `now` and handles them in worker order; an entry
@@ -864,7 +890,6 @@ pub fn simulate(
                     }
                 }
                 s.ready.clear();
-                s.compact();
             }
             first = false;
             // (5) idle workers take the head of the queue; (6) ready ones start.
