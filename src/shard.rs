@@ -17,23 +17,41 @@ pub const SHARD_KIND: &str = "ckpt-shard";
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ShardError {
     /// `--shard` is malformed.
-    #[error("`{value}` is not a shard: use I/N with 0 <= I < N (e.g. 3/16; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-15)")]
+    #[error(
+        "`{value}` is not a shard: use I/N with 0 <= I < N (e.g. 3/16; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-15)"
+    )]
     Spec { value: String },
     /// A file is not a shard file.
     #[error("{file}: not a ckpt shard file ({why})")]
     NotShard { file: String, why: String },
     /// Files of different commands, inputs, seeds or shard counts.
     #[error("{file} does not belong with {first}: {what} differ ({a} vs {b})")]
-    Mismatch { file: String, first: String, what: &'static str, a: String, b: String },
+    Mismatch {
+        file: String,
+        first: String,
+        what: &'static str,
+        a: String,
+        b: String,
+    },
     /// A slice is missing.
     #[error("shard {index}/{count} is missing")]
     Missing { index: u64, count: u64 },
     /// A slice is given twice.
     #[error("shard {index}/{count} is given twice ({file})")]
-    Repeated { index: u64, count: u64, file: String },
+    Repeated {
+        index: u64,
+        count: u64,
+        file: String,
+    },
     /// A file's results do not fill its slice.
     #[error("{file}: shard {index}/{count} should hold {expected} results, holds {found}")]
-    Incomplete { file: String, index: u64, count: u64, expected: u64, found: u64 },
+    Incomplete {
+        file: String,
+        index: u64,
+        count: u64,
+        expected: u64,
+        found: u64,
+    },
     /// No file given.
     #[error("no shard files given")]
     Empty,
@@ -57,7 +75,9 @@ impl Shard {
     /// assert!(ckpt::shard::Shard::parse("8/8").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Shard, ShardError> {
-        let err = || ShardError::Spec { value: text.to_string() };
+        let err = || ShardError::Spec {
+            value: text.to_string(),
+        };
         let (i, n) = text.trim().split_once('/').ok_or_else(err)?;
         let index: u64 = i.trim().parse().map_err(|_| err())?;
         let count: u64 = n.trim().parse().map_err(|_| err())?;
@@ -131,10 +151,15 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
     }
     let mut headers = Vec::new();
     for (name, text) in files {
-        let h: Header = serde_json::from_str(text)
-            .map_err(|e| ShardError::NotShard { file: name.clone(), why: e.to_string() })?;
+        let h: Header = serde_json::from_str(text).map_err(|e| ShardError::NotShard {
+            file: name.clone(),
+            why: e.to_string(),
+        })?;
         if h.kind != SHARD_KIND {
-            return Err(ShardError::NotShard { file: name.clone(), why: format!("kind is `{}`", h.kind) });
+            return Err(ShardError::NotShard {
+                file: name.clone(),
+                why: format!("kind is `{}`", h.kind),
+            });
         }
         headers.push(h);
     }
@@ -148,13 +173,25 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
             b,
         };
         if h.args != first.args {
-            return Err(mismatch("the command and its inputs", first.args.join(" "), h.args.join(" ")));
+            return Err(mismatch(
+                "the command and its inputs",
+                first.args.join(" "),
+                h.args.join(" "),
+            ));
         }
         if h.shard.count != first.shard.count {
-            return Err(mismatch("the shard counts", first.shard.count.to_string(), h.shard.count.to_string()));
+            return Err(mismatch(
+                "the shard counts",
+                first.shard.count.to_string(),
+                h.shard.count.to_string(),
+            ));
         }
         if h.total != first.total {
-            return Err(mismatch("the totals", first.total.to_string(), h.total.to_string()));
+            return Err(mismatch(
+                "the totals",
+                first.total.to_string(),
+                h.total.to_string(),
+            ));
         }
     }
     let count = first.shard.count;
@@ -162,25 +199,39 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
     for (k, h) in headers.iter().enumerate() {
         let slot = &mut order[h.shard.index as usize];
         if slot.is_some() {
-            return Err(ShardError::Repeated { index: h.shard.index, count, file: files[k].0.clone() });
+            return Err(ShardError::Repeated {
+                index: h.shard.index,
+                count,
+                file: files[k].0.clone(),
+            });
         }
         *slot = Some(k);
     }
     let order = order
         .into_iter()
         .enumerate()
-        .map(|(i, s)| s.ok_or(ShardError::Missing { index: i as u64, count }))
+        .map(|(i, s)| {
+            s.ok_or(ShardError::Missing {
+                index: i as u64,
+                count,
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((first.args.clone(), order))
 }
 
 /// The results of checked shard files, concatenated in run order.
-pub fn concat<T: for<'de> Deserialize<'de>>(files: &[(String, String)], order: &[usize]) -> Result<Vec<T>, ShardError> {
+pub fn concat<T: for<'de> Deserialize<'de>>(
+    files: &[(String, String)],
+    order: &[usize],
+) -> Result<Vec<T>, ShardError> {
     let mut out = Vec::new();
     for &k in order {
         let (name, text) = &files[k];
-        let f: ShardFile<T> = serde_json::from_str(text)
-            .map_err(|e| ShardError::NotShard { file: name.clone(), why: e.to_string() })?;
+        let f: ShardFile<T> = serde_json::from_str(text).map_err(|e| ShardError::NotShard {
+            file: name.clone(),
+            why: e.to_string(),
+        })?;
         let expected = f.shard.range(f.total);
         let found = f.results.len() as u64;
         if f.start != expected.start || found != expected.end - expected.start {
@@ -235,10 +286,20 @@ mod tests {
 
     #[test]
     fn canonical_args_drop_what_does_not_change_results() {
-        let a: Vec<String> = ["simulate", "periodic", "--threads", "2", "--shard", "1/4", "-q", "--runs", "10"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let a: Vec<String> = [
+            "simulate",
+            "periodic",
+            "--threads",
+            "2",
+            "--shard",
+            "1/4",
+            "-q",
+            "--runs",
+            "10",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(canonical_args(&a), ["simulate", "periodic", "--runs", "10"]);
     }
 
@@ -246,7 +307,10 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let r = Shard { index, count }.range(total);
         let results: Vec<u64> = r.collect();
-        (format!("s{index}.json"), to_json(&args, Shard { index, count }, total, results))
+        (
+            format!("s{index}.json"),
+            to_json(&args, Shard { index, count }, total, results),
+        )
     }
 
     #[test]
@@ -257,13 +321,29 @@ mod tests {
         assert_eq!(args, a);
         let all: Vec<u64> = concat(&good, &order).unwrap();
         assert_eq!(all, (0..10).collect::<Vec<_>>());
-        assert!(matches!(check(&good[..2]), Err(ShardError::Missing { index: 2, .. })));
+        assert!(matches!(
+            check(&good[..2]),
+            Err(ShardError::Missing { index: 2, .. })
+        ));
         let twice = vec![good[0].clone(), good[1].clone(), good[0].clone()];
         assert!(matches!(check(&twice), Err(ShardError::Repeated { .. })));
-        let other = vec![good[0].clone(), good[1].clone(), file(&["validate", "--mtbf", "2h"], 2, 3, 10)];
+        let other = vec![
+            good[0].clone(),
+            good[1].clone(),
+            file(&["validate", "--mtbf", "2h"], 2, 3, 10),
+        ];
         assert!(matches!(check(&other), Err(ShardError::Mismatch { .. })));
         let counts = vec![good[0].clone(), file(&a, 1, 4, 10)];
-        assert!(matches!(check(&counts), Err(ShardError::Mismatch { what: "the shard counts", .. })));
-        assert!(matches!(check(&[("x".into(), "{}".into())]), Err(ShardError::NotShard { .. })));
+        assert!(matches!(
+            check(&counts),
+            Err(ShardError::Mismatch {
+                what: "the shard counts",
+                ..
+            })
+        ));
+        assert!(matches!(
+            check(&[("x".into(), "{}".into())]),
+            Err(ShardError::NotShard { .. })
+        ));
     }
 }

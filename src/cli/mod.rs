@@ -7,6 +7,7 @@ pub mod encoding;
 pub mod fit;
 pub mod interval;
 pub mod simulate;
+pub mod stencil;
 pub mod sweep;
 pub mod validate;
 

@@ -37,6 +37,7 @@ impl SimulateArgs {
         match &self.simulator {
             Simulator::Periodic(a) => a.common.quiet,
             Simulator::Replicated(a) => a.common.quiet,
+            Simulator::Stencil(a) => a.quiet,
         }
     }
 }
@@ -58,6 +59,13 @@ ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect im
 ckpt simulate replicated --mtbf 1h --dist weibull:0.7 --aging --cost 60s --procs 8 --replicas 2 --interval 6m --work 100h"
     )]
     Replicated(ReplicatedArgs),
+    /// Task-based 1-D stencil with checkpoint levels and global or dependency-aware rollback.
+    #[command(
+        after_help = "Examples:\n  ckpt simulate stencil --config data/paper/rollback.ini --level 6 --recovery dependency\n  \
+ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-cost 7.1 --backup-cost 0.0013 --recovery dependency --mtbf 30m --runs 200\n  \
+ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 1 --process-cost 7.1 --backup-cost 0.0013 --trace data/paper/five-failures.csv"
+    )]
+    Stencil(Box<super::stencil::StencilArgs>),
 }
 
 /// Output format.
@@ -191,6 +199,7 @@ pub fn run(args: SimulateArgs, progress: &dyn Progress) -> Result<String, CliErr
     match args.simulator {
         Simulator::Periodic(a) => run_periodic(a, progress),
         Simulator::Replicated(a) => run_replicated(a, progress),
+        Simulator::Stencil(a) => super::stencil::run(&a, progress),
     }
 }
 

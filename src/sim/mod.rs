@@ -8,4 +8,5 @@ pub mod periodic;
 pub mod replicated;
 pub mod run;
 pub mod stats;
+pub mod stencil;
 pub mod trace;

@@ -1,0 +1,831 @@
+//! The stencil's configuration: the paper's INI format read as is (SIMULATION.md 3.8), the
+//! failure trace (3.4), exact decimal durations, and validation into [`StencilConfig`].
+
+use crate::sim::engine::{Nanos, secs_to_ns};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Bad stencil input: a setting, a config line or a trace line.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ConfigError {
+    /// A setting has a value that cannot be accepted.
+    #[error("invalid value `{value}` for {key}: {accepted}")]
+    Invalid {
+        key: String,
+        value: String,
+        accepted: String,
+    },
+    /// A required setting is missing.
+    #[error("missing {key}: {hint}")]
+    Missing { key: String, hint: String },
+    /// A line of the INI file cannot be accepted.
+    #[error("{file}:{line}: {message}")]
+    Ini {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    /// A line of a failure trace cannot be accepted.
+    #[error("{file}:{line}: field {field}: `{value}` {message}")]
+    Trace {
+        file: String,
+        line: usize,
+        field: &'static str,
+        value: String,
+        message: String,
+    },
+    /// A file cannot be read.
+    #[error("cannot read {file}: {message}")]
+    Io { file: String, message: String },
+}
+
+/// The recovery strategy of SIMULATION.md 3.5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Rollback to the latest consistent checkpoint (the paper's `Default`).
+    Global,
+    /// Dependency-aware rollback: only lost work is redone.
+    Dependency,
+}
+
+impl Recovery {
+    /// Reads `global`/`default` or `dependency` (case-insensitive).
+    pub fn parse(text: &str) -> Option<Recovery> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "global" | "default" => Some(Recovery::Global),
+            "dependency" => Some(Recovery::Dependency),
+            _ => None,
+        }
+    }
+
+    /// The name used in output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Recovery::Global => "global",
+            Recovery::Dependency => "dependency",
+        }
+    }
+}
+
+/// One failure of a trace: at `time`, worker `worker`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceFailure {
+    /// When (ns).
+    pub time: Nanos,
+    /// Which worker index.
+    pub worker: u32,
+}
+
+/// Where failures come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failures {
+    /// No failures (`Fail = N`).
+    None,
+    /// A seeded Poisson process of the whole system with this mean (ns); the seed is the
+    /// run's.
+    Poisson {
+        /// Mean time between failures of the system, ns.
+        mtbf: Nanos,
+    },
+    /// A trace, sorted stably by time.
+    Trace(Vec<TraceFailure>),
+}
+
+/// A validated stencil configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StencilConfig {
+    /// Tasks per row, W.
+    pub width: u32,
+    /// Rows, T.
+    pub rows: u32,
+    /// Workers.
+    pub workers: u32,
+    /// Checkpoint level L (H = 2^(L-1)).
+    pub level: u32,
+    /// `false`: no checkpoint tasks, no copies.
+    pub checkpoint: bool,
+    /// Recovery strategy.
+    pub recovery: Recovery,
+    /// Processing time of a task, ns.
+    pub process_cost: Nanos,
+    /// Time to send a remote copy, ns.
+    pub backup_cost: Nanos,
+    /// Time to fetch one input, ns.
+    pub transfer_cost: Nanos,
+    /// Failure source.
+    pub failures: Failures,
+    /// Bytes of one task output, for the memory figure in bytes.
+    pub output_bytes: Option<u64>,
+}
+
+/// Settings as read from a file or flags, before validation: every field optional, so flags can
+/// override a file field by field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// Tasks per row.
+    pub width: Option<u32>,
+    /// Rows.
+    pub rows: Option<u32>,
+    /// Workers.
+    pub workers: Option<u32>,
+    /// Checkpoint level.
+    pub level: Option<u32>,
+    /// Checkpoints on or off.
+    pub checkpoint: Option<bool>,
+    /// Recovery strategy.
+    pub recovery: Option<Recovery>,
+    /// Failures on or off (`Fail`).
+    pub fail: Option<bool>,
+    /// System MTBF, ns.
+    pub mtbf: Option<Nanos>,
+    /// Random seed.
+    pub seed: Option<u64>,
+    /// Failure trace file.
+    pub trace: Option<PathBuf>,
+    /// Process cost, ns.
+    pub process_cost: Option<Nanos>,
+    /// Backup cost, ns.
+    pub backup_cost: Option<Nanos>,
+    /// Transfer cost, ns.
+    pub transfer_cost: Option<Nanos>,
+    /// Bytes per output.
+    pub output_bytes: Option<u64>,
+}
+
+impl Settings {
+    /// `self` with every field that `over` sets replaced. Setting an MTBF clears a trace and
+    /// the other way round, so a flag overrides the file's choice of failure source.
+    pub fn overridden_by(mut self, over: &Settings) -> Settings {
+        macro_rules! take {
+            ($($f:ident),*) => { $( if over.$f.is_some() { self.$f = over.$f.clone(); } )* };
+        }
+        if over.mtbf.is_some() {
+            self.trace = None;
+        }
+        if over.trace.is_some() {
+            self.mtbf = None;
+        }
+        take!(
+            width,
+            rows,
+            workers,
+            level,
+            checkpoint,
+            recovery,
+            fail,
+            mtbf,
+            seed,
+            trace,
+            process_cost,
+            backup_cost,
+            transfer_cost,
+            output_bytes
+        );
+        self
+    }
+}
+
+/// Parses a decimal number of seconds (`7.1`, `0.0013`, `1800`, `2.5e-3`) exactly and rounds it
+/// once to the nearest nanosecond, ties up. `None` for anything else (negative, non-numeric,
+/// too large).
+///
+/// ```
+/// use ckpt::sim::stencil::config::decimal_ns;
+/// assert_eq!(decimal_ns("7.1"), Some(7_100_000_000));
+/// assert_eq!(decimal_ns("0.0013"), Some(1_300_000));
+/// assert_eq!(decimal_ns("0.0000000025"), Some(3));
+/// assert_eq!(decimal_ns("-1"), None);
+/// ```
+pub fn decimal_ns(text: &str) -> Option<Nanos> {
+    let s = text.trim();
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    let (int, frac) = match mant.find('.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits: String = int.chars().chain(frac.chars()).collect();
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some(0);
+    }
+    if digits.len() > 36 || !(-60..=60).contains(&exp) {
+        return None;
+    }
+    let m: u128 = digits.parse().ok()?;
+    let scale = 9 + exp - frac.len() as i32;
+    let v = if scale >= 0 {
+        m.checked_mul(10u128.checked_pow(scale as u32)?)?
+    } else {
+        let neg = (-scale) as u32;
+        if neg > 38 {
+            return Some(0);
+        }
+        let d = 10u128.pow(neg);
+        let (q, r) = (m / d, m % d);
+        if r >= d - r { q + 1 } else { q }
+    };
+    u64::try_from(v).ok()
+}
+
+/// A duration in seconds: exact decimal, or a humantime form (`30m`) through
+/// [`crate::units::parse_duration`].
+pub fn duration_ns(text: &str) -> Option<Nanos> {
+    if let Some(v) = decimal_ns(text) {
+        return Some(v);
+    }
+    let s = crate::units::parse_duration(text).ok()?;
+    (s.is_finite() && (0.0..1.8e10).contains(&s)).then(|| secs_to_ns(s))
+}
+
+/// Reads a `time_seconds,worker` trace: blank lines and `#` comments allowed; rows sorted stably
+/// by time. Workers are range-checked in [`Settings::validate`]; here only their form.
+pub fn parse_trace(text: &str, file: &str) -> Result<Vec<(TraceFailure, usize)>, ConfigError> {
+    let mut rows = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let mut fields = content.split(',');
+        let err = |field: &'static str, value: &str, message: &str| ConfigError::Trace {
+            file: file.to_string(),
+            line,
+            field,
+            value: value.to_string(),
+            message: message.to_string(),
+        };
+        let time_text = fields.next().unwrap_or("").trim();
+        let worker_text = fields.next().map(str::trim);
+        if fields.next().is_some() {
+            return Err(err(
+                "row",
+                content,
+                "has more than two fields: expected time_seconds,worker",
+            ));
+        }
+        let time = decimal_ns(time_text).ok_or_else(|| {
+            err(
+                "time_seconds",
+                time_text,
+                "is not a non-negative number of seconds",
+            )
+        })?;
+        let worker_text = worker_text
+            .ok_or_else(|| err("worker", "", "is missing: expected time_seconds,worker"))?;
+        let worker: u32 = worker_text
+            .parse()
+            .map_err(|_| err("worker", worker_text, "is not a worker index (0, 1, ...)"))?;
+        rows.push((TraceFailure { time, worker }, line));
+    }
+    rows.sort_by_key(|(f, _)| f.time);
+    Ok(rows)
+}
+
+/// A failure trace as read, with the lines of its rows for error messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawTrace {
+    /// The file, as named.
+    pub file: String,
+    /// Rows sorted stably by time, with their line numbers.
+    pub rows: Vec<(TraceFailure, usize)>,
+}
+
+/// Reads a trace file.
+pub fn read_trace(path: &Path) -> Result<RawTrace, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(RawTrace {
+        rows: parse_trace(&text, &file)?,
+        file,
+    })
+}
+
+fn yes_no(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" | "true" | "1" | "on" => Some(true),
+        "n" | "no" | "false" | "0" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads the paper's INI format. `file` names the file in errors; `folder` is where a relative
+/// `FailureTrace` is read from.
+///
+/// ```
+/// use ckpt::sim::stencil::config::parse_ini;
+/// let s = parse_ini("[GENERAL]\nWorkerCount = 2 ; two\n[Stencil]\nProcessCost = 7.1\n", "x.ini", ".".as_ref()).unwrap();
+/// assert_eq!(s.workers, Some(2));
+/// assert_eq!(s.process_cost, Some(7_100_000_000));
+/// assert!(parse_ini("[GENERAL]\nWorkers = 2\n", "x.ini", ".".as_ref()).is_err());
+/// ```
+pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, ConfigError> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Section {
+        None,
+        General,
+        Stencil,
+    }
+    let mut s = Settings::default();
+    let mut section = Section::None;
+    let mut seen: Vec<String> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |message: String| ConfigError::Ini {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let mut content = raw;
+        // An inline comment starts at `;` or `#` preceded by white space (or at line start).
+        let bytes = raw.as_bytes();
+        for (j, &b) in bytes.iter().enumerate() {
+            if (b == b';' || b == b'#') && (j == 0 || bytes[j - 1].is_ascii_whitespace()) {
+                content = &raw[..j];
+                break;
+            }
+        }
+        let content = content.trim();
+        if content.is_empty() {
+            continue;
+        }
+        if let Some(rest) = content.strip_prefix('[') {
+            let name = rest
+                .strip_suffix(']')
+                .ok_or_else(|| err(format!("`{content}` is not a section header")))?;
+            section = match name.trim().to_ascii_lowercase().as_str() {
+                "general" => Section::General,
+                "stencil" => Section::Stencil,
+                _ => {
+                    return Err(err(format!(
+                        "unknown section `[{}]`: accepted are [GENERAL] and [Stencil]",
+                        name.trim()
+                    )));
+                }
+            };
+            continue;
+        }
+        let (key, value) = content
+            .split_once('=')
+            .ok_or_else(|| err(format!("`{content}` is not `Key = value`")))?;
+        let key_raw = key.trim();
+        let key = key_raw.to_ascii_lowercase();
+        let value = value.trim();
+        if section == Section::None {
+            return Err(err(format!(
+                "key `{key_raw}` before any section: put it under [GENERAL] or [Stencil]"
+            )));
+        }
+        if seen.contains(&key) {
+            return Err(err(format!("duplicate key `{key_raw}`")));
+        }
+        seen.push(key.clone());
+        let bad = |accepted: &str| {
+            err(format!(
+                "invalid value `{value}` for `{key_raw}`: {accepted}"
+            ))
+        };
+        let count = |accepted: &str| value.parse::<u32>().map_err(|_| bad(accepted));
+        let extra = matches!(
+            key.as_str(),
+            "failuretrace" | "transfercost" | "outputbytes"
+        );
+        let general = matches!(
+            key.as_str(),
+            "kernel"
+                | "workercount"
+                | "checkpointlevel"
+                | "checkpoint"
+                | "recovery"
+                | "fail"
+                | "mtbf"
+                | "seed"
+                | "scheduler"
+        );
+        let stencil = matches!(
+            key.as_str(),
+            "backupcost" | "processcost" | "stencilsize" | "timesteps"
+        );
+        let placed = extra
+            || (general && section == Section::General)
+            || (stencil && section == Section::Stencil);
+        if !placed {
+            let hint = if general {
+                " (it belongs in [GENERAL])"
+            } else if stencil {
+                " (it belongs in [Stencil])"
+            } else {
+                ""
+            };
+            return Err(err(format!("unknown key `{key_raw}`{hint}")));
+        }
+        match key.as_str() {
+            "kernel" => {
+                if !value.eq_ignore_ascii_case("stencil") {
+                    return Err(bad("only `Stencil` is simulated"));
+                }
+            }
+            "scheduler" => {
+                if !value.eq_ignore_ascii_case("horizontal") {
+                    return Err(bad("only `Horizontal` is simulated"));
+                }
+            }
+            "workercount" => s.workers = Some(count("a positive whole number")?),
+            "checkpointlevel" => s.level = Some(count("a level 1, 2, ...")?),
+            "checkpoint" => s.checkpoint = Some(yes_no(value).ok_or_else(|| bad("Y or N"))?),
+            "fail" => s.fail = Some(yes_no(value).ok_or_else(|| bad("Y or N"))?),
+            "recovery" => {
+                s.recovery =
+                    Some(Recovery::parse(value).ok_or_else(|| bad("Default or Dependency"))?)
+            }
+            "mtbf" => {
+                s.mtbf = Some(
+                    duration_ns(value).ok_or_else(|| bad("seconds or a duration such as 30m"))?,
+                )
+            }
+            "seed" => s.seed = Some(value.parse().map_err(|_| bad("a whole number"))?),
+            "backupcost" => {
+                s.backup_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
+            "processcost" => {
+                s.process_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
+            "transfercost" => {
+                s.transfer_cost = Some(decimal_or_duration(value).ok_or_else(|| bad("seconds"))?)
+            }
+            "stencilsize" => s.width = Some(count("an even number of tasks per row")?),
+            "timesteps" => s.rows = Some(count("a positive number of rows")?),
+            "outputbytes" => {
+                s.output_bytes = Some(
+                    crate::units::parse_bytes(value)
+                        .map_err(|_| bad("bytes, e.g. 1.6MB"))?
+                        .round() as u64,
+                )
+            }
+            "failuretrace" => {
+                let p = Path::new(value);
+                s.trace = Some(if p.is_relative() {
+                    folder.join(p)
+                } else {
+                    p.to_path_buf()
+                });
+            }
+            _ => unreachable!("every placed key is matched"),
+        }
+    }
+    Ok(s)
+}
+
+fn decimal_or_duration(v: &str) -> Option<Nanos> {
+    duration_ns(v)
+}
+
+/// Reads an INI file.
+pub fn read_ini(path: &Path) -> Result<Settings, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    parse_ini(&text, &file, folder)
+}
+
+impl Settings {
+    /// Validates into a config, reading the trace file if one is named. `seed_required`: an
+    /// MTBF from a file needs a `Seed` (3.8); the seed itself is returned for the runs.
+    pub fn validate(
+        &self,
+        seed_required: bool,
+    ) -> Result<(StencilConfig, Option<u64>), ConfigError> {
+        let missing = |key: &str, hint: &str| ConfigError::Missing {
+            key: key.to_string(),
+            hint: hint.to_string(),
+        };
+        let invalid = |key: &str, value: String, accepted: &str| ConfigError::Invalid {
+            key: key.to_string(),
+            value,
+            accepted: accepted.to_string(),
+        };
+        let width = self
+            .width
+            .ok_or_else(|| missing("width", "give --width or StencilSize"))?;
+        let rows = self
+            .rows
+            .ok_or_else(|| missing("rows", "give --rows or Timesteps"))?;
+        let workers = self
+            .workers
+            .ok_or_else(|| missing("workers", "give --workers or WorkerCount"))?;
+        let process_cost = self
+            .process_cost
+            .ok_or_else(|| missing("process cost", "give --process-cost or ProcessCost"))?;
+        let backup_cost = self
+            .backup_cost
+            .ok_or_else(|| missing("backup cost", "give --backup-cost or BackupCost"))?;
+        let level = self.level.unwrap_or(1);
+        let checkpoint = self.checkpoint.unwrap_or(true);
+        if width < 2 || width % 2 != 0 || width > 1 << 20 {
+            return Err(invalid(
+                "width",
+                width.to_string(),
+                "an even number of tasks per row, 2 to 1048576",
+            ));
+        }
+        if rows < 1 || (width as u64) * (rows as u64) > 1 << 28 {
+            return Err(invalid(
+                "rows",
+                rows.to_string(),
+                "at least 1, with width x rows at most 2^28 tasks",
+            ));
+        }
+        if !(1..=1 << 20).contains(&workers) {
+            return Err(invalid(
+                "workers",
+                workers.to_string(),
+                "1 to 1048576 workers",
+            ));
+        }
+        if process_cost == 0 {
+            return Err(invalid(
+                "process cost",
+                "0".into(),
+                "a positive number of seconds",
+            ));
+        }
+        if !(1..=20).contains(&level) {
+            return Err(invalid(
+                "level",
+                level.to_string(),
+                "a checkpoint level 1 to 20",
+            ));
+        }
+        if checkpoint && width % (2u32 << (level - 1)) != 0 {
+            return Err(invalid(
+                "level",
+                level.to_string(),
+                &format!("a level whose 2H = 2^L divides the width {width} (SIMULATION.md 3.2)"),
+            ));
+        }
+        // Keep every time of a run far from u64 overflow: the failure-free work of one worker
+        // doing everything stays under 2^60 ns (36 years).
+        let per_task = process_cost as u128
+            + backup_cost as u128
+            + 2 * self.transfer_cost.unwrap_or(backup_cost) as u128;
+        if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
+            return Err(invalid(
+                "process cost",
+                format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
+                "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
+            ));
+        }
+        let source_given = self.mtbf.is_some() || self.trace.is_some();
+        let fail = self.fail.unwrap_or(source_given);
+        let mut seed = self.seed;
+        let failures = if !fail {
+            Failures::None
+        } else if let Some(path) = &self.trace {
+            let raw = read_trace(path)?;
+            let mut v = Vec::with_capacity(raw.rows.len());
+            for (f, line) in raw.rows {
+                if f.worker >= workers {
+                    return Err(ConfigError::Trace {
+                        file: raw.file.clone(),
+                        line,
+                        field: "worker",
+                        value: f.worker.to_string(),
+                        message: format!("is outside 0..{}", workers - 1),
+                    });
+                }
+                v.push(f);
+            }
+            seed = None;
+            Failures::Trace(v)
+        } else if let Some(mtbf) = self.mtbf {
+            if mtbf == 0 {
+                return Err(invalid("MTBF", "0".into(), "a positive duration"));
+            }
+            if seed.is_none() {
+                if seed_required {
+                    return Err(missing("Seed", "Fail = Y with MTBF needs Seed (or --seed)"));
+                }
+                seed = Some(42);
+            }
+            Failures::Poisson { mtbf }
+        } else {
+            return Err(missing(
+                "MTBF or FailureTrace",
+                "Fail = Y needs a failure source (--mtbf or --trace)",
+            ));
+        };
+        let cfg = StencilConfig {
+            width,
+            rows,
+            workers,
+            level,
+            checkpoint,
+            recovery: self.recovery.unwrap_or(Recovery::Global),
+            process_cost,
+            backup_cost,
+            transfer_cost: self.transfer_cost.unwrap_or(backup_cost),
+            failures,
+            output_bytes: self.output_bytes,
+        };
+        Ok((cfg, seed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
+        // a tenth digit rounds half up.
+        #[test]
+        fn decimal_seconds_are_exact(secs in 0u64..10_000_000, frac in 0u64..1_000_000_000, tenth in 0u64..10) {
+            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}")), Some(secs * 1_000_000_000 + frac));
+            let up = if tenth >= 5 { 1 } else { 0 };
+            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}{tenth}")), Some(secs * 1_000_000_000 + frac + up));
+            prop_assert_eq!(decimal_ns(&format!("{secs}{frac:09}e-9")), Some(secs * 1_000_000_000 + frac));
+        }
+    }
+
+    #[test]
+    fn decimals_round_once_ties_up() {
+        assert_eq!(decimal_ns("1800"), Some(1_800_000_000_000));
+        assert_eq!(decimal_ns("0.0000000015"), Some(2));
+        assert_eq!(decimal_ns("0.0000000014999"), Some(1));
+        assert_eq!(decimal_ns("1.3e-3"), Some(1_300_000));
+        assert_eq!(decimal_ns(".5"), Some(500_000_000));
+        assert_eq!(decimal_ns("5."), Some(5_000_000_000));
+        assert_eq!(decimal_ns("0"), Some(0));
+        for bad in [
+            "",
+            ".",
+            "abc",
+            "1,5",
+            "-0.1",
+            "1e",
+            "nan",
+            "inf",
+            "1e400",
+            "99999999999999999999",
+        ] {
+            assert_eq!(decimal_ns(bad), None, "{bad}");
+        }
+        assert_eq!(duration_ns("30m"), Some(1_800_000_000_000));
+    }
+
+    #[test]
+    fn the_papers_config_reads_as_is() {
+        let text = "[GENERAL]\nKernel = Stencil\nWorkerCount = 128\nCheckpointLevel = 6\nCheckpoint = Y\n\
+                    Recovery = Default        ; Default = global\nFail = Y\nMTBF = 1800   # seconds\nSeed = 42\n\
+                    Scheduler = Horizontal\n[Stencil]\nBackupCost = 0.0013\nProcessCost = 7.1\nStencilSize = 256\nTimesteps = 256\n";
+        let s = parse_ini(text, "p.ini", Path::new(".")).unwrap();
+        let (c, seed) = s.validate(true).unwrap();
+        assert_eq!(seed, Some(42));
+        assert_eq!(c.workers, 128);
+        assert_eq!(c.level, 6);
+        assert_eq!(c.recovery, Recovery::Global);
+        assert_eq!(
+            c.failures,
+            Failures::Poisson {
+                mtbf: 1_800_000_000_000
+            }
+        );
+        assert_eq!(c.transfer_cost, 1_300_000);
+        assert_eq!((c.width, c.rows), (256, 256));
+    }
+
+    #[test]
+    fn unknown_duplicate_and_misplaced_keys_are_named() {
+        let e = |t: &str| {
+            parse_ini(t, "f.ini", Path::new("."))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e("[GENERAL]\nWorkers = 3\n").contains("`Workers`"));
+        assert!(e("[GENERAL]\nSeed = 1\nseed = 2\n").contains("duplicate key `seed`"));
+        assert!(e("[Other]\n").contains("unknown section"));
+        assert!(e("[Stencil]\nWorkerCount = 3\n").contains("belongs in [GENERAL]"));
+        assert!(e("Seed = 1\n").contains("before any section"));
+        assert!(e("[GENERAL]\nKernel = Heat\n").contains("Kernel"));
+        assert!(e("[GENERAL]\nScheduler = DepthFirst\n").contains("Scheduler"));
+        assert!(e("[GENERAL]\nCheckpoint = maybe\n").contains("Checkpoint"));
+        // Extra keys stand in either section, but only once.
+        assert!(
+            parse_ini(
+                "[GENERAL]\nTransferCost = 1\n[Stencil]\nOutputBytes = 1.6MB\n",
+                "f",
+                Path::new(".")
+            )
+            .is_ok()
+        );
+        assert!(
+            e("[GENERAL]\nTransferCost = 1\n[Stencil]\ntransfercost = 2\n").contains("duplicate")
+        );
+        // `#` inside a value without white space before it is not a comment.
+        assert!(e("[GENERAL]\nSeed = 4#2\n").contains("Seed"));
+    }
+
+    #[test]
+    fn fail_defaults_and_seed_rules() {
+        let base = "[GENERAL]\nWorkerCount = 2\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
+        let s = parse_ini(base, "f", Path::new(".")).unwrap();
+        assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
+        let s = parse_ini(
+            &base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
+        assert!(s.validate(true).unwrap_err().to_string().contains("Seed"));
+        assert_eq!(s.validate(false).unwrap().1, Some(42));
+        let s = parse_ini(
+            &base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(s.validate(true).unwrap().1, Some(7));
+        let s = parse_ini(
+            &base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
+        let s = parse_ini(
+            &base.replace("[Stencil]", "Fail = Y\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
+        assert!(s.validate(true).is_err());
+        let s = parse_ini(
+            &base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"),
+            "f",
+            Path::new("."),
+        );
+        assert!(s.is_err());
+        let mut s = parse_ini(base, "f", Path::new(".")).unwrap();
+        s.level = Some(3);
+        assert!(s.validate(true).unwrap_err().to_string().contains("level"));
+    }
+
+    #[test]
+    fn traces_sort_stably_and_name_the_line() {
+        let rows = parse_trace("# t,w\n5,1\n\n2.5,0\n5,0 # again\n", "t.csv").unwrap();
+        let v: Vec<_> = rows.iter().map(|(f, l)| (f.time, f.worker, *l)).collect();
+        assert_eq!(
+            v,
+            [
+                (2_500_000_000, 0, 4),
+                (5_000_000_000, 1, 2),
+                (5_000_000_000, 0, 5)
+            ]
+        );
+        let e = parse_trace("1,0\n-3,1\n", "t.csv").unwrap_err().to_string();
+        assert!(
+            e.contains("t.csv:2") && e.contains("time_seconds") && e.contains("-3"),
+            "{e}"
+        );
+        let e = parse_trace("1,x\n", "t.csv").unwrap_err().to_string();
+        assert!(e.contains("worker"), "{e}");
+        assert!(parse_trace("1\n", "t.csv").is_err());
+        assert!(parse_trace("1,2,3\n", "t.csv").is_err());
+    }
+
+    #[test]
+    fn flags_override_the_file() {
+        let file = Settings {
+            mtbf: Some(5),
+            workers: Some(3),
+            ..Default::default()
+        };
+        let flags = Settings {
+            trace: Some("x.csv".into()),
+            workers: Some(4),
+            ..Default::default()
+        };
+        let s = file.overridden_by(&flags);
+        assert_eq!(s.workers, Some(4));
+        assert_eq!(s.mtbf, None);
+        assert_eq!(s.trace, Some(PathBuf::from("x.csv")));
+    }
+}

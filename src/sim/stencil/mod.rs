@@ -1,0 +1,147 @@
+//! The task-based stencil with checkpoint levels and two rollback strategies (SIMULATION.md
+//! section 3): the simulation of the seed paper on dependency-aware rollback, made exact.
+//!
+//! [`graph`] and [`triangles`] are pure functions of the configuration (tasks, dependencies,
+//! checkpoint triangles, checkpoint tasks); [`run`] is one run on the shared event core;
+//! [`recovery`] holds the `global` and `dependency` strategies; [`config`] reads the paper's INI
+//! and failure traces.
+
+pub mod config;
+pub mod graph;
+mod recovery;
+pub mod run;
+pub mod triangles;
+
+pub use config::{Failures, Recovery, StencilConfig};
+pub use run::{RunFigures, SimError, simulate};
+
+use crate::sim::engine::{ns_to_secs, run_parallel, run_rng};
+use crate::sim::stats::Estimate;
+use serde::Serialize;
+
+/// The grid and checkpoint tables of a config, built once and shared by every run.
+pub fn layout(cfg: &StencilConfig) -> triangles::Layout {
+    let g = graph::Grid::new(cfg.width, cfg.rows).expect("validated grid");
+    let tris = if cfg.checkpoint {
+        triangles::Triangles::new(g, cfg.level)
+    } else {
+        None
+    };
+    triangles::Layout::new(g, tris)
+}
+
+/// One run `run` of `cfg` under `seed` (the seed matters only for Poisson failures).
+pub fn simulate_run(
+    layout: &triangles::Layout,
+    cfg: &StencilConfig,
+    seed: u64,
+    run: u64,
+) -> Result<RunFigures, SimError> {
+    simulate(
+        layout,
+        cfg,
+        run::FailureStream::new(cfg, run_rng(seed, run)),
+    )
+}
+
+/// The figures of 3.7 as estimates over runs (seconds for times), in JSON order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// End of processing of the last task.
+    pub makespan_s: Estimate,
+    /// Tasks (W x T).
+    pub tasks: Estimate,
+    /// Executions (starts of transfer-then-processing).
+    pub executions: Estimate,
+    /// Cancelled executions.
+    pub cancelled_executions: Estimate,
+    /// Aggregate processing time (the paper's Fig. 7).
+    pub aggregate_processing_s: Estimate,
+    /// Applied failures.
+    pub failures: Estimate,
+    /// Useful processing.
+    pub useful_s: Estimate,
+    /// Transfers of standing executions.
+    pub transfer_s: Estimate,
+    /// Transfer and processing of cancelled executions.
+    pub cancelled_s: Estimate,
+    /// Waiting on dependencies.
+    pub waiting_s: Estimate,
+    /// Remote copies and re-sends.
+    pub checkpointing_s: Estimate,
+    /// The re-send part of checkpointing.
+    pub resend_s: Estimate,
+    /// No task to take.
+    pub idle_s: Estimate,
+    /// Local checkpoint copies made.
+    pub local_copies: Estimate,
+    /// Remote copies made.
+    pub remote_copies: Estimate,
+    /// Copies re-sent by ring repair.
+    pub resent_copies: Estimate,
+    /// Most copies held at once.
+    pub max_copies_held: Estimate,
+    /// The same in bytes, when the output size is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes_held: Option<Estimate>,
+    /// Fewest tasks completed by one worker index.
+    pub tasks_per_worker_min: Estimate,
+    /// Most tasks completed by one worker index.
+    pub tasks_per_worker_max: Estimate,
+}
+
+impl Summary {
+    /// Reduces runs in run order.
+    pub fn from_runs(runs: &[RunFigures], output_bytes: Option<u64>) -> Summary {
+        let e = |f: &dyn Fn(&RunFigures) -> f64| {
+            Estimate::from_samples(&runs.iter().map(f).collect::<Vec<_>>())
+        };
+        let s = |f: fn(&RunFigures) -> u64| e(&|r| ns_to_secs(f(r)));
+        let c = |f: fn(&RunFigures) -> u64| e(&|r| f(r) as f64);
+        Summary {
+            makespan_s: s(|r| r.makespan),
+            tasks: c(|r| r.tasks),
+            executions: c(|r| r.executions),
+            cancelled_executions: c(|r| r.cancelled_executions),
+            aggregate_processing_s: s(|r| r.aggregate_processing),
+            failures: c(|r| r.failures),
+            useful_s: s(|r| r.useful),
+            transfer_s: s(|r| r.transfer),
+            cancelled_s: s(|r| r.cancelled),
+            waiting_s: s(|r| r.waiting),
+            checkpointing_s: s(|r| r.checkpointing),
+            resend_s: s(|r| r.resend),
+            idle_s: s(|r| r.idle),
+            local_copies: c(|r| r.local_copies),
+            remote_copies: c(|r| r.remote_copies),
+            resent_copies: c(|r| r.resent_copies),
+            max_copies_held: c(|r| r.max_copies_held),
+            max_bytes_held: output_bytes.map(|b| e(&|r| (r.max_copies_held * b) as f64)),
+            tasks_per_worker_min: c(|r| r.tasks_per_worker.iter().copied().min().unwrap_or(0)),
+            tasks_per_worker_max: c(|r| r.tasks_per_worker.iter().copied().max().unwrap_or(0)),
+        }
+    }
+}
+
+/// `runs` runs of `cfg` on `threads` threads (0 = all cores), results in run order whatever
+/// the thread count. A deterministic config (a trace or no failures) is simulated once and its
+/// result repeated. `tick` is called once per run.
+pub fn simulate_runs(
+    cfg: &StencilConfig,
+    seed: u64,
+    runs: u64,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<RunFigures>, SimError> {
+    let layout = layout(cfg);
+    if !matches!(cfg.failures, Failures::Poisson { .. }) {
+        let one = simulate_run(&layout, cfg, seed, 0)?;
+        for _ in 0..runs {
+            tick();
+        }
+        return Ok(vec![one; runs as usize]);
+    }
+    run_parallel(runs, threads, tick, |i| simulate_run(&layout, cfg, seed, i))
+        .into_iter()
+        .collect()
+}

@@ -1,0 +1,83 @@
+//! The two recovery strategies of SIMULATION.md 3.5, run once per failure instant (step 4).
+
+use super::run::{Act, COMPLETE, COPIES, HELD, QUEUED, State};
+
+impl State<'_> {
+    fn available(&self, t: u32) -> bool {
+        self.tasks[t as usize].flags & COPIES != 0
+    }
+
+    /// `global`: every incomplete checkpoint triangle restarts from its entry checkpoints; a
+    /// complete triangle whose output into an incomplete one is unavailable counts as
+    /// incomplete too (the domino effect). Every execution in progress is cancelled.
+    pub(super) fn recover_global(&mut self) {
+        let l = self.l;
+        let count = l.triangles();
+        let mut rolled = vec![false; count];
+        let mut work: Vec<u32> = Vec::new();
+        // Incomplete triangles outside the active window have no complete task and no complete
+        // entry: rolling them back would change nothing.
+        for t in self.active_window() {
+            let x = l.tri_of[t as usize] as usize;
+            if self.tri_incomplete[x] > 0 && !rolled[x] {
+                rolled[x] = true;
+                work.push(x as u32);
+            }
+        }
+        let mut i = 0;
+        while i < work.len() {
+            let x = work[i];
+            i += 1;
+            for &d in l.entries_of(x) {
+                let y = l.tri_of[d as usize] as usize;
+                if !rolled[y] && self.tri_incomplete[y] == 0 && !self.available(d) {
+                    rolled[y] = true;
+                    work.push(y as u32);
+                }
+            }
+        }
+        // Executions in progress: their triangles are incomplete by definition.
+        for w in 0..self.workers.len() as u32 {
+            if let Act::Running { .. } = self.workers[w as usize].act {
+                self.stop(w);
+            }
+        }
+        for &x in &work {
+            let tasks = l.tasks_of(x);
+            if self.tri_incomplete[x as usize] as usize == tasks.len() {
+                continue;
+            }
+            for &t in tasks {
+                if self.tasks[t as usize].status == COMPLETE {
+                    self.cancel_complete(t);
+                }
+            }
+        }
+    }
+
+    /// `dependency`: starting from every task that still needs its inputs (queued or held,
+    /// which includes the tasks the failure cancelled), cancel each complete dependency whose
+    /// output is no longer available, transitively. Running tasks carry on.
+    pub(super) fn recover_dependency(&mut self) {
+        let l = self.l;
+        let mut work: Vec<u32> = self
+            .active_window()
+            .filter(|&t| {
+                let st = self.tasks[t as usize].status;
+                (st == QUEUED || st == HELD)
+                    && l.deps[t as usize]
+                        .as_slice()
+                        .iter()
+                        .any(|&d| self.tasks[d as usize].status == COMPLETE)
+            })
+            .collect();
+        while let Some(t) = work.pop() {
+            for &d in l.deps[t as usize].as_slice() {
+                if self.tasks[d as usize].status == COMPLETE && !self.available(d) {
+                    self.cancel_complete(d);
+                    work.push(d);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1025 @@
+//! One run of the stencil simulation (SIMULATION.md 3.3, 3.4, 3.6): workers, the global queue,
+//! copies, failures and the per-instant phase loop.
+//!
+//! Each instant is processed in the order of 3.6: failures (with ring repair), ends of
+//! processing by worker index, ends of remote copies by worker index, recovery, idle workers
+//! taking tasks by ascending index, ready workers starting. Timed ends live in the shared
+//! [`EventQueue`] keyed `(time, rule, worker)`, so they pop in exactly that order; a stopped
+//! activity leaves a stale entry that its worker's epoch discards. Dependencies are signalled:
+//! a completing task wakes the worker holding each of its consumers.
+
+use super::config::{Failures, Recovery, StencilConfig, TraceFailure};
+use super::triangles::Layout;
+use crate::failure::Lifetime;
+use crate::sim::engine::{EventQueue, Nanos, secs_to_ns};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use thiserror::Error;
+
+/// Applied failures beyond this many stop a run (3.4).
+pub const MAX_FAILURES: u64 = 1_000_000;
+
+/// A run that cannot finish.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    /// More than [`MAX_FAILURES`] failures were applied.
+    #[error(
+        "the MTBF is too short to finish: more than {MAX_FAILURES} failures were applied before the last task completed"
+    )]
+    TooManyFailures,
+    /// A protocol invariant broke (a bug, never bad input).
+    #[error("stencil protocol violated at t = {time} ns: {what}")]
+    Protocol {
+        /// When.
+        time: Nanos,
+        /// What went wrong.
+        what: String,
+    },
+}
+
+/// The figures of one run (3.7); times in ns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunFigures {
+    /// End of processing of the last task.
+    pub makespan: Nanos,
+    /// Tasks, W x T.
+    pub tasks: u64,
+    /// Starts of transfer-then-processing.
+    pub executions: u64,
+    /// Executions cancelled in transfer or processing plus complete tasks made incomplete.
+    pub cancelled_executions: u64,
+    /// Applied failures.
+    pub failures: u64,
+    /// Processing of the executions that stand (tasks x process cost).
+    pub useful: Nanos,
+    /// Transfers of the executions that stand.
+    pub transfer: Nanos,
+    /// Transfer and processing of every cancelled execution.
+    pub cancelled: Nanos,
+    /// Holding a task whose dependencies are incomplete.
+    pub waiting: Nanos,
+    /// Sending remote copies, plus the re-sends of ring repair.
+    pub checkpointing: Nanos,
+    /// The re-send part of `checkpointing` (it occupies no worker).
+    pub resend: Nanos,
+    /// No task to take.
+    pub idle: Nanos,
+    /// Tasks x process cost + the transfer and processing of cancelled executions.
+    pub aggregate_processing: Nanos,
+    /// Local checkpoint copies made (one per completed checkpoint task).
+    pub local_copies: u64,
+    /// Remote copies made by sends.
+    pub remote_copies: u64,
+    /// Copies re-sent by ring repair (both directions).
+    pub resent_copies: u64,
+    /// Most checkpoint copies (local + remote) held at once, sampled at the end of each instant.
+    pub max_copies_held: u64,
+    /// Tasks completed (standing executions) per worker index.
+    pub tasks_per_worker: Vec<u64>,
+}
+
+/// Where a run's failures come from.
+pub enum FailureStream<'a> {
+    /// None.
+    None,
+    /// A trace, in order.
+    Trace(&'a [TraceFailure], usize),
+    /// A Poisson process of the whole system, the victim uniform over worker indices.
+    Poisson {
+        /// The run's stream.
+        rng: Box<ChaCha8Rng>,
+        /// Inter-arrival distribution (seconds).
+        gap: Lifetime,
+        /// Workers.
+        workers: u32,
+        /// The next failure.
+        next: Option<TraceFailure>,
+    },
+}
+
+impl<'a> FailureStream<'a> {
+    /// The failures of `cfg` for one run using `rng` (ignored unless the source is Poisson).
+    pub fn new(cfg: &'a StencilConfig, rng: ChaCha8Rng) -> FailureStream<'a> {
+        match &cfg.failures {
+            Failures::None => FailureStream::None,
+            Failures::Trace(v) => FailureStream::Trace(v, 0),
+            Failures::Poisson { mtbf } => {
+                let gap = Lifetime::exponential((*mtbf).max(1) as f64 / 1e9)
+                    .expect("a positive finite mean");
+                let mut s = FailureStream::Poisson {
+                    rng: Box::new(rng),
+                    gap,
+                    workers: cfg.workers,
+                    next: None,
+                };
+                s.draw(0);
+                s
+            }
+        }
+    }
+
+    fn draw(&mut self, after: Nanos) {
+        if let FailureStream::Poisson {
+            rng,
+            gap,
+            workers,
+            next,
+        } = self
+        {
+            let dt = secs_to_ns(gap.sample(rng.as_mut()));
+            let worker = rng.random_range(0..*workers);
+            *next = after
+                .checked_add(dt)
+                .map(|time| TraceFailure { time, worker });
+        }
+    }
+
+    fn peek(&self) -> Option<Nanos> {
+        match self {
+            FailureStream::None => None,
+            FailureStream::Trace(v, i) => v.get(*i).map(|f| f.time),
+            FailureStream::Poisson { next, .. } => next.map(|f| f.time),
+        }
+    }
+
+    fn pop(&mut self) -> Option<TraceFailure> {
+        match self {
+            FailureStream::None => None,
+            FailureStream::Trace(v, i) => {
+                let f = v.get(*i).copied();
+                *i += 1;
+                f
+            }
+            FailureStream::Poisson { next, .. } => {
+                let f = next.take();
+                if let Some(f) = f {
+                    self.draw(f.time);
+                }
+                f
+            }
+        }
+    }
+}
+
+pub(super) const QUEUED: u8 = 0;
+pub(super) const HELD: u8 = 1;
+pub(super) const RUNNING: u8 = 2;
+pub(super) const COMPLETE: u8 = 3;
+
+/// Output copies of a complete task.
+pub(super) const PLAIN: u8 = 1;
+pub(super) const LOCAL: u8 = 2;
+pub(super) const REMOTE: u8 = 4;
+/// The checkpoint was released (a send in flight then makes no copy).
+pub(super) const RELEASED: u8 = 8;
+/// The remote copy was made (by its send or a re-send): counts towards securing.
+pub(super) const REMOTE_DONE: u8 = 16;
+pub(super) const COPIES: u8 = PLAIN | LOCAL | REMOTE;
+
+const RULE_PROCESSING: u32 = 2;
+const RULE_COPY: u32 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Act {
+    Idle,
+    Waiting(u32),
+    Running { task: u32, transfer: Nanos },
+    Sending(u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Worker {
+    pub act: Act,
+    pub since: Nanos,
+    pub epoch: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct TaskState {
+    pub status: u8,
+    pub flags: u8,
+    /// Holder while HELD/RUNNING, producer once COMPLETE.
+    pub who: u32,
+    /// Transfer time of the standing execution.
+    pub transfer: Nanos,
+}
+
+/// The state of one run.
+pub(super) struct State<'a> {
+    pub l: &'a Layout,
+    pub cfg: &'a StencilConfig,
+    pub now: Nanos,
+    pub tasks: Vec<TaskState>,
+    pub workers: Vec<Worker>,
+    /// Tasks ever completed by each worker index (may hold stale entries; filtered on use).
+    pub produced: Vec<Vec<u32>>,
+    pub idle: Vec<u64>,
+    pub cursor: u32,
+    /// No task below this id is incomplete (lowered by cancellations, raised lazily).
+    pub low: u32,
+    pub heap: BinaryHeap<Reverse<u32>>,
+    pub events: EventQueue<(u32, u32)>,
+    pub ready: Vec<u32>,
+    pub tri_incomplete: Vec<u32>,
+    pub tri_pending: Vec<u32>,
+    pub complete: u32,
+    pub copies_held: u64,
+    pub f: RunFigures,
+    pub failed_now: Vec<u32>,
+    pub error: Option<String>,
+}
+
+impl<'a> State<'a> {
+    fn new(l: &'a Layout, cfg: &'a StencilConfig) -> State<'a> {
+        let n = l.grid.tasks() as usize;
+        let w = cfg.workers as usize;
+        let mut idle = vec![0u64; w.div_ceil(64)];
+        for i in 0..w {
+            idle[i / 64] |= 1 << (i % 64);
+        }
+        let tri_incomplete = (0..l.triangles())
+            .map(|x| l.tasks_of(x as u32).len() as u32)
+            .collect();
+        State {
+            l,
+            cfg,
+            now: 0,
+            tasks: vec![TaskState::default(); n],
+            workers: vec![
+                Worker {
+                    act: Act::Idle,
+                    since: 0,
+                    epoch: 0
+                };
+                w
+            ],
+            produced: vec![Vec::new(); w],
+            idle,
+            cursor: 0,
+            low: 0,
+            heap: BinaryHeap::new(),
+            events: EventQueue::new(),
+            ready: Vec::new(),
+            tri_incomplete,
+            tri_pending: l.tri_checkpoints.clone(),
+            complete: 0,
+            copies_held: 0,
+            f: RunFigures {
+                tasks: n as u64,
+                tasks_per_worker: vec![0; w],
+                ..Default::default()
+            },
+            failed_now: Vec::new(),
+            error: None,
+        }
+    }
+
+    pub fn guard(&self, w: u32) -> u32 {
+        (w + 1) % self.cfg.workers
+    }
+
+    pub fn protectee(&self, w: u32) -> u32 {
+        (w + self.cfg.workers - 1) % self.cfg.workers
+    }
+
+    fn set_idle(&mut self, w: u32) {
+        self.idle[w as usize / 64] |= 1 << (w % 64);
+    }
+
+    fn clear_idle(&mut self, w: u32) {
+        self.idle[w as usize / 64] &= !(1 << (w % 64));
+    }
+
+    fn fail(&mut self, what: String) {
+        if self.error.is_none() {
+            self.error = Some(what);
+        }
+    }
+
+    /// Closes the current activity of `w` at `now` and books its time; then `w` is idle.
+    /// A running execution is cancelled (its time counts as cancelled), a held task goes back
+    /// to the queue, a send is cut short (its time counts as checkpointing).
+    pub fn stop(&mut self, w: u32) {
+        let now = self.now;
+        let wk = self.workers[w as usize];
+        let dt = now - wk.since;
+        match wk.act {
+            Act::Idle => self.f.idle += dt,
+            Act::Waiting(t) => {
+                self.f.waiting += dt;
+                self.requeue(t);
+            }
+            Act::Running { task, .. } => {
+                self.f.cancelled += dt;
+                self.f.cancelled_executions += 1;
+                self.requeue(task);
+            }
+            Act::Sending(_) => self.f.checkpointing += dt,
+        }
+        let wk = &mut self.workers[w as usize];
+        wk.act = Act::Idle;
+        wk.since = now;
+        wk.epoch = wk.epoch.wrapping_add(1);
+        self.set_idle(w);
+    }
+
+    pub fn requeue(&mut self, t: u32) {
+        let ts = &mut self.tasks[t as usize];
+        ts.status = QUEUED;
+        ts.who = u32::MAX;
+        debug_assert!(t < self.cursor);
+        self.heap.push(Reverse(t));
+    }
+
+    fn queue_head(&mut self) -> Option<u32> {
+        let n = self.tasks.len() as u32;
+        match self.heap.peek() {
+            Some(&Reverse(h)) if h < self.cursor || self.cursor >= n => {
+                self.heap.pop();
+                Some(h)
+            }
+            _ if self.cursor < n => {
+                self.cursor += 1;
+                Some(self.cursor - 1)
+            }
+            _ => None,
+        }
+    }
+
+    fn queue_empty(&self) -> bool {
+        self.heap.is_empty() && self.cursor as usize >= self.tasks.len()
+    }
+
+    fn deps_complete(&self, t: u32) -> bool {
+        self.l.deps[t as usize]
+            .as_slice()
+            .iter()
+            .all(|&d| self.tasks[d as usize].status == COMPLETE)
+    }
+
+    /// Whether worker `w` holds a copy of `d`'s output.
+    fn in_memory(&self, w: u32, d: u32) -> bool {
+        let ts = self.tasks[d as usize];
+        (ts.who == w && ts.flags & (PLAIN | LOCAL) != 0)
+            || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
+    }
+
+    fn take(&mut self, w: u32) {
+        let Some(t) = self.queue_head() else { return };
+        let wk = self.workers[w as usize];
+        debug_assert_eq!(wk.act, Act::Idle);
+        self.f.idle += self.now - wk.since;
+        self.clear_idle(w);
+        let wk = &mut self.workers[w as usize];
+        wk.act = Act::Waiting(t);
+        wk.since = self.now;
+        let ts = &mut self.tasks[t as usize];
+        ts.status = HELD;
+        ts.who = w;
+        if self.deps_complete(t) {
+            self.ready.push(w);
+        }
+    }
+
+    fn take_idle(&mut self) {
+        for word in 0..self.idle.len() {
+            while self.idle[word] != 0 {
+                if self.queue_empty() {
+                    return;
+                }
+                let w = (word * 64) as u32 + self.idle[word].trailing_zeros();
+                self.take(w);
+            }
+        }
+    }
+
+    fn start(&mut self, w: u32) {
+        let Act::Waiting(t) = self.workers[w as usize].act else {
+            return;
+        };
+        if !self.deps_complete(t) {
+            return;
+        }
+        let mut k = 0u64;
+        for &d in self.l.deps[t as usize].as_slice() {
+            if self.tasks[d as usize].flags & COPIES == 0 {
+                let (dt, dn) = self.l.grid.coords(d);
+                let (tt, tn) = self.l.grid.coords(t);
+                self.fail(format!("worker {w} starts T({tt},{tn}) but the output of T({dt},{dn}) is in no live memory"));
+            }
+            if !self.in_memory(w, d) {
+                k += 1;
+            }
+        }
+        let now = self.now;
+        let transfer = k * self.cfg.transfer_cost;
+        let wk = &mut self.workers[w as usize];
+        self.f.waiting += now - wk.since;
+        wk.act = Act::Running { task: t, transfer };
+        wk.since = now;
+        wk.epoch = wk.epoch.wrapping_add(1);
+        let epoch = wk.epoch;
+        self.tasks[t as usize].status = RUNNING;
+        self.f.executions += 1;
+        self.events.push(
+            now.saturating_add(transfer)
+                .saturating_add(self.cfg.process_cost),
+            RULE_PROCESSING,
+            w as u64,
+            (w, epoch),
+        );
+    }
+
+    fn end_processing(&mut self, w: u32) {
+        let Act::Running { task: t, transfer } = self.workers[w as usize].act else {
+            return;
+        };
+        let now = self.now;
+        let ti = t as usize;
+        let x = self.l.tri_of[ti];
+        let ts = &mut self.tasks[ti];
+        ts.status = COMPLETE;
+        ts.who = w;
+        ts.transfer = transfer;
+        self.complete += 1;
+        self.tri_incomplete[x as usize] -= 1;
+        self.f.transfer += transfer;
+        self.produced[w as usize].push(t);
+        let wk = &mut self.workers[w as usize];
+        if self.l.is_checkpoint[ti] {
+            self.tasks[ti].flags = LOCAL;
+            self.f.local_copies += 1;
+            self.copies_held += 1;
+            wk.act = Act::Sending(t);
+            wk.since = now;
+            wk.epoch = wk.epoch.wrapping_add(1);
+            let epoch = wk.epoch;
+            self.events.push(
+                now.saturating_add(self.cfg.backup_cost),
+                RULE_COPY,
+                w as u64,
+                (w, epoch),
+            );
+        } else {
+            self.tasks[ti].flags = PLAIN;
+            wk.act = Act::Idle;
+            wk.since = now;
+            wk.epoch = wk.epoch.wrapping_add(1);
+            self.set_idle(w);
+        }
+        self.release_tests(t);
+        for &c in self.l.consumers[ti].as_slice() {
+            let cs = self.tasks[c as usize];
+            if cs.status == HELD && self.deps_complete(c) {
+                self.ready.push(cs.who);
+            }
+        }
+    }
+
+    /// Release tests after `t` completed: its plain dependencies, itself, its triangle.
+    fn release_tests(&mut self, t: u32) {
+        let l = self.l;
+        for &d in l.deps[t as usize].as_slice() {
+            self.try_release_plain(d);
+        }
+        self.try_release_plain(t);
+        if l.is_checkpoint[t as usize] {
+            self.try_release_checkpoint(t);
+        }
+        self.check_secured(l.tri_of[t as usize]);
+    }
+
+    fn try_release_plain(&mut self, d: u32) {
+        let ds = self.tasks[d as usize];
+        if ds.status != COMPLETE || ds.flags & PLAIN == 0 {
+            return;
+        }
+        if self.l.consumers[d as usize]
+            .as_slice()
+            .iter()
+            .all(|&c| self.tasks[c as usize].status == COMPLETE)
+        {
+            self.tasks[d as usize].flags &= !PLAIN;
+        }
+    }
+
+    pub fn secured(&self, x: u32) -> bool {
+        self.tri_incomplete[x as usize] == 0 && self.tri_pending[x as usize] == 0
+    }
+
+    pub fn check_secured(&mut self, x: u32) {
+        if !self.secured(x) {
+            return;
+        }
+        let l = self.l;
+        for &c in l.watched_by(x) {
+            self.try_release_checkpoint(c);
+        }
+    }
+
+    fn try_release_checkpoint(&mut self, c: u32) {
+        let cs = self.tasks[c as usize];
+        if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
+            return;
+        }
+        if self.l.consumer_tris[c as usize]
+            .as_slice()
+            .iter()
+            .all(|&x| self.secured(x))
+        {
+            self.drop_copies(c, LOCAL | REMOTE);
+            self.tasks[c as usize].flags |= RELEASED;
+        }
+    }
+
+    /// Clears the given copy flags of `t`, keeping the held-copies count.
+    pub fn drop_copies(&mut self, t: u32, which: u8) {
+        let ts = &mut self.tasks[t as usize];
+        let gone = ts.flags & which;
+        self.copies_held -= ((gone & LOCAL != 0) as u64) + ((gone & REMOTE != 0) as u64);
+        ts.flags &= !which;
+    }
+
+    fn end_copy(&mut self, w: u32) {
+        let Act::Sending(t) = self.workers[w as usize].act else {
+            return;
+        };
+        let now = self.now;
+        let ti = t as usize;
+        let flags = self.tasks[ti].flags;
+        if flags & (REMOTE | RELEASED) == 0 {
+            self.tasks[ti].flags |= REMOTE;
+            self.f.remote_copies += 1;
+            self.copies_held += 1;
+        }
+        self.mark_remote_done(t);
+        let wk = &mut self.workers[w as usize];
+        self.f.checkpointing += now - wk.since;
+        wk.act = Act::Idle;
+        wk.since = now;
+        wk.epoch = wk.epoch.wrapping_add(1);
+        self.set_idle(w);
+        self.check_secured(self.l.tri_of[ti]);
+    }
+
+    pub fn mark_remote_done(&mut self, t: u32) {
+        let ts = &mut self.tasks[t as usize];
+        if ts.flags & REMOTE_DONE == 0 {
+            ts.flags |= REMOTE_DONE;
+            self.tri_pending[self.l.tri_of[t as usize] as usize] -= 1;
+        }
+    }
+
+    /// Makes a complete task incomplete again (3.5): it loses every copy, goes back to the
+    /// queue, and its standing execution becomes a cancelled one; a send of it in flight stops.
+    pub fn cancel_complete(&mut self, t: u32) {
+        let ti = t as usize;
+        let ts = self.tasks[ti];
+        debug_assert_eq!(ts.status, COMPLETE);
+        let p = ts.who;
+        if self.workers[p as usize].act == Act::Sending(t) {
+            self.stop(p);
+        }
+        self.drop_copies(t, COPIES);
+        if ts.flags & REMOTE_DONE != 0 {
+            self.tri_pending[self.l.tri_of[ti] as usize] += 1;
+        }
+        self.tasks[ti].flags = 0;
+        self.f.cancelled += ts.transfer + self.cfg.process_cost;
+        self.f.transfer -= ts.transfer;
+        self.f.cancelled_executions += 1;
+        self.complete -= 1;
+        self.tri_incomplete[self.l.tri_of[ti] as usize] += 1;
+        self.low = self.low.min(t);
+        self.requeue(t);
+    }
+
+    /// Step 1 of 3.4 for worker `w`: its activity stops and its memory is gone.
+    fn fail_worker(&mut self, w: u32) {
+        self.stop(w);
+        let list = std::mem::take(&mut self.produced[w as usize]);
+        for &t in &list {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE && ts.who == w {
+                self.drop_copies(t, PLAIN | LOCAL);
+            }
+        }
+        self.produced[w as usize] = list;
+        let q = self.protectee(w);
+        let list = std::mem::take(&mut self.produced[q as usize]);
+        for &t in &list {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE && ts.who == q {
+                self.drop_copies(t, REMOTE);
+            }
+        }
+        self.produced[q as usize] = list;
+        self.compact(w);
+        self.compact(q);
+    }
+
+    /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Adds to
+    /// `touched` the triangles whose securing must be tested once every repair of the instant
+    /// is done, so the order of failures within an instant cannot matter.
+    fn repair_ring(&mut self, w: u32, touched: &mut Vec<u32>) {
+        let q = self.protectee(w);
+        let list = std::mem::take(&mut self.produced[q as usize]);
+        for &t in &list {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE
+                && ts.who == q
+                && ts.flags & LOCAL != 0
+                && ts.flags & REMOTE == 0
+            {
+                self.tasks[t as usize].flags |= REMOTE;
+                self.copies_held += 1;
+                self.f.resent_copies += 1;
+                self.f.resend += self.cfg.backup_cost;
+                self.mark_remote_done(t);
+                touched.push(self.l.tri_of[t as usize]);
+            }
+        }
+        self.produced[q as usize] = list;
+        let list = std::mem::take(&mut self.produced[w as usize]);
+        for &t in &list {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE
+                && ts.who == w
+                && ts.flags & REMOTE != 0
+                && ts.flags & LOCAL == 0
+            {
+                self.tasks[t as usize].flags |= LOCAL;
+                self.copies_held += 1;
+                self.f.resent_copies += 1;
+                self.f.resend += self.cfg.backup_cost;
+            }
+        }
+        self.produced[w as usize] = list;
+    }
+
+    /// Drops the entries of `w`'s producer list that hold no copy any more.
+    fn compact(&mut self, w: u32) {
+        let tasks = &self.tasks;
+        let v = &mut self.produced[w as usize];
+        v.retain(|&t| {
+            let ts = tasks[t as usize];
+            ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0
+        });
+        v.sort_unstable();
+        v.dedup();
+    }
+
+    /// The smallest incomplete task id (every task below it is complete).
+    pub fn lowest_incomplete(&mut self) -> u32 {
+        let n = self.tasks.len() as u32;
+        while self.low < n && self.tasks[self.low as usize].status == COMPLETE {
+            self.low += 1;
+        }
+        self.low
+    }
+
+    /// The ids that recovery must look at: from the smallest incomplete task to two rows past
+    /// the queue's never-taken cursor. A task with a complete dependency lies below
+    /// `cursor + 2W` (its dependency was taken, so lies below the cursor, and sits less than
+    /// two rows before it), and a triangle with a complete task or a complete entry has a task
+    /// in this window.
+    pub fn active_window(&mut self) -> std::ops::Range<u32> {
+        let n = self.tasks.len() as u32;
+        let lo = self.lowest_incomplete();
+        let hi = (self.cursor as u64 + 2 * self.l.grid.width() as u64).min(n as u64) as u32;
+        lo..hi.max(lo)
+    }
+
+    /// Pops the events of class `rule` at `now` and handles them in worker order; an entry
+    /// whose worker has moved on since (its epoch changed) is dropped.
+    fn handle_ends(&mut self, rule: u32) {
+        while self.events.peek_class() == Some((self.now, rule)) {
+            let (_, (w, epoch)) = self.events.pop().expect("peeked");
+            if self.workers[w as usize].epoch != epoch {
+                continue;
+            }
+            if rule == RULE_PROCESSING {
+                self.end_processing(w);
+            } else {
+                self.end_copy(w);
+            }
+        }
+    }
+
+    fn start_ready(&mut self) {
+        let ready = std::mem::take(&mut self.ready);
+        for &w in &ready {
+            self.start(w);
+        }
+        let mut ready = ready;
+        ready.clear();
+        self.ready = ready;
+    }
+
+    /// Recomputes, from scratch, what the incremental bookkeeping keeps (debug builds, small
+    /// grids): a disagreement is a bug in the bookkeeping, never in the input.
+    fn check_consistency(&self) {
+        let l = self.l;
+        let mut held = 0;
+        let mut incomplete = vec![0u32; l.triangles()];
+        let mut pending = vec![0u32; l.triangles()];
+        let mut queued: Vec<u32> = self.heap.iter().map(|r| r.0).collect();
+        queued.extend(self.cursor..self.tasks.len() as u32);
+        queued.sort_unstable();
+        let expect: Vec<u32> = (0..self.tasks.len() as u32)
+            .filter(|&t| self.tasks[t as usize].status == QUEUED)
+            .collect();
+        assert_eq!(queued, expect, "queue contents at {}", self.now);
+        for (t, ts) in self.tasks.iter().enumerate() {
+            let x = l.tri_of[t] as usize;
+            held += (ts.flags & LOCAL != 0) as u64 + (ts.flags & REMOTE != 0) as u64;
+            if ts.status != COMPLETE {
+                incomplete[x] += 1;
+                assert_eq!(ts.flags, 0, "an incomplete task holds copies");
+            }
+            if l.is_checkpoint[t] && ts.flags & REMOTE_DONE == 0 {
+                pending[x] += 1;
+            }
+            if ts.status == COMPLETE {
+                if ts.flags & COPIES != 0 {
+                    assert!(
+                        self.produced[ts.who as usize].contains(&(t as u32)),
+                        "producer list misses {t}"
+                    );
+                }
+                let consumers = l.consumers[t].as_slice();
+                if !l.is_checkpoint[t]
+                    && consumers
+                        .iter()
+                        .all(|&c| self.tasks[c as usize].status == COMPLETE)
+                {
+                    assert_eq!(
+                        ts.flags & PLAIN,
+                        0,
+                        "plain output {t} not released at {}",
+                        self.now
+                    );
+                }
+            }
+            match ts.status {
+                HELD => assert_eq!(self.workers[ts.who as usize].act, Act::Waiting(t as u32)),
+                RUNNING => assert!(
+                    matches!(self.workers[ts.who as usize].act, Act::Running { task, .. } if task == t as u32)
+                ),
+                _ => {}
+            }
+        }
+        assert_eq!(held, self.copies_held);
+        assert_eq!(incomplete, self.tri_incomplete);
+        assert_eq!(pending, self.tri_pending);
+        for (t, ts) in self.tasks.iter().enumerate() {
+            if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
+                let all = l.consumer_tris[t]
+                    .as_slice()
+                    .iter()
+                    .all(|&x| self.secured(x));
+                assert!(
+                    !all,
+                    "checkpoint {t} should have been released at {}",
+                    self.now
+                );
+            }
+        }
+        for (w, wk) in self.workers.iter().enumerate() {
+            let bit = self.idle[w / 64] >> (w % 64) & 1 == 1;
+            assert_eq!(bit, wk.act == Act::Idle, "idle bit of worker {w}");
+            if wk.act == Act::Idle {
+                assert!(
+                    self.queue_empty(),
+                    "worker {w} idle with a non-empty queue at {}",
+                    self.now
+                );
+            }
+        }
+    }
+
+    fn finish(mut self) -> RunFigures {
+        for w in 0..self.workers.len() as u32 {
+            let wk = self.workers[w as usize];
+            let dt = self.now - wk.since;
+            match wk.act {
+                Act::Idle => self.f.idle += dt,
+                Act::Sending(_) => self.f.checkpointing += dt,
+                // Every task is complete: nobody waits or runs.
+                Act::Waiting(_) | Act::Running { .. } => {
+                    unreachable!("a task is incomplete at the end")
+                }
+            }
+        }
+        self.f.makespan = self.now;
+        self.f.useful = self.f.tasks * self.cfg.process_cost;
+        self.f.checkpointing += self.f.resend;
+        self.f.aggregate_processing = self.f.useful + self.f.cancelled;
+        for ts in &self.tasks {
+            self.f.tasks_per_worker[ts.who as usize] += 1;
+        }
+        self.f
+    }
+}
+
+/// Simulates one run of `cfg` over `layout` with the given failures.
+///
+/// ```
+/// use ckpt::sim::stencil::{config::*, run::*, triangles::*, graph::Grid};
+/// let cfg = StencilConfig { width: 4, rows: 4, workers: 2, level: 1, checkpoint: true,
+///     recovery: Recovery::Global, process_cost: 10_000_000_000, backup_cost: 1_000_000_000,
+///     transfer_cost: 1_000_000_000, failures: Failures::None, output_bytes: None };
+/// let g = Grid::new(4, 4).unwrap();
+/// let layout = Layout::new(g, Triangles::new(g, 1));
+/// let f = simulate(&layout, &cfg, FailureStream::None).unwrap();
+/// assert_eq!(f.makespan, 87_000_000_000);
+/// ```
+pub fn simulate(
+    layout: &Layout,
+    cfg: &StencilConfig,
+    mut failures: FailureStream<'_>,
+) -> Result<RunFigures, SimError> {
+    let mut s = State::new(layout, cfg);
+    let total = layout.grid.tasks();
+    let mut touched = Vec::new();
+    loop {
+        // (1) failures, with ring repair once every failed worker has stopped.
+        s.failed_now.clear();
+        while failures.peek() == Some(s.now) {
+            let f = failures.pop().expect("peeked");
+            s.f.failures += 1;
+            if s.f.failures > MAX_FAILURES {
+                return Err(SimError::TooManyFailures);
+            }
+            s.fail_worker(f.worker);
+            s.failed_now.push(f.worker);
+        }
+        let failed = !s.failed_now.is_empty();
+        if failed {
+            let mut seen = Vec::new();
+            touched.clear();
+            for i in 0..s.failed_now.len() {
+                let w = s.failed_now[i];
+                if !seen.contains(&w) {
+                    seen.push(w);
+                    s.repair_ring(w, &mut touched);
+                }
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for &x in &touched {
+                s.check_secured(x);
+            }
+        }
+        let mut first = true;
+        loop {
+            // (2) ends of processing, (3) ends of remote copies, each by worker index.
+            s.handle_ends(RULE_PROCESSING);
+            s.handle_ends(RULE_COPY);
+            if first && failed {
+                // (4) recovery; (5) every held task goes back before idle workers take.
+                match cfg.recovery {
+                    Recovery::Global => s.recover_global(),
+                    Recovery::Dependency => s.recover_dependency(),
+                }
+                for w in 0..cfg.workers {
+                    if let Act::Waiting(_) = s.workers[w as usize].act {
+                        s.stop(w);
+                    }
+                }
+                s.ready.clear();
+            }
+            first = false;
+            // (5) idle workers take the head of the queue; (6) ready ones start.
+            s.take_idle();
+            s.start_ready();
+            if let Some(e) = s.error.take() {
+                return Err(SimError::Protocol {
+                    time: s.now,
+                    what: e,
+                });
+            }
+            if s.events.peek_time() != Some(s.now) {
+                break;
+            }
+        }
+        s.f.max_copies_held = s.f.max_copies_held.max(s.copies_held);
+        if cfg!(debug_assertions) && total <= 4096 {
+            s.check_consistency();
+        }
+        if s.complete == total {
+            return Ok(s.finish());
+        }
+        // Stale entries may remain: an instant of only stale entries changes nothing (an idle
+        // worker exists only while the queue is empty), and an empty queue is a stall.
+        let Some(next_event) = s.events.peek_time() else {
+            return Err(SimError::Protocol {
+                time: s.now,
+                what: format!(
+                    "stalled with {} of {total} tasks complete and nothing running",
+                    s.complete
+                ),
+            });
+        };
+        s.now = match failures.peek() {
+            Some(t) if t < next_event => t,
+            _ => next_event,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::stencil::layout;
+
+    const S: Nanos = 1_000_000_000;
+
+    fn small(
+        level: u32,
+        checkpoint: bool,
+        recovery: Recovery,
+        failures: Failures,
+    ) -> StencilConfig {
+        StencilConfig {
+            width: 4,
+            rows: 4,
+            workers: 2,
+            level,
+            checkpoint,
+            recovery,
+            process_cost: 10 * S,
+            backup_cost: S,
+            transfer_cost: S,
+            failures,
+            output_bytes: None,
+        }
+    }
+
+    fn run(cfg: &StencilConfig) -> RunFigures {
+        let l = layout(cfg);
+        let f = simulate(
+            &l,
+            cfg,
+            FailureStream::new(cfg, crate::sim::engine::run_rng(1, 0)),
+        )
+        .unwrap();
+        check_accounting(cfg, &f);
+        f
+    }
+
+    pub(crate) fn check_accounting(cfg: &StencilConfig, f: &RunFigures) {
+        assert_eq!(f.executions, f.tasks + f.cancelled_executions);
+        let split = f.useful + f.transfer + f.cancelled + f.waiting + f.checkpointing + f.idle;
+        assert_eq!(split, cfg.workers as u64 * f.makespan + f.resend);
+        assert_eq!(
+            f.aggregate_processing,
+            f.tasks * cfg.process_cost + f.cancelled
+        );
+        assert_eq!(f.tasks_per_worker.iter().sum::<u64>(), f.tasks);
+    }
+
+    #[test]
+    fn hand_checked_failure_free_makespans() {
+        assert_eq!(
+            run(&small(1, true, Recovery::Global, Failures::None)).makespan,
+            87 * S
+        );
+        assert_eq!(
+            run(&small(2, true, Recovery::Global, Failures::None)).makespan,
+            88 * S
+        );
+        assert_eq!(
+            run(&small(1, false, Recovery::Global, Failures::None)).makespan,
+            84 * S
+        );
+        let f = run(&small(1, true, Recovery::Dependency, Failures::None));
+        assert_eq!(
+            (f.executions, f.cancelled_executions, f.failures),
+            (16, 0, 0)
+        );
+        assert_eq!(f.local_copies, 14);
+        assert_eq!(f.remote_copies, 14);
+    }
+
+    #[test]
+    fn hand_checked_failure_of_worker_one_at_five_seconds() {
+        let trace = Failures::Trace(vec![TraceFailure {
+            time: 5 * S,
+            worker: 1,
+        }]);
+        let g = run(&small(1, true, Recovery::Global, trace.clone()));
+        assert_eq!(
+            (g.makespan, g.cancelled_executions, g.aggregate_processing),
+            (92 * S, 2, 170 * S)
+        );
+        let d = run(&small(1, true, Recovery::Dependency, trace));
+        assert_eq!(
+            (d.makespan, d.cancelled_executions, d.aggregate_processing),
+            (92 * S, 1, 165 * S)
+        );
+        assert_eq!((g.failures, d.failures), (1, 1));
+    }
+}
