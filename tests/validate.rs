@@ -270,3 +270,165 @@ fn bad_validations_get_status_2() {
         );
     }
 }
+
+fn stencil_config(path: &str) -> (ckpt::sim::stencil::StencilConfig, u64) {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let (cfg, seed) = ckpt::sim::stencil::config::read_ini(&p)
+        .unwrap()
+        .validate(true)
+        .unwrap();
+    (cfg, seed.unwrap())
+}
+
+#[test]
+fn the_papers_stencil_setting_recommends_the_finest_level() {
+    let (cfg, seed) = stencil_config("data/paper/rollback.ini");
+    let v = validate::stencil::run(&cfg, 12, seed, 0, &|| {}).unwrap();
+    assert_eq!(v.levels.len(), 8, "levels 1 to 8 on a 256 x 256 grid");
+    assert_eq!(
+        v.recommended_level,
+        [1, 1],
+        "regions {:?}",
+        v.optimal_levels
+    );
+    assert_eq!(v.best_level[0], 1);
+    let p = v
+        .predictions
+        .iter()
+        .find(|p| p.name == v.recommended)
+        .unwrap();
+    assert_eq!(p.level, 1);
+    // Level L's interval is H rows of failure-free time per row; its cost per band is tiny.
+    assert!((v.levels[0].interval_s - 3635.2 / 256.0 * (1.0 + 0.0013 / 7.1)).abs() < 0.1);
+    assert!(v.levels.iter().all(|l| l.checkpoint_cost_s < 1.0));
+}
+
+#[test]
+fn a_costly_checkpoint_has_an_interior_optimum_that_the_models_predict_within_one_level() {
+    let (cfg, seed) = stencil_config("data/validate/costly-checkpoint.ini");
+    let v = validate::stencil::run(&cfg, 60, seed, 0, &|| {}).unwrap();
+    let max = v.levels.last().unwrap().level;
+    // Under global rollback, the models' setting: neither the finest nor the coarsest level.
+    let best = v.recommended_level[0];
+    assert!(
+        best > 1 && best < max,
+        "interior optimum: {best} of 1..={max} (region {:?})",
+        v.optimal_levels[0]
+    );
+    assert!(v.best_level[0] > 1 && v.best_level[0] < max);
+    let p = v
+        .predictions
+        .iter()
+        .find(|p| p.name == v.recommended)
+        .unwrap();
+    assert!(
+        p.within_one_level[0],
+        "predicted {} vs region {:?}",
+        p.level, v.optimal_levels[0]
+    );
+    // Young's interval, far too long here, is measurably worse.
+    let young = v.predictions.iter().find(|p| p.name == "young").unwrap();
+    assert!(young.level >= p.level);
+    // Dependency-aware rollback redoes only lost work and prefers coarser levels: the models'
+    // assumption breaks, and the prediction's regret there is measured, not zero.
+    assert!(
+        v.recommended_level[1] > p.level,
+        "{:?}",
+        v.recommended_level
+    );
+    assert!(p.regret_pct[1].ci95[0] > 0.0, "{:?}", p.regret_pct[1]);
+    let text = ckpt::report::validate_stencil::verdict_paragraph(&v);
+    assert!(
+        text.contains("within one level of the empirical optimum"),
+        "{text}"
+    );
+    assert!(text.contains("breaks the models' assumption"), "{text}");
+    let a = ckpt::report::validate_stencil::json(&v);
+    let b = ckpt::report::validate_stencil::json(
+        &validate::stencil::run(&cfg, 60, seed, 1, &|| {}).unwrap(),
+    );
+    assert_eq!(a, b, "thread count changes nothing");
+}
+
+#[test]
+fn stencil_validation_through_the_cli() {
+    let dir = std::env::temp_dir().join(format!("ckpt-validate-stencil-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    ckpt()
+        .args([
+            "validate",
+            "--sim",
+            "stencil",
+            "--config",
+            "data/validate/costly-checkpoint.ini",
+            "--runs",
+            "8",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    for f in [
+        "validate.json",
+        "validate.csv",
+        "makespan.svg",
+        "makespan.png",
+        "cancelled.svg",
+        "time-split.svg",
+        "time-split.png",
+        "report.md",
+    ] {
+        assert!(
+            std::fs::metadata(dir.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for (args, mention) in [
+        (vec!["validate", "--sim", "stencil"], "--config"),
+        (
+            vec![
+                "validate",
+                "--sim",
+                "stencil",
+                "--config",
+                "data/paper/rollback.ini",
+                "--mtbf",
+                "1h",
+            ],
+            "--config",
+        ),
+        (
+            vec![
+                "validate",
+                "--sim",
+                "stencil",
+                "--config",
+                "data/paper/rollback-five-failures.ini",
+            ],
+            "MTBF",
+        ),
+        (
+            vec![
+                "validate",
+                "--mtbf",
+                "1h",
+                "--cost",
+                "1m",
+                "--config",
+                "data/paper/rollback.ini",
+            ],
+            "--sim stencil",
+        ),
+    ] {
+        let out = ckpt().args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.lines().count() == 1 && err.contains(mention),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -27,6 +27,8 @@ pub enum SimArg {
     Periodic,
     /// n processes x r replicas.
     Replicated,
+    /// The task-based stencil: every checkpoint level, both rollback strategies (--config).
+    Stencil,
 }
 
 /// Output format.
@@ -69,15 +71,18 @@ pub struct ValidateArgs {
     /// The simulator (default: replicated with --procs/--replicas, periodic otherwise).
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
-    /// Replications per interval.
-    #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = at_least_two)]
-    pub runs: u64,
+    /// Replications per interval (default 1000; 200 per level and strategy for the stencil).
+    #[arg(long, allow_hyphen_values = true, value_parser = at_least_two)]
+    pub runs: Option<u64>,
+    /// The stencil's configuration, in the paper's INI format (with --sim stencil).
+    #[arg(long, value_name = "FILE.ini")]
+    pub config: Option<PathBuf>,
     /// Useful work of each simulated job.
     #[arg(long, default_value = "100h", allow_hyphen_values = true, value_parser = duration)]
     pub work: f64,
-    /// Seed of the common random numbers.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
+    /// Seed of the common random numbers (default 42, or the stencil config's Seed).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Worker threads (0: all cores); the results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -134,17 +139,58 @@ fn validate_error(e: ValidateError) -> CliError {
     }
 }
 
+/// A validated `ckpt validate`: the models against the periodic or replicated simulator, or
+/// the stencil's levels.
+#[allow(clippy::large_enum_variant)]
+pub enum Plan {
+    /// Periodic or replicated.
+    Intervals(crate::interval::IntervalInputs, SimKind, SimOptions),
+    /// The stencil, with its runs and seed.
+    Stencil(crate::sim::stencil::StencilConfig, u64, u64),
+}
+
 impl ValidateArgs {
-    /// Validated inputs, simulator and options.
-    pub fn validate(
-        &self,
-    ) -> Result<(crate::interval::IntervalInputs, SimKind, SimOptions), CliError> {
+    /// Validates the arguments into a plan, before any work.
+    pub fn plan(&self) -> Result<Plan, CliError> {
+        if self.sim == Some(SimArg::Stencil) {
+            let m = &self.model;
+            let model_flags = m.mtbf.is_some()
+                || m.cost.is_some()
+                || m.nodes.is_some()
+                || m.procs.is_some()
+                || m.replicas.is_some()
+                || m.dist.is_some();
+            if model_flags || self.aging || self.heartbeat.is_some() {
+                return Err(CliError::Conflict(
+                    "--sim stencil takes its inputs from --config: drop the model flags (--mtbf, --cost, --procs, ...)".into(),
+                ));
+            }
+            let path = self.config.as_ref().ok_or_else(|| CliError::Invalid {
+                arg: "--config",
+                value: "(missing)".into(),
+                accepted:
+                    "a stencil configuration in the paper's INI format, required with --sim stencil"
+                        .into(),
+            })?;
+            let settings = crate::sim::stencil::config::read_ini(path)
+                .map_err(|e| CliError::Conflict(e.to_string()))?;
+            let (cfg, seed) = settings
+                .validate(true)
+                .map_err(|e| CliError::Conflict(e.to_string()))?;
+            let seed = self.seed.or(seed).unwrap_or(42);
+            return Ok(Plan::Stencil(cfg, self.runs.unwrap_or(200), seed));
+        }
+        if self.config.is_some() {
+            return Err(CliError::Conflict(
+                "--config is the stencil's: give --sim stencil".into(),
+            ));
+        }
         let mut inputs = self.model.inputs()?;
         inputs.work = Some(self.work);
         let sim = match self.sim {
             Some(SimArg::Periodic) => SimKind::Periodic,
             Some(SimArg::Replicated) => SimKind::Replicated,
-            None => validate::default_sim(&inputs),
+            Some(SimArg::Stencil) | None => validate::default_sim(&inputs),
         };
         if sim == SimKind::Periodic && (self.aging || self.heartbeat.is_some()) {
             return Err(CliError::Conflict(
@@ -153,13 +199,18 @@ impl ValidateArgs {
         }
         let options = SimOptions {
             work_s: self.work,
-            runs: self.runs,
-            seed: self.seed,
+            runs: self.runs.unwrap_or(1000),
+            seed: self.seed.unwrap_or(42),
             grid_points: self.points,
             aging: self.aging,
             heartbeat_s: self.heartbeat.unwrap_or(0.0),
         };
-        Ok((inputs, sim, options))
+        Ok(Plan::Intervals(inputs, sim, options))
+    }
+
+    /// Validates the arguments (a check that fails before any work).
+    pub fn validate(&self) -> Result<(), CliError> {
+        self.plan().map(|_| ())
     }
 }
 
@@ -169,7 +220,12 @@ pub fn run(
     command: &str,
     progress: &dyn Progress,
 ) -> Result<ValidateOutput, CliError> {
-    let (inputs, sim, options) = args.validate()?;
+    let (inputs, sim, options) = match args.plan()? {
+        Plan::Intervals(i, s, o) => (i, s, o),
+        Plan::Stencil(cfg, runs, seed) => {
+            return run_stencil(args, &cfg, runs, seed, command, progress);
+        }
+    };
     progress.start("validate", options.runs);
     let v: Result<Validation, ValidateError> =
         validate::run(&inputs, sim, &options, args.threads, &|| progress.tick());
@@ -181,6 +237,35 @@ pub fn run(
     };
     let files = if args.out.is_some() {
         report::validate::files(&v, command).map_err(|e| CliError::Internal(e.to_string()))?
+    } else {
+        Vec::new()
+    };
+    Ok(ValidateOutput { text, files })
+}
+
+fn run_stencil(
+    args: &ValidateArgs,
+    cfg: &crate::sim::stencil::StencilConfig,
+    runs: u64,
+    seed: u64,
+    command: &str,
+    progress: &dyn Progress,
+) -> Result<ValidateOutput, CliError> {
+    let levels = validate::stencil::valid_levels(cfg).len() as u64;
+    progress.start(
+        "validate stencil",
+        runs * levels * validate::stencil::STRATEGIES.len() as u64,
+    );
+    let v = validate::stencil::run(cfg, runs, seed, args.threads, &|| progress.tick());
+    progress.finish();
+    let v = v.map_err(validate_error)?;
+    let text = match args.format {
+        ValidateFormat::Table => report::validate_stencil::table(&v),
+        ValidateFormat::Json => report::validate_stencil::json(&v),
+    };
+    let files = if args.out.is_some() {
+        report::validate_stencil::files(&v, command)
+            .map_err(|e| CliError::Internal(e.to_string()))?
     } else {
         Vec::new()
     };

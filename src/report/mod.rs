@@ -6,3 +6,4 @@ pub mod plot;
 pub mod sweep;
 pub mod table;
 pub mod validate;
+pub mod validate_stencil;

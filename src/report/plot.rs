@@ -128,6 +128,15 @@ pub fn tick_label(v: f64, unit: Unit) -> String {
         Unit::Percent => format!("{}%", short_number(v)),
         Unit::Seconds => {
             let a = v.abs();
+            // A round tick reads in the largest unit it is a whole number of.
+            let whole = |u: f64| a >= u && (a / u - (a / u).round()).abs() < 1e-9;
+            if a > 0.0 && a < 1e9 {
+                for (u, suffix) in [(86400.0, "d"), (3600.0, "h"), (60.0, "m"), (1.0, "s")] {
+                    if whole(u) {
+                        return format!("{}{}", short_number(v / u), suffix);
+                    }
+                }
+            }
             let (value, suffix) = if a >= 86400.0 {
                 (v / 86400.0, "d")
             } else if a >= 3600.0 {
@@ -157,6 +166,80 @@ fn short_number(v: f64) -> String {
         let s = s.trim_end_matches('0').trim_end_matches('.');
         s.to_string()
     }
+}
+
+/// A linear axis with chosen tick positions (plotters' own key points ignore units).
+#[derive(Clone)]
+struct Ticked {
+    inner: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ticked {
+    fn new(lo: f64, hi: f64, ticks: Vec<f64>) -> Ticked {
+        Ticked {
+            inner: (lo..hi).into(),
+            ticks,
+        }
+    }
+}
+
+impl plotters::coord::ranged1d::Ranged for Ticked {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Tick positions for a linear axis: multiples of a round step (a round duration for
+/// seconds: 10 s, 5 min, 2 h, 1 d, ...), five to ten of them.
+pub fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite()) {
+        return vec![lo];
+    }
+    let mut steps: Vec<f64> = Vec::new();
+    if unit == Unit::Seconds && span >= 60.0 {
+        steps.extend([
+            60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0, 43200.0,
+        ]);
+        steps.extend([
+            86400.0,
+            2.0 * 86400.0,
+            5.0 * 86400.0,
+            7.0 * 86400.0,
+            14.0 * 86400.0,
+            30.0 * 86400.0,
+        ]);
+        steps.extend([100.0 * 86400.0, 365.25 * 86400.0]);
+    }
+    if steps.iter().all(|st| span / st > 8.0) || steps.is_empty() {
+        let e = span.log10().floor() as i32 - 2;
+        for k in e..e + 5 {
+            for m in [1.0, 2.0, 2.5, 5.0] {
+                steps.push(m * 10f64.powi(k));
+            }
+        }
+    }
+    steps.sort_by(|a, b| a.total_cmp(b));
+    let step = steps
+        .into_iter()
+        .find(|st| span / st <= 8.0)
+        .unwrap_or(span);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// Tick positions for a log axis: round durations for seconds, 1-2-5 steps for numbers, thinned
@@ -434,10 +517,24 @@ fn draw<DB: DrawingBackend>(
             .log_scale()
             .with_key_points(log_ticks(yr.0, yr.1, plot.y.unit))
     };
+    // Whole-number data on a short axis (levels, counts) get whole-number ticks.
+    let integer_x =
+        plot.x_values().all(|v| !v.is_finite() || v.fract() == 0.0) && xr.1 - xr.0 <= 30.0;
+    let xn = || {
+        let ticks = if integer_x {
+            (xr.0.ceil() as i64..=xr.1.floor() as i64)
+                .map(|v| v as f64)
+                .collect()
+        } else {
+            linear_ticks(xr.0, xr.1, plot.x.unit)
+        };
+        Ticked::new(xr.0, xr.1, ticks)
+    };
+    let yn = || Ticked::new(yr.0, yr.1, linear_ticks(yr.0, yr.1, plot.y.unit));
     match (plot.x.log, plot.y.log) {
-        (false, false) => chart(plot, &chart_area, xr.0..xr.1, yr.0..yr.1),
-        (true, false) => chart(plot, &chart_area, xl(), yr.0..yr.1),
-        (false, true) => chart(plot, &chart_area, xr.0..xr.1, yl()),
+        (false, false) => chart(plot, &chart_area, xn(), yn()),
+        (true, false) => chart(plot, &chart_area, xl(), yn()),
+        (false, true) => chart(plot, &chart_area, xn(), yl()),
         (true, true) => chart(plot, &chart_area, xl(), yl()),
     }
     .map_err(fail)?;
@@ -595,5 +692,161 @@ fn legend<DB: DrawingBackend>(
             .map_err(e)?;
         y += 24;
     }
+    Ok(())
+}
+
+/// Stacked bars: one bar per category, one stacked segment per component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedBars {
+    /// File stem and identifier.
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// Label of the vertical axis, with its unit.
+    pub y_label: String,
+    /// How the vertical axis reads.
+    pub y_unit: Unit,
+    /// Bar labels, left to right.
+    pub categories: Vec<String>,
+    /// `(component name, value per category)`, stacked bottom up.
+    pub components: Vec<(String, Vec<f64>)>,
+}
+
+/// Renders stacked bars as SVG.
+pub fn render_bars_svg(bars: &StackedBars, size: (u32, u32)) -> Result<String, ReportError> {
+    register_font();
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        draw_bars(bars, root)?;
+    }
+    Ok(out)
+}
+
+/// Renders stacked bars as PNG bytes.
+pub fn render_bars_png(bars: &StackedBars, size: (u32, u32)) -> Result<Vec<u8>, ReportError> {
+    register_font();
+    let mut rgb = vec![0u8; (size.0 * size.1 * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+        draw_bars(bars, root)?;
+    }
+    encode_png(&bars.id, &rgb, size)
+}
+
+fn encode_png(id: &str, rgb: &[u8], size: (u32, u32)) -> Result<Vec<u8>, ReportError> {
+    let mut png_bytes = Vec::new();
+    let err = |e: png::EncodingError| ReportError::Png {
+        plot: id.to_string(),
+        message: e.to_string(),
+    };
+    {
+        let mut enc = png::Encoder::new(&mut png_bytes, size.0, size.1);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(err)?;
+        w.write_image_data(rgb).map_err(err)?;
+    }
+    Ok(png_bytes)
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    bars: &StackedBars,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), ReportError> {
+    let fail = |e: String| ReportError::Draw {
+        plot: bars.id.clone(),
+        message: e,
+    };
+    let n = bars.categories.len();
+    let totals: Vec<f64> = (0..n)
+        .map(|i| {
+            bars.components
+                .iter()
+                .map(|(_, v)| v.get(i).copied().unwrap_or(0.0).max(0.0))
+                .sum()
+        })
+        .collect();
+    let top = totals.iter().cloned().fold(0.0, f64::max);
+    if n == 0 || !(top > 0.0 && top.is_finite()) {
+        return Err(ReportError::Empty {
+            plot: bars.id.clone(),
+        });
+    }
+    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+    let root = root
+        .titled(&bars.title, ("sans-serif", 22))
+        .map_err(|e| fail(e.to_string()))?;
+    let (w, _) = root.dim_in_pixel();
+    let longest = bars
+        .components
+        .iter()
+        .map(|(c, _)| c.chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    let legend_w = (longest * 8 + 50).clamp(120, w / 2);
+    let (area, legend_area) = root.split_horizontally(w - legend_w);
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| fail(e.to_string());
+    let mut ch = ChartBuilder::on(&area)
+        .margin(12)
+        .x_label_area_size(64)
+        .y_label_area_size(80)
+        .build_cartesian_2d(
+            -0.6f64..(n as f64 - 0.4),
+            Ticked::new(0.0, top * 1.05, linear_ticks(0.0, top * 1.05, bars.y_unit)),
+        )
+        .map_err(e)?;
+    let cats = bars.categories.clone();
+    let xf = move |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
+            cats[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    let yu = bars.y_unit;
+    let yf = move |v: &f64| tick_label(*v, yu);
+    ch.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.max(2) * 2 + 1)
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .y_desc(bars.y_label.as_str())
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    let mut base = vec![0.0; n];
+    for (k, (_, values)) in bars.components.iter().enumerate() {
+        let c = palette(k);
+        let rects: Vec<Rectangle<(f64, f64)>> = (0..n)
+            .map(|i| {
+                let v = values.get(i).copied().unwrap_or(0.0).max(0.0);
+                let r = Rectangle::new(
+                    [(i as f64 - 0.35, base[i]), (i as f64 + 0.35, base[i] + v)],
+                    c.filled(),
+                );
+                base[i] += v;
+                r
+            })
+            .collect();
+        ch.draw_series(rects).map_err(e)?;
+    }
+    let style = ("sans-serif", 14).into_font().color(&BLACK);
+    for (k, (name, _)) in bars.components.iter().enumerate() {
+        let y = 24 + 24 * k as i32;
+        legend_area
+            .draw(&Rectangle::new(
+                [(8, y - 7), (36, y + 7)],
+                palette(k).filled(),
+            ))
+            .map_err(|x| fail(x.to_string()))?;
+        legend_area
+            .draw(&Text::new(name.clone(), (44, y - 8), style.clone()))
+            .map_err(|x| fail(x.to_string()))?;
+    }
+    root.present().map_err(|x| fail(x.to_string()))?;
     Ok(())
 }

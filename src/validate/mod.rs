@@ -15,6 +15,8 @@ use crate::sim::stats::{Estimate, t_quantile_975};
 use serde::Serialize;
 use thiserror::Error;
 
+pub mod stencil;
+
 /// Why a validation cannot run.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ValidateError {
