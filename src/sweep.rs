@@ -236,7 +236,9 @@ fn set(
         SweepParam::Replicas => {
             let r = i.replication.as_mut().ok_or_else(|| na("replicas"))?;
             if value > 64.0 {
-                return Err(SweepError::NotApplicable("replicas: at most 64".into()));
+                return Err(SweepError::NotApplicable(
+                    "--vary replicas: the replicated model takes at most 64 replicas".into(),
+                ));
             }
             r.replicas = value as u32;
         }

@@ -134,8 +134,13 @@ impl ReplicatedConfig {
             let ln_s = self.ln_survival(t);
             let intervals = (self.work as f64 / self.interval as f64).ceil();
             if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
+                let p = if ln_s.is_finite() {
+                    format!("e^{ln_s:.1}")
+                } else {
+                    "below 1e-308".to_string()
+                };
                 return Err(SimError::NoProgress(format!(
-                    "an interval survives with probability e^{ln_s:.1}: over {MAX_ATTEMPTS_PER_RUN} attempts \
+                    "an interval survives with probability {p}: over {MAX_ATTEMPTS_PER_RUN} attempts \
                      expected per run, the MTBF is too short for this interval and cost to finish"
                 )));
             }
