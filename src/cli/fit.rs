@@ -1,10 +1,10 @@
 //! `ckpt fit`: arguments, reading the log, and the run.
 
 use super::CliError;
+use super::parse::{count, duration, duration0};
 use crate::failure::fit::{self, FitError, FitOptions};
 use crate::report;
 use crate::report::fit::FitInputs;
-use crate::units;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -27,22 +27,6 @@ pub enum FitFormat {
     Table,
     /// One JSON object, seconds throughout (schema_version 1).
     Json,
-}
-
-fn duration(s: &str) -> Result<f64, String> {
-    units::parse_positive_duration(s).map_err(|e| e.to_string())
-}
-
-fn duration0(s: &str) -> Result<f64, String> {
-    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
-}
-
-fn count(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(v) => Ok(v),
-        Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
-    }
 }
 
 fn kind(s: &str) -> Result<String, String> {

@@ -1,6 +1,7 @@
 //! `ckpt interval`: arguments, their validation into [`IntervalInputs`], and the run.
 
 use super::CliError;
+use super::parse::{count, duration, duration0};
 use crate::encoding::SchemeSummary;
 use crate::failure::Shape;
 use crate::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
@@ -42,22 +43,6 @@ pub enum DetectArg {
     End,
     /// A lost process is noticed at once and the interval retried after --restart.
     Immediate,
-}
-
-fn duration(s: &str) -> Result<f64, String> {
-    units::parse_positive_duration(s).map_err(|e| e.to_string())
-}
-
-fn duration0(s: &str) -> Result<f64, String> {
-    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
-}
-
-fn count(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(v) => Ok(v),
-        Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
-    }
 }
 
 fn replicas(s: &str) -> Result<u32, String> {

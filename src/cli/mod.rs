@@ -6,6 +6,7 @@
 pub mod encoding;
 pub mod fit;
 pub mod interval;
+pub mod parse;
 pub mod simulate;
 pub mod stencil;
 pub mod sweep;

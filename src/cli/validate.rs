@@ -1,10 +1,10 @@
 //! `ckpt validate`: the models' intervals held against simulation.
 
 use super::interval::{ModelArgs, interval_error};
+use super::parse::{duration, duration0};
 use super::{CliError, Progress};
 use crate::report;
 use crate::sim::run::SimError;
-use crate::units;
 use crate::validate::{self, SimKind, SimOptions, ValidateError, Validation};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -38,14 +38,6 @@ pub enum ValidateFormat {
     Table,
     /// `validate.json`'s content.
     Json,
-}
-
-fn duration(s: &str) -> Result<f64, String> {
-    units::parse_positive_duration(s).map_err(|e| e.to_string())
-}
-
-fn duration0(s: &str) -> Result<f64, String> {
-    units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
 }
 
 fn at_least_two(s: &str) -> Result<u64, String> {

@@ -105,10 +105,7 @@ pub fn json(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String {
         intervals: &advice.intervals,
     };
     // serde_json writes a non-finite number as null; the fits give none by construction.
-    let mut s =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    super::json_document(&doc)
 }
 
 fn num(x: f64) -> String {

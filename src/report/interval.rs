@@ -101,10 +101,7 @@ pub fn json(answer: &IntervalAnswer) -> String {
     };
     // Every number in the answer is finite by construction (missing figures are null), so
     // serialization cannot fail.
-    let mut s =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    super::json_document(&doc)
 }
 
 /// The recommended interval in whole seconds (at least 1).

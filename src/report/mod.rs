@@ -7,3 +7,13 @@ pub mod sweep;
 pub mod table;
 pub mod validate;
 pub mod validate_stencil;
+
+/// A JSON document as every report writes it: pretty, with a final newline. The documents hold
+/// only finite numbers (missing figures are null), so serialization cannot fail in practice;
+/// if it ever did, the error itself becomes the document rather than a panic.
+pub fn json_document<T: serde::Serialize>(doc: &T) -> String {
+    let mut s =
+        serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

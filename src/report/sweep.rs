@@ -44,10 +44,7 @@ pub fn json(r: &SweepResult) -> String {
         overhead_curves: &r.curves,
         sensitivity: &r.sensitivity,
     };
-    let mut s =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    super::json_document(&doc)
 }
 
 fn cell(v: Option<f64>) -> String {

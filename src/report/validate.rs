@@ -41,10 +41,7 @@ pub fn json(v: &Validation) -> String {
         verdicts: &v.verdicts,
         points: &v.points,
     };
-    let mut s =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    super::json_document(&doc)
 }
 
 fn opt(v: Option<f64>) -> String {

@@ -87,10 +87,7 @@ pub fn json(v: &StencilValidation) -> String {
         recommended: v.recommended,
         predictions: &v.predictions,
     };
-    let mut s =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    s.push('\n');
-    s
+    super::json_document(&doc)
 }
 
 /// `validate.csv`: one line per (level, strategy).
