@@ -34,7 +34,7 @@ pub enum ShardError {
         b: String,
     },
     /// A slice is missing.
-    #[error("shard {index}/{count} is missing (the files given, from {first} on, hold the others)")]
+    #[error("{first}: shard {index}/{count} of the same run is missing from the files given")]
     Missing {
         index: u64,
         count: u64,
@@ -372,6 +372,11 @@ pub fn digest(value: &impl std::fmt::Debug) -> String {
     let _ = std::fmt::write(&mut h, format_args!("{value:?}"));
     format!("{:016x}", h.0)
 }
+
+/// `&'static str` by another name, for fields deserialized with [`static_str`]: serde's derive
+/// borrows every field spelled `&str` from its input (which a `'static` field cannot be), and
+/// this spelling keeps it from doing so.
+pub type StaticStr = &'static str;
 
 /// Deserializes a string into a `&'static str`, for result types whose names are static
 /// (interval rows, say). Each distinct string is allocated once and kept for the life of the
