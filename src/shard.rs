@@ -63,7 +63,9 @@ pub enum ShardError {
     #[error("{file}: cannot be read ({why})")]
     Read { file: String, why: String },
     /// A file written by another version of ckpt, whose results may differ.
-    #[error("{file}: written by ckpt {found}, this is ckpt {expected}: rerun the shards with one version")]
+    #[error(
+        "{file}: written by ckpt {found}, this is ckpt {expected}: rerun the shards with one version"
+    )]
     Version {
         file: String,
         found: String,

@@ -352,12 +352,12 @@ impl Job for StencilJob {
         range: Range<u64>,
         tick: &(dyn Fn() + Sync),
     ) -> Result<Vec<RunFigures>, CliError> {
-        simulate_range(&self.cfg, self.seed.unwrap_or(0), range, self.threads, tick).map_err(
-            |e| match e {
+        simulate_range(&self.cfg, self.seed.unwrap_or(0), range, self.threads, tick).map_err(|e| {
+            match e {
                 SimError::TooManyFailures => CliError::NoAnswer(e.to_string()),
                 SimError::Protocol { .. } => CliError::Internal(e.to_string()),
-            },
-        )
+            }
+        })
     }
 
     fn finish(&self, figures: Vec<RunFigures>) -> Result<merge::Output, CliError> {

@@ -3,8 +3,8 @@
 //! each figure to an [`Estimate`].
 
 use super::engine::run_parallel_range;
-use std::ops::Range;
 use super::stats::Estimate;
+use std::ops::Range;
 use thiserror::Error;
 
 /// A simulator's config that cannot be run, or a run that cannot finish.

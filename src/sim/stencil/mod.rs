@@ -16,9 +16,9 @@ pub use config::{Failures, Recovery, StencilConfig};
 pub use run::{RunFigures, SimError, simulate};
 
 use crate::sim::engine::{ns_to_secs, run_parallel_range, run_rng};
-use std::ops::Range;
 use crate::sim::stats::Estimate;
 use serde::Serialize;
+use std::ops::Range;
 
 /// The grid and checkpoint tables of a config, built once and shared by every run.
 pub fn layout(cfg: &StencilConfig) -> triangles::Layout {
@@ -158,7 +158,9 @@ pub fn simulate_range(
         }
         return Ok(vec![one; (range.end - range.start) as usize]);
     }
-    run_parallel_range(range, threads, tick, |i| simulate_run(&layout, cfg, seed, i))
-        .into_iter()
-        .collect()
+    run_parallel_range(range, threads, tick, |i| {
+        simulate_run(&layout, cfg, seed, i)
+    })
+    .into_iter()
+    .collect()
 }
