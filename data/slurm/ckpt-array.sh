@@ -102,6 +102,10 @@ merge=$(sbatch --parsable ${SBATCH_ARGS:-} "${wait_flag[@]}" --job-name=ckpt-mer
     --dependency="afterok:$array" --kill-on-invalid-dep=yes \
     --output="$work/slurm-merge-%j.out" "$self" --merge "$work" "$ckpt" "$shards") || status=$?
 echo "merge job ${merge%%;*}: output in $work/merged.out"
+# sbatch --wait returns 0 for a merge cancelled because a task failed: look at the result.
+if ((status == 0)) && [[ "${WAIT:-0}" == 1 && ! -f "$work/merged.out" ]]; then
+    status=1
+fi
 if ((status != 0)); then
     echo "ckpt-array: the merge did not succeed (status $status); see $work/slurm-*.out" >&2
 fi
