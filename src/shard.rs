@@ -269,29 +269,25 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
         }
     }
     let count = first.shard.count;
-    let mut order: Vec<Option<usize>> = vec![None; count as usize];
+    // By slice index; a map, since a count is only as trustworthy as the file it came from.
+    let mut by_index = std::collections::BTreeMap::new();
     for (k, h) in headers.iter().enumerate() {
-        let slot = &mut order[h.shard.index as usize];
-        if slot.is_some() {
+        if by_index.insert(h.shard.index, k).is_some() {
             return Err(ShardError::Repeated {
                 index: h.shard.index,
                 count,
                 file: files[k].0.clone(),
             });
         }
-        *slot = Some(k);
     }
-    let order = order
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.ok_or_else(|| ShardError::Missing {
-                index: i as u64,
-                count,
-                first: files[0].0.clone(),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(index) = (0..count).find(|i| by_index.get(i).is_none()) {
+        return Err(ShardError::Missing {
+            index,
+            count,
+            first: files[0].0.clone(),
+        });
+    }
+    let order: Vec<usize> = by_index.into_values().collect();
     Ok((first.args.clone(), order))
 }
 
@@ -477,5 +473,55 @@ mod tests {
             check(&[("x".into(), "{}".into())]),
             Err(ShardError::NotShard { .. })
         ));
+    }
+
+    #[test]
+    fn checks_catch_other_versions_digests_and_short_slices() {
+        let a = ["simulate", "periodic"];
+        let good = vec![file(&a, 0, 2, 5), file(&a, 1, 2, 5)];
+        let edit = |f: &(String, String), key: &str, value: serde_json::Value| {
+            let mut v: serde_json::Value = serde_json::from_str(&f.1).unwrap();
+            v[key] = value;
+            (f.0.clone(), v.to_string())
+        };
+        let old = vec![
+            good[0].clone(),
+            edit(&good[1], "ckpt_version", "0.0.1".into()),
+        ];
+        assert!(matches!(check(&old), Err(ShardError::Version { file, .. }) if file == "s1.json"));
+        let other = vec![good[0].clone(), edit(&good[1], "digest", "e".into())];
+        assert!(matches!(
+            check(&other),
+            Err(ShardError::Mismatch { file, .. }) if file == "s1.json"
+        ));
+        let short = vec![good[0].clone(), edit(&good[1], "results", vec![3].into())];
+        let (_, order) = check(&short).unwrap();
+        assert!(matches!(
+            concat::<u64>(&short, &order),
+            Err(ShardError::Incomplete {
+                expected: 3,
+                found: 1,
+                ..
+            })
+        ));
+        let bad = vec![edit(
+            &good[0],
+            "shard",
+            serde_json::json!({"index": 2, "count": 2}),
+        )];
+        assert!(matches!(check(&bad), Err(ShardError::NotShard { .. })));
+    }
+
+    #[test]
+    fn static_names_come_back_once() {
+        #[derive(Deserialize)]
+        struct Named {
+            #[serde(deserialize_with = "static_str")]
+            name: StaticStr,
+        }
+        let a: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
+        let b: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
+        assert_eq!(a.name, "daly-complete");
+        assert!(std::ptr::eq(a.name, b.name));
     }
 }
