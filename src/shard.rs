@@ -280,7 +280,7 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
             });
         }
     }
-    if let Some(index) = (0..count).find(|i| by_index.get(i).is_none()) {
+    if let Some(index) = (0..count).find(|i| !by_index.contains_key(i)) {
         return Err(ShardError::Missing {
             index,
             count,
@@ -478,7 +478,7 @@ mod tests {
     #[test]
     fn checks_catch_other_versions_digests_and_short_slices() {
         let a = ["simulate", "periodic"];
-        let good = vec![file(&a, 0, 2, 5), file(&a, 1, 2, 5)];
+        let good = [file(&a, 0, 2, 5), file(&a, 1, 2, 5)];
         let edit = |f: &(String, String), key: &str, value: serde_json::Value| {
             let mut v: serde_json::Value = serde_json::from_str(&f.1).unwrap();
             v[key] = value;
