@@ -26,7 +26,8 @@ use std::sync::Arc;
     after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n\n\
 Every simulator takes --runs (default 1000), --seed (default 42), --threads, --format table|json \
-and --quiet; the same seed gives the same JSON bytes whatever the thread count."
+and --quiet; the same seed gives the same JSON bytes whatever the thread count. --shard I/N runs \
+slice I of N of the runs and prints it for `ckpt merge`, which gives the same bytes again."
 )]
 pub struct SimulateArgs {
     /// Which simulator.
