@@ -101,13 +101,15 @@ impl IntervalInputs {
     }
 }
 
-/// One row of the answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One row of the answer (deserialized from sweep shard files, whose names come back static).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Row {
     /// Model name.
-    pub name: &'static str,
+    #[serde(deserialize_with = "crate::shard::static_str")]
+    pub name: crate::shard::StaticStr,
     /// `estimator` or `cost-model`.
-    pub kind: &'static str,
+    #[serde(deserialize_with = "crate::shard::static_str")]
+    pub kind: crate::shard::StaticStr,
     /// The interval (s), or null when not applicable.
     pub interval_s: Option<f64>,
     /// Expected overhead (wall time / work) under the reference cost model.

@@ -63,10 +63,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// The command line as typed, for the reports that quote it.
+/// The arguments after `ckpt`, as typed.
+fn argv() -> Vec<String> {
+    std::env::args().skip(1).collect()
+}
+
+/// The command line the reports quote: as typed, less the flags that do not change results
+/// (`--threads`, `--quiet`, `--shard`), so that `ckpt merge` quotes the same line.
 fn command_line() -> String {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    format!("ckpt {}", args.join(" "))
+    format!("ckpt {}", ckpt::shard::canonical_args(&argv()).join(" "))
+}
+
+/// Writes a command's report folder, if it has one, then prints its text.
+fn emit(out: &mut impl Write, output: ckpt::cli::merge::Output) -> Result<()> {
+    if let Some(dir) = &output.out {
+        prepare_out_dir(dir)?;
+        write_files(dir, &output.files)?;
+    }
+    out.write_all(output.text.as_bytes())?;
+    Ok(())
 }
 
 /// Creates `dir` and checks it can be written to, before any work starts.
@@ -157,16 +172,13 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Sweep(args) => {
             args.validate()?;
-            prepare_out_dir(&args.out)?;
+            // A shard leaves the report folder to `ckpt merge`.
+            if args.shard.shard.is_none() {
+                prepare_out_dir(&args.out)?;
+            }
             let progress = Bar::new(args.quiet);
-            let output = ckpt::cli::sweep::run(&args, &command_line(), &progress)?;
-            write_files(&args.out, &output.files)?;
-            writeln!(
-                out,
-                "{}; report in {}",
-                output.summary,
-                args.out.join("report.md").display()
-            )?;
+            let output = ckpt::cli::sweep::run(&args, &command_line(), &argv(), &progress)?;
+            emit(&mut out, output)?;
         }
         Command::Validate(args) => {
             args.validate()?;
@@ -192,7 +204,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Simulate(args) => {
             let bar = Bar::new(args.quiet());
-            let text = ckpt::cli::simulate::run(args, &bar)?;
+            let text = ckpt::cli::simulate::run(args, &argv(), &bar)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Survive(args) => {
@@ -202,6 +214,12 @@ fn run(cli: Cli) -> Result<()> {
         Command::Encode(args) => {
             let text = ckpt::cli::encoding::run_encode(&args, &ckpt::cli::NoProgress)?;
             out.write_all(text.as_bytes())?;
+        }
+        Command::Merge(args) => {
+            if let Some(dir) = &args.out {
+                prepare_out_dir(dir)?;
+            }
+            emit(&mut out, ckpt::cli::merge::run(&args)?)?;
         }
         Command::Pcg(args) => {
             let text = ckpt::cli::encoding::run_pcg_command(&args, &ckpt::cli::NoProgress)?;

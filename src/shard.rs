@@ -34,8 +34,12 @@ pub enum ShardError {
         b: String,
     },
     /// A slice is missing.
-    #[error("shard {index}/{count} is missing")]
-    Missing { index: u64, count: u64 },
+    #[error("{first}: shard {index}/{count} of the same run is missing from the files given")]
+    Missing {
+        index: u64,
+        count: u64,
+        first: String,
+    },
     /// A slice is given twice.
     #[error("shard {index}/{count} is given twice ({file})")]
     Repeated {
@@ -55,6 +59,22 @@ pub enum ShardError {
     /// No file given.
     #[error("no shard files given")]
     Empty,
+    /// A file cannot be read.
+    #[error("{file}: cannot be read ({why})")]
+    Read { file: String, why: String },
+    /// A file written by another version of ckpt, whose results may differ.
+    #[error(
+        "{file}: written by ckpt {found}, this is ckpt {expected}: rerun the shards with one version"
+    )]
+    Version {
+        file: String,
+        found: String,
+        expected: String,
+    },
+    /// The arguments recorded in a file no longer describe what the shards computed (a
+    /// config or trace file they name changed, or they do not parse).
+    #[error("{file}: {why}")]
+    Stale { file: String, why: String },
 }
 
 /// Slice `index` of `count`.
@@ -102,12 +122,16 @@ pub struct ShardFile<T> {
     pub kind: String,
     /// Schema of the file.
     pub schema_version: u32,
+    /// The ckpt version that wrote it (shards of different versions are not merged).
+    pub ckpt_version: String,
     /// The command's arguments after `ckpt`, less `--shard`, `--threads` and `--quiet`.
     pub args: Vec<String>,
     /// Which slice.
     pub shard: Shard,
     /// Runs or points in all.
     pub total: u64,
+    /// A digest of the validated inputs, which also covers the files the arguments name.
+    pub digest: String,
     /// First run (or point) of the slice.
     pub start: u64,
     /// The slice's results, in run order.
@@ -134,13 +158,66 @@ pub fn canonical_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// A shard file's header, read without its results.
+/// A shard file's header: everything but the results (which serde skips over).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-struct Header {
-    kind: String,
-    args: Vec<String>,
-    shard: Shard,
-    total: u64,
+pub struct Header {
+    /// Always [`SHARD_KIND`].
+    pub kind: String,
+    /// Schema of the file.
+    pub schema_version: u32,
+    /// The ckpt version that wrote it.
+    pub ckpt_version: String,
+    /// The command's canonical arguments.
+    pub args: Vec<String>,
+    /// Which slice.
+    pub shard: Shard,
+    /// Runs or points in all.
+    pub total: u64,
+    /// Digest of the validated inputs.
+    pub digest: String,
+}
+
+/// The version of ckpt shard files are written and merged by.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Reads the header of the shard file `name` with content `text`.
+pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
+    let not_shard = |why: String| ShardError::NotShard {
+        file: name.to_string(),
+        why,
+    };
+    // The kind first, so that any other JSON (a simulate report, say) is named for what it is.
+    #[derive(Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    let k: Kind = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
+    match k.kind.as_deref() {
+        Some(SHARD_KIND) => {}
+        Some(other) => return Err(not_shard(format!("kind is `{other}`"))),
+        None => return Err(not_shard("no `kind` field".into())),
+    }
+    let h: Header = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
+    if h.schema_version != 1 {
+        return Err(not_shard(format!(
+            "schema_version {} (this ckpt reads 1)",
+            h.schema_version
+        )));
+    }
+    if h.ckpt_version != VERSION {
+        return Err(ShardError::Version {
+            file: name.to_string(),
+            found: h.ckpt_version,
+            expected: VERSION.to_string(),
+        });
+    }
+    if h.shard.count == 0 || h.shard.index >= h.shard.count {
+        return Err(not_shard(format!(
+            "shard {}/{} is not a slice",
+            h.shard.index, h.shard.count
+        )));
+    }
+    Ok(h)
 }
 
 /// Checks that `files` (name, text) are all the slices of one computation, and returns its
@@ -149,20 +226,10 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
     if files.is_empty() {
         return Err(ShardError::Empty);
     }
-    let mut headers = Vec::new();
-    for (name, text) in files {
-        let h: Header = serde_json::from_str(text).map_err(|e| ShardError::NotShard {
-            file: name.clone(),
-            why: e.to_string(),
-        })?;
-        if h.kind != SHARD_KIND {
-            return Err(ShardError::NotShard {
-                file: name.clone(),
-                why: format!("kind is `{}`", h.kind),
-            });
-        }
-        headers.push(h);
-    }
+    let headers = files
+        .iter()
+        .map(|(name, text)| header(name, text))
+        .collect::<Result<Vec<_>, _>>()?;
     let first = &headers[0];
     for (h, (name, _)) in headers.iter().zip(files).skip(1) {
         let mismatch = |what, a: String, b: String| ShardError::Mismatch {
@@ -193,30 +260,34 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
                 h.total.to_string(),
             ));
         }
+        if h.digest != first.digest {
+            return Err(mismatch(
+                "the inputs read from the files the arguments name",
+                format!("digest {}", first.digest),
+                format!("digest {}", h.digest),
+            ));
+        }
     }
     let count = first.shard.count;
-    let mut order: Vec<Option<usize>> = vec![None; count as usize];
+    // By slice index; a map, since a count is only as trustworthy as the file it came from.
+    let mut by_index = std::collections::BTreeMap::new();
     for (k, h) in headers.iter().enumerate() {
-        let slot = &mut order[h.shard.index as usize];
-        if slot.is_some() {
+        if by_index.insert(h.shard.index, k).is_some() {
             return Err(ShardError::Repeated {
                 index: h.shard.index,
                 count,
                 file: files[k].0.clone(),
             });
         }
-        *slot = Some(k);
     }
-    let order = order
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.ok_or(ShardError::Missing {
-                index: i as u64,
-                count,
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(index) = (0..count).find(|i| !by_index.contains_key(i)) {
+        return Err(ShardError::Missing {
+            index,
+            count,
+            first: files[0].0.clone(),
+        });
+    }
+    let order: Vec<usize> = by_index.into_values().collect();
     Ok((first.args.clone(), order))
 }
 
@@ -248,21 +319,78 @@ pub fn concat<T: for<'de> Deserialize<'de>>(
     Ok(out)
 }
 
-/// Serializes a shard file (one JSON document with a final newline).
-pub fn to_json<T: Serialize>(args: &[String], shard: Shard, total: u64, results: Vec<T>) -> String {
+/// Serializes a shard file (one JSON document with a final newline). `args` is the command
+/// line after `ckpt` (made canonical here), `digest` what [`digest`] gives for the validated
+/// inputs, `results` the slice's results in run order.
+pub fn to_json<T: Serialize>(
+    args: &[String],
+    shard: Shard,
+    total: u64,
+    digest: &str,
+    results: Vec<T>,
+) -> String {
     let range = shard.range(total);
     let file = ShardFile {
         kind: SHARD_KIND.to_string(),
         schema_version: 1,
+        ckpt_version: VERSION.to_string(),
         args: canonical_args(args),
         shard,
         total,
+        digest: digest.to_string(),
         start: range.start,
         results,
     };
     let mut s = serde_json::to_string(&file).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
+}
+
+/// A digest (64-bit FNV-1a, hex) of `value`'s `Debug` form. Commands digest their validated
+/// inputs, which hold the contents of the files their arguments name (traces, configs), so a
+/// file that changed between shards, or before the merge, is caught.
+///
+/// ```
+/// use ckpt::shard::digest;
+/// assert_eq!(digest(&(1, "a")), digest(&(1, "a")));
+/// assert_ne!(digest(&(1, "a")), digest(&(2, "a")));
+/// ```
+pub fn digest(value: &impl std::fmt::Debug) -> String {
+    struct Fnv(u64);
+    impl std::fmt::Write for Fnv {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            for b in s.bytes() {
+                self.0 ^= b as u64;
+                self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+            Ok(())
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let _ = std::fmt::write(&mut h, format_args!("{value:?}"));
+    format!("{:016x}", h.0)
+}
+
+/// `&'static str` by another name, for fields deserialized with [`static_str`]: serde's derive
+/// borrows every field spelled `&str` from its input (which a `'static` field cannot be), and
+/// this spelling keeps it from doing so.
+pub type StaticStr = &'static str;
+
+/// Deserializes a string into a `&'static str`, for result types whose names are static
+/// (interval rows, say). Each distinct string is allocated once and kept for the life of the
+/// process: the names are a handful, and a merge is one short process.
+pub fn static_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let s = String::deserialize(d)?;
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&known) = names.get(s.as_str()) {
+        return Ok(known);
+    }
+    let leaked: &'static str = Box::leak(s.into_boxed_str());
+    names.insert(leaked);
+    Ok(leaked)
 }
 
 #[cfg(test)]
@@ -309,7 +437,7 @@ mod tests {
         let results: Vec<u64> = r.collect();
         (
             format!("s{index}.json"),
-            to_json(&args, Shard { index, count }, total, results),
+            to_json(&args, Shard { index, count }, total, "d", results),
         )
     }
 
@@ -345,5 +473,55 @@ mod tests {
             check(&[("x".into(), "{}".into())]),
             Err(ShardError::NotShard { .. })
         ));
+    }
+
+    #[test]
+    fn checks_catch_other_versions_digests_and_short_slices() {
+        let a = ["simulate", "periodic"];
+        let good = [file(&a, 0, 2, 5), file(&a, 1, 2, 5)];
+        let edit = |f: &(String, String), key: &str, value: serde_json::Value| {
+            let mut v: serde_json::Value = serde_json::from_str(&f.1).unwrap();
+            v[key] = value;
+            (f.0.clone(), v.to_string())
+        };
+        let old = vec![
+            good[0].clone(),
+            edit(&good[1], "ckpt_version", "0.0.1".into()),
+        ];
+        assert!(matches!(check(&old), Err(ShardError::Version { file, .. }) if file == "s1.json"));
+        let other = vec![good[0].clone(), edit(&good[1], "digest", "e".into())];
+        assert!(matches!(
+            check(&other),
+            Err(ShardError::Mismatch { file, .. }) if file == "s1.json"
+        ));
+        let short = vec![good[0].clone(), edit(&good[1], "results", vec![3].into())];
+        let (_, order) = check(&short).unwrap();
+        assert!(matches!(
+            concat::<u64>(&short, &order),
+            Err(ShardError::Incomplete {
+                expected: 3,
+                found: 1,
+                ..
+            })
+        ));
+        let bad = vec![edit(
+            &good[0],
+            "shard",
+            serde_json::json!({"index": 2, "count": 2}),
+        )];
+        assert!(matches!(check(&bad), Err(ShardError::NotShard { .. })));
+    }
+
+    #[test]
+    fn static_names_come_back_once() {
+        #[derive(Deserialize)]
+        struct Named {
+            #[serde(deserialize_with = "static_str")]
+            name: StaticStr,
+        }
+        let a: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
+        let b: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
+        assert_eq!(a.name, "daly-complete");
+        assert!(std::ptr::eq(a.name, b.name));
     }
 }

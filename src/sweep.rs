@@ -2,7 +2,7 @@
 
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs, Row, Sensitivity};
 use crate::model::CostModel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 use thiserror::Error;
@@ -177,13 +177,14 @@ impl FromStr for SweepParam {
     }
 }
 
-/// One point of a sweep.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One point of a sweep (deserialized from shard files, whose names come back static).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// The parameter's value.
     pub value: f64,
     /// The row that answers at this point.
-    pub recommended: &'static str,
+    #[serde(deserialize_with = "crate::shard::static_str")]
+    pub recommended: crate::shard::StaticStr,
     /// Every row at this point.
     pub models: Vec<Row>,
 }
@@ -265,27 +266,55 @@ pub fn run(
     spec: &SweepSpec,
     tick: &(dyn Fn() + Sync),
 ) -> Result<SweepResult, SweepError> {
+    let n = spec.values().len();
+    let points = points(inputs, spec, 0..n, tick)?;
+    finish(inputs, spec, points)
+}
+
+fn base_answer(
+    inputs: &IntervalInputs,
+    spec: &SweepSpec,
+) -> Result<(IntervalAnswer, Box<dyn CostModel>), SweepError> {
+    let at_base = |source| SweepError::Point {
+        param: spec.param,
+        value: f64::NAN,
+        source,
+    };
+    let base = interval::compute(inputs).map_err(at_base)?;
+    let reference = interval::reference_model(inputs).map_err(at_base)?;
+    Ok((base, reference))
+}
+
+/// The points `range` of [`SweepSpec::values`] (one shard's slice), in order; `tick` is
+/// called once per finished point.
+pub fn points(
+    inputs: &IntervalInputs,
+    spec: &SweepSpec,
+    range: std::ops::Range<usize>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<SweepPoint>, SweepError> {
     use rayon::prelude::*;
-    let base = interval::compute(inputs).map_err(|source| SweepError::Point {
-        param: spec.param,
-        value: f64::NAN,
-        source,
-    })?;
-    let reference = interval::reference_model(inputs).map_err(|source| SweepError::Point {
-        param: spec.param,
-        value: f64::NAN,
-        source,
-    })?;
+    let (base, reference) = base_answer(inputs, spec)?;
     let values = spec.values();
-    let points: Result<Vec<SweepPoint>, SweepError> = values
+    let values = values.get(range).unwrap_or_default();
+    values
         .par_iter()
         .map(|&value| {
             let p = point(inputs, &base, reference.as_ref(), spec.param, value);
             tick();
             p
         })
-        .collect();
-    let points = points?;
+        .collect()
+}
+
+/// The sweep from all its points in order (those [`points`] gives for the whole range, or
+/// the concatenated slices of shards): the base answer, the curves and the sensitivity.
+pub fn finish(
+    inputs: &IntervalInputs,
+    spec: &SweepSpec,
+    points: Vec<SweepPoint>,
+) -> Result<SweepResult, SweepError> {
+    let (base, _) = base_answer(inputs, spec)?;
     let curves = curves(inputs, &base, spec);
     let sensitivity = sensitivity_factors()
         .into_iter()

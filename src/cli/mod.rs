@@ -6,6 +6,7 @@
 pub mod encoding;
 pub mod fit;
 pub mod interval;
+pub mod merge;
 pub mod parse;
 pub mod simulate;
 pub mod stencil;
@@ -65,6 +66,9 @@ pub enum Command {
     Encode(encoding::EncodeArgs),
     /// Fault-tolerant conjugate gradient: survive k simultaneous failures, one row per k.
     Pcg(encoding::PcgArgs),
+    /// Put the shards of a `--shard I/N` run back together: exactly the single-process output.
+    #[command(after_help = merge::EXAMPLES)]
+    Merge(merge::MergeArgs),
 }
 
 /// Bad input or an internal failure, as the binary reports it.
@@ -83,6 +87,9 @@ pub enum CliError {
     /// The inputs are valid but no answer exists (e.g. no interval makes progress).
     #[error("{0}")]
     NoAnswer(String),
+    /// Shard files that cannot be merged, or a malformed `--shard`.
+    #[error(transparent)]
+    Shard(#[from] crate::shard::ShardError),
     /// Something went wrong inside (exit status 1).
     #[error("internal error: {0}")]
     Internal(String),

@@ -3,17 +3,20 @@
 //! The arguments are validated here into the simulators' configs; the figures come back as plain
 //! structs and are rendered as a table or as JSON.
 
+use super::merge::{Job, Output, ShardArg, finish_from, run_job};
 use super::{CliError, Progress};
 use crate::failure::{Lifetime, Shape};
+use crate::shard;
 use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
-use crate::sim::periodic::{self, Failures, PeriodicConfig};
-use crate::sim::replicated::{self, Detect, ReplicatedConfig};
+use crate::sim::periodic::{self, Failures, PeriodicConfig, PeriodicRun};
+use crate::sim::replicated::{self, Detect, ReplicatedConfig, ReplicatedRun};
 use crate::sim::run::SimError;
 use crate::sim::stats::Estimate;
 use crate::sim::trace::{IndexColumn, TraceError, read_trace};
 use crate::units::{format_duration, parse_duration};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -23,7 +26,8 @@ use std::sync::Arc;
     after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate replicated --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect end --interval 6m --work 100h\n\n\
 Every simulator takes --runs (default 1000), --seed (default 42), --threads, --format table|json \
-and --quiet; the same seed gives the same JSON bytes whatever the thread count."
+and --quiet; the same seed gives the same JSON bytes whatever the thread count. --shard I/N runs \
+slice I of N of the runs and prints it for `ckpt merge`, which gives the same bytes again."
 )]
 pub struct SimulateArgs {
     /// Which simulator.
@@ -95,6 +99,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub shard: ShardArg,
 }
 
 /// `ckpt simulate periodic`.
@@ -194,12 +201,37 @@ pub struct ReplicatedArgs {
     pub common: RunArgs,
 }
 
-/// Runs the chosen simulator and returns the text to print.
-pub fn run(args: SimulateArgs, progress: &dyn Progress) -> Result<String, CliError> {
+/// Runs the chosen simulator and returns the text to print: the figures, or with `--shard`
+/// the slice's shard file. `argv` is the command line after `ckpt`, which a shard records.
+pub fn run(
+    args: SimulateArgs,
+    argv: &[String],
+    progress: &dyn Progress,
+) -> Result<String, CliError> {
+    let out = match args.simulator {
+        Simulator::Periodic(a) => {
+            let shard = a.common.shard.shard;
+            run_job(&periodic_job(a)?, shard, argv, progress)
+        }
+        Simulator::Replicated(a) => {
+            let shard = a.common.shard.shard;
+            run_job(&replicated_job(a)?, shard, argv, progress)
+        }
+        Simulator::Stencil(a) => run_job(&super::stencil::job(&a)?, a.shard.shard, argv, progress),
+    };
+    out.map(|o| o.text)
+}
+
+/// `ckpt merge` of simulate shards: finishes the simulator the recorded arguments name.
+pub fn merge(
+    args: SimulateArgs,
+    files: &[(String, String)],
+    order: &[usize],
+) -> Result<Output, CliError> {
     match args.simulator {
-        Simulator::Periodic(a) => run_periodic(a, progress),
-        Simulator::Replicated(a) => run_replicated(a, progress),
-        Simulator::Stencil(a) => super::stencil::run(&a, progress),
+        Simulator::Periodic(a) => finish_from(&periodic_job(a)?, files, order),
+        Simulator::Replicated(a) => finish_from(&replicated_job(a)?, files, order),
+        Simulator::Stencil(a) => finish_from(&super::stencil::job(&a)?, files, order),
     }
 }
 
@@ -356,7 +388,17 @@ struct PeriodicInputs {
     walltime_s: Option<f64>,
 }
 
-fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliError> {
+/// A validated `simulate periodic`: the runs to make and how to report them.
+struct PeriodicJob {
+    cfg: PeriodicConfig,
+    inputs: PeriodicInputs,
+    runs: u64,
+    seed: u64,
+    threads: usize,
+    format: Format,
+}
+
+fn periodic_job(a: PeriodicArgs) -> Result<PeriodicJob, CliError> {
     let work = duration_ns("--work", &a.work, true)?;
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
@@ -482,47 +524,72 @@ fn run_periodic(a: PeriodicArgs, progress: &dyn Progress) -> Result<String, CliE
     };
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
-    progress.start("periodic", runs);
-    let result = periodic::simulate(
-        &cfg,
-        a.common.seed,
+    Ok(PeriodicJob {
+        cfg,
+        inputs,
         runs,
-        a.common.threads.unwrap_or(0),
-        &|| progress.tick(),
-    );
-    progress.finish();
-    let figures = result.map_err(sim_error)?;
-    match a.common.format {
-        Format::Json => json(&Report {
-            schema_version: 1,
-            simulator: "periodic",
-            inputs,
-            runs,
-            seed: a.common.seed,
-            figures,
-        }),
-        Format::Table => {
-            let mut rows = vec![
-                ("wall time", figures.wall_time_s, Unit::Duration),
-                ("failures", figures.failures, Unit::Count),
-            ];
-            if let Some(e) = figures.node_failures {
-                rows.push(("node failures", e, Unit::Count));
+        seed: a.common.seed,
+        threads: a.common.threads.unwrap_or(0),
+        format: a.common.format,
+    })
+}
+
+impl Job for PeriodicJob {
+    type Item = PeriodicRun;
+
+    fn label(&self) -> &'static str {
+        "periodic"
+    }
+
+    fn total(&self) -> u64 {
+        self.runs
+    }
+
+    fn digest(&self) -> String {
+        shard::digest(&self.cfg)
+    }
+
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<PeriodicRun>, CliError> {
+        periodic::simulate_range(&self.cfg, self.seed, range, self.threads, tick).map_err(sim_error)
+    }
+
+    fn finish(&self, items: Vec<PeriodicRun>) -> Result<Output, CliError> {
+        let figures = periodic::summarize(&self.cfg, &items);
+        let (runs, seed) = (self.runs, self.seed);
+        let text = match self.format {
+            Format::Json => json(&Report {
+                schema_version: 1,
+                simulator: "periodic",
+                inputs: &self.inputs,
+                runs,
+                seed,
+                figures,
+            })?,
+            Format::Table => {
+                let mut rows = vec![
+                    ("wall time", figures.wall_time_s, Unit::Duration),
+                    ("failures", figures.failures, Unit::Count),
+                ];
+                if let Some(e) = figures.node_failures {
+                    rows.push(("node failures", e, Unit::Count));
+                }
+                rows.extend([
+                    ("work", figures.work_s, Unit::Duration),
+                    ("checkpoint", figures.checkpoint_s, Unit::Duration),
+                    ("restart", figures.restart_s, Unit::Duration),
+                    ("lost work", figures.lost_work_s, Unit::Duration),
+                ]);
+                if let Some(e) = figures.finished_within_walltime {
+                    rows.push(("finished within walltime", e, Unit::Fraction));
+                }
+                table(&format!("periodic: {runs} runs, seed {seed}"), &rows)
             }
-            rows.extend([
-                ("work", figures.work_s, Unit::Duration),
-                ("checkpoint", figures.checkpoint_s, Unit::Duration),
-                ("restart", figures.restart_s, Unit::Duration),
-                ("lost work", figures.lost_work_s, Unit::Duration),
-            ]);
-            if let Some(e) = figures.finished_within_walltime {
-                rows.push(("finished within walltime", e, Unit::Fraction));
-            }
-            Ok(table(
-                &format!("periodic: {runs} runs, seed {}", a.common.seed),
-                &rows,
-            ))
-        }
+        };
+        Ok(Output::text(text))
     }
 }
 
@@ -543,7 +610,17 @@ struct ReplicatedInputs {
     walltime_s: Option<f64>,
 }
 
-fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, CliError> {
+/// A validated `simulate replicated`.
+struct ReplicatedJob {
+    cfg: ReplicatedConfig,
+    inputs: ReplicatedInputs,
+    runs: u64,
+    seed: u64,
+    threads: usize,
+    format: Format,
+}
+
+fn replicated_job(a: ReplicatedArgs) -> Result<ReplicatedJob, CliError> {
     let work = duration_ns("--work", &a.work, true)?;
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
@@ -611,45 +688,71 @@ fn run_replicated(a: ReplicatedArgs, progress: &dyn Progress) -> Result<String, 
         walltime_s: walltime.map(ns_to_secs),
     };
     let runs = runs_of(&a.common, false)?;
-    progress.start("replicated", runs);
-    let result = replicated::simulate(
-        &cfg,
-        a.common.seed,
+    Ok(ReplicatedJob {
+        cfg,
+        inputs,
         runs,
-        a.common.threads.unwrap_or(0),
-        &|| progress.tick(),
-    );
-    progress.finish();
-    let figures = result.map_err(sim_error)?;
-    match a.common.format {
-        Format::Json => json(&Report {
-            schema_version: 1,
-            simulator: "replicated",
-            inputs,
-            runs,
-            seed: a.common.seed,
-            figures,
-        }),
-        Format::Table => {
-            let mut rows = vec![
-                ("wall time", figures.wall_time_s, Unit::Duration),
-                ("attempts", figures.attempts, Unit::Count),
-                ("lost attempts", figures.lost_attempts, Unit::Count),
-                ("replica deaths", figures.replica_deaths, Unit::Count),
-                (
-                    "replicas recreated",
-                    figures.replicas_recreated,
-                    Unit::Count,
-                ),
-            ];
-            if let Some(e) = figures.finished_within_walltime {
-                rows.push(("finished within walltime", e, Unit::Fraction));
+        seed: a.common.seed,
+        threads: a.common.threads.unwrap_or(0),
+        format: a.common.format,
+    })
+}
+
+impl Job for ReplicatedJob {
+    type Item = ReplicatedRun;
+
+    fn label(&self) -> &'static str {
+        "replicated"
+    }
+
+    fn total(&self) -> u64 {
+        self.runs
+    }
+
+    fn digest(&self) -> String {
+        shard::digest(&self.cfg)
+    }
+
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<ReplicatedRun>, CliError> {
+        replicated::simulate_range(&self.cfg, self.seed, range, self.threads, tick)
+            .map_err(sim_error)
+    }
+
+    fn finish(&self, items: Vec<ReplicatedRun>) -> Result<Output, CliError> {
+        let figures = replicated::summarize(&self.cfg, &items);
+        let (runs, seed) = (self.runs, self.seed);
+        let text = match self.format {
+            Format::Json => json(&Report {
+                schema_version: 1,
+                simulator: "replicated",
+                inputs: &self.inputs,
+                runs,
+                seed,
+                figures,
+            })?,
+            Format::Table => {
+                let mut rows = vec![
+                    ("wall time", figures.wall_time_s, Unit::Duration),
+                    ("attempts", figures.attempts, Unit::Count),
+                    ("lost attempts", figures.lost_attempts, Unit::Count),
+                    ("replica deaths", figures.replica_deaths, Unit::Count),
+                    (
+                        "replicas recreated",
+                        figures.replicas_recreated,
+                        Unit::Count,
+                    ),
+                ];
+                if let Some(e) = figures.finished_within_walltime {
+                    rows.push(("finished within walltime", e, Unit::Fraction));
+                }
+                table(&format!("replicated: {runs} runs, seed {seed}"), &rows)
             }
-            Ok(table(
-                &format!("replicated: {runs} runs, seed {}", a.common.seed),
-                &rows,
-            ))
-        }
+        };
+        Ok(Output::text(text))
     }
 }
 

@@ -1,15 +1,18 @@
 //! `ckpt simulate stencil`: the task-based stencil with checkpoint levels and rollback
 //! (SIMULATION.md section 3), from the paper's INI file and/or flags.
 
-use super::{CliError, Progress};
+use super::CliError;
+use super::merge::{self, Job, ShardArg};
+use crate::shard;
 use crate::sim::engine::ns_to_secs;
 use crate::sim::stats::Estimate;
 use crate::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
 use crate::sim::stencil::{
-    Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_runs,
+    Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_range,
 };
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use std::ops::Range;
 use std::path::PathBuf;
 
 /// Output format.
@@ -86,6 +89,9 @@ pub struct StencilArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub shard: ShardArg,
 }
 
 fn invalid(arg: &'static str, value: &str, accepted: &str) -> CliError {
@@ -300,40 +306,81 @@ fn table(
     out
 }
 
-/// Runs `ckpt simulate stencil` and returns the text to print.
-pub fn run(args: &StencilArgs, progress: &dyn Progress) -> Result<String, CliError> {
+/// A validated `ckpt simulate stencil`: the runs to make and how to report them.
+pub struct StencilJob {
+    cfg: StencilConfig,
+    seed: Option<u64>,
+    runs: u64,
+    threads: usize,
+    format: Format,
+}
+
+/// Validates `ckpt simulate stencil`'s flags (and file) into the runs to make.
+pub fn job(args: &StencilArgs) -> Result<StencilJob, CliError> {
     let (cfg, seed) = args.config()?;
     let deterministic = !matches!(cfg.failures, Failures::Poisson { .. });
     let runs = args.runs.unwrap_or(if deterministic { 1 } else { 1000 });
     if runs == 0 || runs > 100_000_000 {
         return Err(invalid("--runs", &runs.to_string(), "1 to 100000000 runs"));
     }
-    progress.start("stencil runs", runs);
-    let result = simulate_runs(&cfg, seed.unwrap_or(0), runs, args.threads, &|| {
-        progress.tick()
-    });
-    progress.finish();
-    let figures = result.map_err(|e| match e {
-        SimError::TooManyFailures => CliError::NoAnswer(e.to_string()),
-        SimError::Protocol { .. } => CliError::Internal(e.to_string()),
-    })?;
-    let summary = Summary::from_runs(&figures, cfg.output_bytes);
-    let one = (runs == 1).then(|| &figures[0]);
-    match args.format {
-        Format::Table => Ok(table(&cfg, runs, seed, &summary, one)),
-        Format::Json => {
-            let out = Output {
-                schema_version: 1,
-                simulator: "stencil",
-                inputs: inputs(&cfg),
-                runs,
-                seed,
-                figures: &summary,
-                tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
-            };
-            serde_json::to_string_pretty(&out)
-                .map(|s| s + "\n")
-                .map_err(|e| CliError::Internal(e.to_string()))
-        }
+    Ok(StencilJob {
+        cfg,
+        seed,
+        runs,
+        threads: args.threads,
+        format: args.format,
+    })
+}
+
+impl Job for StencilJob {
+    type Item = RunFigures;
+
+    fn label(&self) -> &'static str {
+        "stencil runs"
+    }
+
+    fn total(&self) -> u64 {
+        self.runs
+    }
+
+    fn digest(&self) -> String {
+        shard::digest(&(&self.cfg, self.seed))
+    }
+
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<RunFigures>, CliError> {
+        simulate_range(&self.cfg, self.seed.unwrap_or(0), range, self.threads, tick).map_err(|e| {
+            match e {
+                SimError::TooManyFailures => CliError::NoAnswer(e.to_string()),
+                SimError::Protocol { .. } => CliError::Internal(e.to_string()),
+            }
+        })
+    }
+
+    fn finish(&self, figures: Vec<RunFigures>) -> Result<merge::Output, CliError> {
+        let (cfg, runs, seed) = (&self.cfg, self.runs, self.seed);
+        let summary = Summary::from_runs(&figures, cfg.output_bytes);
+        let one = (runs == 1).then(|| &figures[0]);
+        let text = match self.format {
+            Format::Table => table(cfg, runs, seed, &summary, one),
+            Format::Json => {
+                let out = Output {
+                    schema_version: 1,
+                    simulator: "stencil",
+                    inputs: inputs(cfg),
+                    runs,
+                    seed,
+                    figures: &summary,
+                    tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
+                };
+                serde_json::to_string_pretty(&out)
+                    .map(|s| s + "\n")
+                    .map_err(|e| CliError::Internal(e.to_string()))?
+            }
+        };
+        Ok(merge::Output::text(text))
     }
 }

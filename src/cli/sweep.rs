@@ -1,10 +1,12 @@
 //! `ckpt sweep`: arguments, validation, and the report files.
 
 use super::interval::{ModelArgs, interval_error};
+use super::merge::{Job, Output, ShardArg, run_job};
 use super::{CliError, Progress};
 use crate::report;
-use crate::sweep::{self, SweepError, SweepSpec};
+use crate::sweep::{self, SweepError, SweepPoint, SweepSpec};
 use clap::Args;
+use std::ops::Range;
 use std::path::PathBuf;
 
 /// Examples shown under `ckpt sweep --help`.
@@ -13,6 +15,7 @@ pub const EXAMPLES: &str = "Examples:
   ckpt sweep --mtbf 6h --cost 5m --vary cost=10s..2h --points 100 --log --out sweep-cost
   ckpt sweep --mtbf 1h --cost 60s --procs 8 --replicas 2 --vary procs=1..1024 --log --out sweep-procs
   ckpt sweep --mtbf 6h --cost 5m --vary interval=5m..12h --log --out sweep-interval
+  ckpt sweep ... --out sweep-mtbf --shard 0/4 > shard-0.json   # one of 4 slices; then ckpt merge
 
 Writes sweep.json, sweep.csv, interval/overhead/loss/sensitivity plots (.svg and .png) and
 report.md into --out.";
@@ -39,14 +42,9 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// A finished sweep: the files to write and a line to print.
-pub struct SweepOutput {
-    /// `(file name, bytes)` for the --out folder.
-    pub files: Vec<(String, Vec<u8>)>,
-    /// A one-line summary for the terminal.
-    pub summary: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub shard: ShardArg,
 }
 
 fn sweep_error(e: SweepError) -> CliError {
@@ -82,28 +80,85 @@ impl SweepArgs {
     }
 }
 
-/// Runs the sweep; `command` is the command line quoted in report.md.
+/// A validated sweep: its points and how to report them.
+pub struct SweepJob {
+    inputs: crate::interval::IntervalInputs,
+    spec: SweepSpec,
+    points: u64,
+    command: String,
+    out: PathBuf,
+}
+
+/// Validates the arguments into the sweep to run; `command` is the command line quoted in
+/// report.md.
+pub fn job(args: &SweepArgs, command: &str) -> Result<SweepJob, CliError> {
+    let (inputs, spec) = args.validate()?;
+    Ok(SweepJob {
+        points: spec.values().len() as u64,
+        inputs,
+        spec,
+        command: command.to_string(),
+        out: args.out.clone(),
+    })
+}
+
+impl Job for SweepJob {
+    type Item = SweepPoint;
+
+    fn label(&self) -> &'static str {
+        "sweep"
+    }
+
+    fn total(&self) -> u64 {
+        self.points
+    }
+
+    fn digest(&self) -> String {
+        crate::shard::digest(&(&self.inputs, &self.spec))
+    }
+
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<SweepPoint>, CliError> {
+        sweep::points(
+            &self.inputs,
+            &self.spec,
+            range.start as usize..range.end as usize,
+            tick,
+        )
+        .map_err(sweep_error)
+    }
+
+    fn finish(&self, points: Vec<SweepPoint>) -> Result<Output, CliError> {
+        let result = sweep::finish(&self.inputs, &self.spec, points).map_err(sweep_error)?;
+        let files = report::sweep::files(&result, &self.command)
+            .map_err(|e| CliError::Internal(e.to_string()))?;
+        let text = format!(
+            "{} points of {}; recommended at the given inputs: {} ({} s); report in {}\n",
+            result.points.len(),
+            self.spec.param,
+            crate::units::format_duration(result.base.recommended_interval_s),
+            result.base.recommended_interval_s.round(),
+            self.out.join("report.md").display()
+        );
+        Ok(Output {
+            text,
+            out: Some(self.out.clone()),
+            files,
+        })
+    }
+}
+
+/// Runs the sweep, or with `--shard` its slice of the points (then the output is the shard
+/// file and no report folder). `command` is the command line quoted in report.md, `argv` the
+/// arguments after `ckpt` that a shard records.
 pub fn run(
     args: &SweepArgs,
     command: &str,
+    argv: &[String],
     progress: &dyn Progress,
-) -> Result<SweepOutput, CliError> {
-    let (inputs, spec) = args.validate()?;
-    let n = spec.values().len() as u64;
-    progress.start("sweep", n);
-    let result = sweep::run(&inputs, &spec, &|| progress.tick());
-    progress.finish();
-    let result = result.map_err(sweep_error)?;
-    let files =
-        report::sweep::files(&result, command).map_err(|e| CliError::Internal(e.to_string()))?;
-    Ok(SweepOutput {
-        files,
-        summary: format!(
-            "{} points of {}; recommended at the given inputs: {} ({} s)",
-            result.points.len(),
-            spec.param,
-            crate::units::format_duration(result.base.recommended_interval_s),
-            result.base.recommended_interval_s.round()
-        ),
-    })
+) -> Result<Output, CliError> {
+    run_job(&job(args, command)?, args.shard.shard, argv, progress)
 }

@@ -91,7 +91,7 @@ pub fn finite_exp(x: f64) -> Option<f64> {
 }
 
 /// How an estimator's or a cost model's interval was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// A formula.

@@ -163,9 +163,32 @@ where
     T: Send,
     F: Fn(u64) -> T + Sync,
 {
+    run_parallel_range(0..runs, threads, tick, f)
+}
+
+/// [`run_parallel`] over the runs `range` only (one shard's slice): `f` sees the same run
+/// indices, hence the same streams, as in the whole set; results come back in run order.
+///
+/// ```
+/// use ckpt::sim::engine::{run_parallel, run_parallel_range};
+/// let all = run_parallel(10, 2, &|| {}, |i| i * i);
+/// let part = run_parallel_range(3..7, 2, &|| {}, |i| i * i);
+/// assert_eq!(part, all[3..7]);
+/// ```
+pub fn run_parallel_range<T, F>(
+    range: std::ops::Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+    f: F,
+) -> Vec<T>
+where
+    T: Send,
+    F: Fn(u64) -> T + Sync,
+{
     use rayon::prelude::*;
     let work = || {
-        (0..runs)
+        range
+            .clone()
             .into_par_iter()
             .map(|i| {
                 let r = f(i);
@@ -177,7 +200,7 @@ where
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot be built (no threads available) still gives the same results.
-        Err(_) => (0..runs).map(f).collect(),
+        Err(_) => range.clone().map(f).collect(),
     }
 }
 

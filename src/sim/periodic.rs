@@ -12,12 +12,12 @@
 //! or restart would end interrupts it (the same rule as the stencil, SIMULATION.md 3.4).
 
 use super::engine::{EventQueue, Nanos, ns_to_secs, run_rng, secs_to_ns};
-use super::run::{SimError, estimate, proportion, replicate};
+use super::run::{SimError, estimate, proportion, replicate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
 use crate::failure::Lifetime;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// A run stops with an error past this many failures: the MTBF is too short to finish.
@@ -232,7 +232,8 @@ impl PeriodicConfig {
 }
 
 /// What one run measured, in nanoseconds and counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+// Serialized for shard files (`--shard`), which carry per-run results to `ckpt merge`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PeriodicRun {
     /// Time to finish the job.
     pub wall: Nanos,
@@ -578,9 +579,22 @@ pub fn simulate(
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<PeriodicFigures, SimError> {
-    cfg.validate()?;
-    let results = replicate(runs, threads, tick, |i| simulate_run(cfg, seed, i))?;
+    let results = simulate_range(cfg, seed, 0..runs, threads, tick)?;
     Ok(summarize(cfg, &results))
+}
+
+/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
+/// uses stream `i` as in the whole set, so [`summarize`] over the concatenated slices gives
+/// what [`simulate`] gives.
+pub fn simulate_range(
+    cfg: &PeriodicConfig,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<PeriodicRun>, SimError> {
+    cfg.validate()?;
+    replicate_range(range, threads, tick, |i| simulate_run(cfg, seed, i))
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@
 //! attempt is dead at its checkpoint.
 
 use super::engine::{Nanos, ns_to_secs, run_rng, secs_to_ns};
-use super::run::{SimError, estimate, proportion, replicate};
+use super::run::{SimError, estimate, proportion, replicate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, log1mexp};
 use rand::RngExt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A run stops with an error past this many attempts: the MTBF is too short to finish.
 pub const MAX_ATTEMPTS_PER_RUN: u64 = 10_000_000;
@@ -156,7 +156,8 @@ impl ReplicatedConfig {
 }
 
 /// What one run measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+// Serialized for shard files (`--shard`), which carry per-run results to `ckpt merge`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ReplicatedRun {
     /// Time to finish the job.
     pub wall: Nanos,
@@ -329,9 +330,22 @@ pub fn simulate(
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<ReplicatedFigures, SimError> {
-    cfg.validate()?;
-    let results = replicate(runs, threads, tick, |i| simulate_run(cfg, seed, i))?;
+    let results = simulate_range(cfg, seed, 0..runs, threads, tick)?;
     Ok(summarize(cfg, &results))
+}
+
+/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
+/// uses stream `i` as in the whole set, so [`summarize`] over the concatenated slices gives
+/// what [`simulate`] gives.
+pub fn simulate_range(
+    cfg: &ReplicatedConfig,
+    seed: u64,
+    range: std::ops::Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<ReplicatedRun>, SimError> {
+    cfg.validate()?;
+    replicate_range(range, threads, tick, |i| simulate_run(cfg, seed, i))
 }
 
 #[cfg(test)]

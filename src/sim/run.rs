@@ -2,8 +2,9 @@
 //! independent replications in parallel, keep their per-run figures in run order, and reduce
 //! each figure to an [`Estimate`].
 
-use super::engine::run_parallel;
+use super::engine::run_parallel_range;
 use super::stats::Estimate;
+use std::ops::Range;
 use thiserror::Error;
 
 /// A simulator's config that cannot be run, or a run that cannot finish.
@@ -40,7 +41,23 @@ where
     T: Send,
     F: Fn(u64) -> Result<T, SimError> + Sync,
 {
-    run_parallel(runs, threads, tick, f).into_iter().collect()
+    replicate_range(0..runs, threads, tick, f)
+}
+
+/// [`replicate`] over the runs `range` only (one shard's slice), with the same run indices.
+pub fn replicate_range<T, F>(
+    range: Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+    f: F,
+) -> Result<Vec<T>, SimError>
+where
+    T: Send,
+    F: Fn(u64) -> Result<T, SimError> + Sync,
+{
+    run_parallel_range(range, threads, tick, f)
+        .into_iter()
+        .collect()
 }
 
 /// The estimate of one figure over runs, summed in run order.

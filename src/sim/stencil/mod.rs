@@ -15,9 +15,10 @@ pub mod triangles;
 pub use config::{Failures, Recovery, StencilConfig};
 pub use run::{RunFigures, SimError, simulate};
 
-use crate::sim::engine::{ns_to_secs, run_parallel, run_rng};
+use crate::sim::engine::{ns_to_secs, run_parallel_range, run_rng};
 use crate::sim::stats::Estimate;
 use serde::Serialize;
+use std::ops::Range;
 
 /// The grid and checkpoint tables of a config, built once and shared by every run.
 pub fn layout(cfg: &StencilConfig) -> triangles::Layout {
@@ -133,15 +134,33 @@ pub fn simulate_runs(
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<RunFigures>, SimError> {
+    simulate_range(cfg, seed, 0..runs, threads, tick)
+}
+
+/// The runs `range` of [`simulate_runs`] (one shard's slice), with the same run indices and
+/// so the same streams; a deterministic config is simulated once (not at all for an empty
+/// slice) and repeated.
+pub fn simulate_range(
+    cfg: &StencilConfig,
+    seed: u64,
+    range: Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<RunFigures>, SimError> {
     let layout = layout(cfg);
     if !matches!(cfg.failures, Failures::Poisson { .. }) {
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
         let one = simulate_run(&layout, cfg, seed, 0)?;
-        for _ in 0..runs {
+        for _ in range.clone() {
             tick();
         }
-        return Ok(vec![one; runs as usize]);
+        return Ok(vec![one; (range.end - range.start) as usize]);
     }
-    run_parallel(runs, threads, tick, |i| simulate_run(&layout, cfg, seed, i))
-        .into_iter()
-        .collect()
+    run_parallel_range(range, threads, tick, |i| {
+        simulate_run(&layout, cfg, seed, i)
+    })
+    .into_iter()
+    .collect()
 }

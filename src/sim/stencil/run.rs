@@ -40,7 +40,8 @@ pub enum SimError {
 }
 
 /// The figures of one run (3.7); times in ns.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+// Serialized for shard files (`--shard`), which carry per-run results to `ckpt merge`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunFigures {
     /// End of processing of the last task.
     pub makespan: Nanos,
