@@ -182,15 +182,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Validate(args) => {
             args.validate()?;
-            if let Some(dir) = &args.out {
+            if let (Some(dir), None) = (&args.out, args.shard.shard) {
                 prepare_out_dir(dir)?;
             }
             let progress = Bar::new(args.quiet);
-            let output = ckpt::cli::validate::run(&args, &command_line(), &progress)?;
-            if let Some(dir) = &args.out {
-                write_files(dir, &output.files)?;
-            }
-            out.write_all(output.text.as_bytes())?;
+            let output = ckpt::cli::validate::run(&args, &command_line(), &argv(), &progress)?;
+            emit(&mut out, output)?;
         }
         Command::Fit(args) => {
             let text = ckpt::cli::fit::run(&args)?;

@@ -258,7 +258,6 @@ fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
 }
 
 #[test]
-#[ignore = "needs `ckpt validate --shard` (the lead hooks validate in); un-ignore then"]
 fn validate_shards_merge_to_the_single_process_bytes_and_report() {
     let args = [
         "validate",
@@ -483,7 +482,6 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 }
 
 #[test]
-#[ignore = "needs `ckpt validate --shard` (the lead hooks validate in); un-ignore then"]
 fn the_validate_array_script_gives_the_single_process_validation() {
     let args = [
         "--mtbf",
@@ -516,4 +514,23 @@ fn the_validate_array_script_gives_the_single_process_validation() {
         run_in(&single, &a)
     );
     assert_eq!(folder(&dir.join("report")), folder(&single.join("report")));
+}
+
+#[test]
+fn stencil_validation_shards_merge_to_the_single_process_bytes_and_report() {
+    let config = format!(
+        "{}/data/validate/costly-checkpoint.ini",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let args = [
+        "validate", "--sim", "stencil", "--config", &config, "--runs", "6", "--format", "json",
+        "--out", "report",
+    ];
+    let one = scratch("validate-stencil-single");
+    let single = run_in(&one, &args);
+    let dir = scratch("validate-stencil-shards");
+    let files = shards(&dir, &args, 3);
+    let merged = merge_in(&dir, &files, &[]);
+    assert_eq!(merged, single);
+    assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
 }

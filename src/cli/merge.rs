@@ -219,6 +219,7 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
     let command = format!("ckpt {}", recorded.join(" "));
     match cli.command {
         Command::Simulate(a) => super::simulate::merge(a, &files, &order),
+        Command::Validate(a) => super::validate::merge(&a, &command, &files, &order),
         Command::Sweep(a) => {
             let job = super::sweep::job(&a, &command)?;
             finish_from(&job, &files, &order)

@@ -1,12 +1,14 @@
 //! `ckpt validate`: the models' intervals held against simulation.
 
 use super::interval::{ModelArgs, interval_error};
+use super::merge::{Job, Output, finish_from, run_job};
 use super::parse::{duration, duration0};
 use super::{CliError, Progress};
 use crate::report;
 use crate::sim::run::SimError;
-use crate::validate::{self, SimKind, SimOptions, ValidateError, Validation};
+use crate::validate::{self, SimKind, SimOptions, ValidateError};
 use clap::{Args, ValueEnum};
+use std::ops::Range;
 use std::path::PathBuf;
 
 /// Examples shown under `ckpt validate --help`.
@@ -96,14 +98,9 @@ pub struct ValidateArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// A finished validation: what to print and the report files (with --out).
-pub struct ValidateOutput {
-    /// Text for stdout.
-    pub text: String,
-    /// `(file name, bytes)` for --out.
-    pub files: Vec<(String, Vec<u8>)>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub shard: super::merge::ShardArg,
 }
 
 fn validate_error(e: ValidateError) -> CliError {
@@ -206,60 +203,194 @@ impl ValidateArgs {
     }
 }
 
-/// Runs the validation; `command` is quoted in report.md.
+/// How a validation reports: format, the command quoted in report.md, and --out.
+#[derive(Clone)]
+struct Reporting {
+    threads: usize,
+    format: ValidateFormat,
+    command: String,
+    out: Option<PathBuf>,
+}
+
+impl Reporting {
+    fn of(args: &ValidateArgs, command: &str) -> Reporting {
+        Reporting {
+            threads: args.threads,
+            format: args.format,
+            command: command.to_string(),
+            out: args.out.clone(),
+        }
+    }
+
+    fn output(
+        &self,
+        table: impl FnOnce() -> String,
+        json: impl FnOnce() -> String,
+        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, crate::report::plot::ReportError>,
+    ) -> Result<Output, CliError> {
+        let text = match self.format {
+            ValidateFormat::Table => table(),
+            ValidateFormat::Json => json(),
+        };
+        let files = match self.out {
+            Some(_) => files(&self.command).map_err(|e| CliError::Internal(e.to_string()))?,
+            None => Vec::new(),
+        };
+        Ok(Output {
+            text,
+            out: self.out.clone(),
+            files,
+        })
+    }
+}
+
+/// The periodic or replicated validation: its runs and how to report them.
+pub struct ValidateJob {
+    inputs: crate::interval::IntervalInputs,
+    sim: SimKind,
+    options: SimOptions,
+    reporting: Reporting,
+}
+
+impl Job for ValidateJob {
+    /// One run's wall time at every simulated interval.
+    type Item = Vec<crate::sim::engine::Nanos>;
+    fn label(&self) -> &'static str {
+        "validate"
+    }
+    fn total(&self) -> u64 {
+        self.options.runs
+    }
+    fn digest(&self) -> String {
+        crate::shard::digest(&(&self.inputs, self.sim, &self.options))
+    }
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Self::Item>, CliError> {
+        validate::per_run(
+            &self.inputs,
+            self.sim,
+            &self.options,
+            self.reporting.threads,
+            range,
+            tick,
+        )
+        .map_err(validate_error)
+    }
+    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, CliError> {
+        let v = validate::finish(&self.inputs, self.sim, &self.options, runs)
+            .map_err(validate_error)?;
+        self.reporting.output(
+            || report::validate::table(&v),
+            || report::validate::json(&v),
+            |command| report::validate::files(&v, command),
+        )
+    }
+}
+
+/// The stencil validation: every level and strategy per run.
+pub struct StencilValidateJob {
+    cfg: crate::sim::stencil::StencilConfig,
+    runs: u64,
+    seed: u64,
+    reporting: Reporting,
+}
+
+impl Job for StencilValidateJob {
+    /// One run's figures under every (level, strategy).
+    type Item = Vec<crate::sim::stencil::RunFigures>;
+    fn label(&self) -> &'static str {
+        "validate stencil"
+    }
+    fn total(&self) -> u64 {
+        self.runs
+    }
+    fn digest(&self) -> String {
+        crate::shard::digest(&(&self.cfg, self.runs, self.seed))
+    }
+    fn compute(
+        &self,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Self::Item>, CliError> {
+        validate::stencil::per_run(&self.cfg, self.seed, self.reporting.threads, range, tick)
+            .map_err(validate_error)
+    }
+    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, CliError> {
+        let v = validate::stencil::finish(&self.cfg, self.seed, runs).map_err(validate_error)?;
+        self.reporting.output(
+            || report::validate_stencil::table(&v),
+            || report::validate_stencil::json(&v),
+            |command| report::validate_stencil::files(&v, command),
+        )
+    }
+}
+
+/// Runs the validation, or with `--shard` its slice of the runs; `command` is quoted in
+/// report.md, `argv` (the arguments after `ckpt`) recorded by a shard.
 pub fn run(
     args: &ValidateArgs,
     command: &str,
+    argv: &[String],
     progress: &dyn Progress,
-) -> Result<ValidateOutput, CliError> {
-    let (inputs, sim, options) = match args.plan()? {
-        Plan::Intervals(i, s, o) => (i, s, o),
-        Plan::Stencil(cfg, runs, seed) => {
-            return run_stencil(args, &cfg, runs, seed, command, progress);
-        }
-    };
-    progress.start("validate", options.runs);
-    let v: Result<Validation, ValidateError> =
-        validate::run(&inputs, sim, &options, args.threads, &|| progress.tick());
-    progress.finish();
-    let v = v.map_err(validate_error)?;
-    let text = match args.format {
-        ValidateFormat::Table => report::validate::table(&v),
-        ValidateFormat::Json => report::validate::json(&v),
-    };
-    let files = if args.out.is_some() {
-        report::validate::files(&v, command).map_err(|e| CliError::Internal(e.to_string()))?
-    } else {
-        Vec::new()
-    };
-    Ok(ValidateOutput { text, files })
+) -> Result<Output, CliError> {
+    let reporting = Reporting::of(args, command);
+    match args.plan()? {
+        Plan::Intervals(inputs, sim, options) => run_job(
+            &ValidateJob {
+                inputs,
+                sim,
+                options,
+                reporting,
+            },
+            args.shard.shard,
+            argv,
+            progress,
+        ),
+        Plan::Stencil(cfg, runs, seed) => run_job(
+            &StencilValidateJob {
+                cfg,
+                runs,
+                seed,
+                reporting,
+            },
+            args.shard.shard,
+            argv,
+            progress,
+        ),
+    }
 }
 
-fn run_stencil(
+/// Finishes a validation from checked shard files (`ckpt merge`).
+pub fn merge(
     args: &ValidateArgs,
-    cfg: &crate::sim::stencil::StencilConfig,
-    runs: u64,
-    seed: u64,
     command: &str,
-    progress: &dyn Progress,
-) -> Result<ValidateOutput, CliError> {
-    let levels = validate::stencil::valid_levels(cfg).len() as u64;
-    progress.start(
-        "validate stencil",
-        runs * levels * validate::stencil::STRATEGIES.len() as u64,
-    );
-    let v = validate::stencil::run(cfg, runs, seed, args.threads, &|| progress.tick());
-    progress.finish();
-    let v = v.map_err(validate_error)?;
-    let text = match args.format {
-        ValidateFormat::Table => report::validate_stencil::table(&v),
-        ValidateFormat::Json => report::validate_stencil::json(&v),
-    };
-    let files = if args.out.is_some() {
-        report::validate_stencil::files(&v, command)
-            .map_err(|e| CliError::Internal(e.to_string()))?
-    } else {
-        Vec::new()
-    };
-    Ok(ValidateOutput { text, files })
+    files: &[(String, String)],
+    order: &[usize],
+) -> Result<Output, CliError> {
+    let reporting = Reporting::of(args, command);
+    match args.plan()? {
+        Plan::Intervals(inputs, sim, options) => finish_from(
+            &ValidateJob {
+                inputs,
+                sim,
+                options,
+                reporting,
+            },
+            files,
+            order,
+        ),
+        Plan::Stencil(cfg, runs, seed) => finish_from(
+            &StencilValidateJob {
+                cfg,
+                runs,
+                seed,
+                reporting,
+            },
+            files,
+            order,
+        ),
+    }
 }

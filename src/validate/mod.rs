@@ -7,7 +7,7 @@
 use crate::failure::Lifetime;
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs};
 use crate::model::replicated::Detect as ModelDetect;
-use crate::sim::engine::{Nanos, run_parallel, secs_to_ns};
+use crate::sim::engine::{Nanos, run_parallel_range, secs_to_ns};
 use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
 use crate::sim::run::SimError;
@@ -265,14 +265,20 @@ fn scaled(e: Estimate, by: f64) -> Estimate {
     }
 }
 
-/// Runs the validation; `tick` is called once per finished run (of all intervals).
-pub fn run(
+/// What a validation simulates: the models' answer and the intervals, on whole nanoseconds.
+struct Plan {
+    answer: IntervalAnswer,
+    setup: Setup,
+    reference: Box<dyn crate::model::CostModel>,
+    taus: Vec<(Nanos, bool)>,
+    intervals: Vec<Nanos>,
+}
+
+fn plan(
     inputs: &IntervalInputs,
     sim: SimKind,
     options: &SimOptions,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Validation, ValidateError> {
+) -> Result<Plan, ValidateError> {
     if options.runs < 2 {
         return Err(ValidateError::Sim(SimError::Invalid {
             field: "runs",
@@ -304,19 +310,74 @@ pub fn run(
             .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))?;
     }
     let intervals: Vec<Nanos> = taus.iter().map(|p| p.0).collect();
+    Ok(Plan {
+        answer,
+        setup,
+        reference,
+        taus,
+        intervals,
+    })
+}
 
+/// The wall time of runs `range` at every simulated interval (one shard's slice), in run order.
+pub fn per_run(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+    threads: usize,
+    range: std::ops::Range<u64>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Vec<Nanos>>, ValidateError> {
+    let p = plan(inputs, sim, options)?;
     // One task per run, simulating every interval on the run's own stream.
-    let per_run = run_parallel(options.runs, threads, tick, |i| {
-        intervals
+    run_parallel_range(range, threads, tick, |i| {
+        p.intervals
             .iter()
             .map(|&t| {
-                setup
+                p.setup
                     .wall(t, options.seed, i)
                     .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
             })
             .collect::<Result<Vec<Nanos>, ValidateError>>()
-    });
-    let per_run: Vec<Vec<Nanos>> = per_run.into_iter().collect::<Result<_, _>>()?;
+    })
+    .into_iter()
+    .collect()
+}
+
+/// Runs the validation; `tick` is called once per finished run (of all intervals).
+pub fn run(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Validation, ValidateError> {
+    let runs = per_run(inputs, sim, options, threads, 0..options.runs, tick)?;
+    finish(inputs, sim, options, runs)
+}
+
+/// The validation from every run's wall times (what [`per_run`] gives for all runs).
+pub fn finish(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+    per_run: Vec<Vec<Nanos>>,
+) -> Result<Validation, ValidateError> {
+    let Plan {
+        answer,
+        reference,
+        taus,
+        intervals,
+        ..
+    } = plan(inputs, sim, options)?;
+    // Shard files are only as good as their content: refuse rather than index out of range.
+    if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != intervals.len()) {
+        return Err(ValidateError::Conflict(format!(
+            "{} runs of {} intervals were expected; the results given do not match",
+            options.runs,
+            intervals.len()
+        )));
+    }
     let work = secs_to_ns(options.work_s) as f64;
     // overhead[j][i]: interval j, run i.
     let overhead: Vec<Vec<f64>> = (0..intervals.len())

@@ -4,7 +4,7 @@
 
 use super::ValidateError;
 use crate::interval::{self, IntervalInputs};
-use crate::sim::engine::{Nanos, ns_to_secs, run_parallel};
+use crate::sim::engine::{Nanos, ns_to_secs};
 use crate::sim::stats::Estimate;
 use crate::sim::stencil::{self, Failures, Recovery, RunFigures, StencilConfig};
 use serde::Serialize;
@@ -131,7 +131,59 @@ fn paired_regret(a: &[f64], best: &[f64]) -> Estimate {
     }
 }
 
-/// Runs the stencil validation; `tick` is called once per finished run of one (level,
+fn check(cfg: &StencilConfig) -> Result<Nanos, ValidateError> {
+    match cfg.failures {
+        Failures::Poisson { mtbf } if cfg.checkpoint => Ok(mtbf),
+        Failures::Poisson { .. } => Err(ValidateError::Conflict(
+            "--sim stencil compares checkpoint levels: the config must not set Checkpoint = N".into(),
+        )),
+        _ => Err(ValidateError::Conflict(
+            "--sim stencil validates under random failures: the config needs an MTBF (not a trace, not Fail = N)".into(),
+        )),
+    }
+}
+
+/// The configs of every (level, strategy), in report order (level, then `global`,
+/// `dependency`).
+fn variants(cfg: &StencilConfig) -> Vec<StencilConfig> {
+    valid_levels(cfg)
+        .into_iter()
+        .flat_map(|level| {
+            STRATEGIES.map(|recovery| StencilConfig {
+                level,
+                recovery,
+                ..cfg.clone()
+            })
+        })
+        .collect()
+}
+
+/// The runs `range` of every (level, strategy): one vector per run, in run order, each with
+/// one entry per variant. Run `i` uses the stream `(seed, i)` under every variant (common
+/// random numbers), so the runs can be sharded and merged.
+pub fn per_run(
+    cfg: &StencilConfig,
+    seed: u64,
+    threads: usize,
+    range: std::ops::Range<u64>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Vec<RunFigures>>, ValidateError> {
+    check(cfg)?;
+    let configs = variants(cfg);
+    let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
+    crate::sim::engine::run_parallel_range(range, threads, tick, |i| {
+        configs
+            .iter()
+            .zip(&layouts)
+            .map(|(c, l)| stencil::simulate_run(l, c, seed, i))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(|e| ValidateError::Conflict(e.to_string()))
+}
+
+/// Runs the stencil validation; `tick` is called once per finished run (of every level and
 /// strategy).
 pub fn run(
     cfg: &StencilConfig,
@@ -140,46 +192,40 @@ pub fn run(
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<StencilValidation, ValidateError> {
-    let mtbf = match cfg.failures {
-        Failures::Poisson { mtbf } => mtbf,
-        _ => {
-            return Err(ValidateError::Conflict(
-                "--sim stencil validates under random failures: the config needs an MTBF (not a trace, not Fail = N)".into(),
-            ));
-        }
-    };
-    if !cfg.checkpoint {
-        return Err(ValidateError::Conflict(
-            "--sim stencil compares checkpoint levels: the config must not set Checkpoint = N"
-                .into(),
-        ));
-    }
+    let per = per_run(cfg, seed, threads, 0..runs, tick)?;
+    finish(cfg, seed, per)
+}
+
+/// The validation from every run's figures (as [`per_run`] gives them, runs in order).
+pub fn finish(
+    cfg: &StencilConfig,
+    seed: u64,
+    per: Vec<Vec<RunFigures>>,
+) -> Result<StencilValidation, ValidateError> {
+    let mtbf = check(cfg)?;
+    let runs = per.len() as u64;
     let levels = valid_levels(cfg);
+    let width = levels.len() * STRATEGIES.len();
+    if runs < 2 || per.iter().any(|r| r.len() != width) {
+        return Err(ValidateError::Conflict(format!(
+            "the stencil validation needs at least 2 runs of {width} levels and strategies each"
+        )));
+    }
     let bare = failure_free(cfg, 1, false)?;
     let per_row = bare as f64 / cfg.rows as f64;
     let mut out_levels = Vec::new();
     let mut makespans: Vec<Vec<Vec<f64>>> = Vec::new(); // [level][strategy][run]
-    for &l in &levels {
+    for (li, &l) in levels.iter().enumerate() {
         let h = 1u32 << (l - 1);
         let with = failure_free(cfg, l, true)?;
         let bands = cfg.rows.div_ceil(h);
         let mut strategies = Vec::new();
         let mut level_ms = Vec::new();
-        for recovery in STRATEGIES {
-            let c = StencilConfig {
-                level: l,
-                recovery,
-                ..cfg.clone()
-            };
-            let layout = stencil::layout(&c);
-            let figures: Vec<RunFigures> = run_parallel(runs, threads, tick, |i| {
-                stencil::simulate_run(&layout, &c, seed, i)
-            })
-            .into_iter()
-            .collect::<Result<_, _>>()
-            .map_err(|e| ValidateError::Conflict(e.to_string()))?;
+        for (si, recovery) in STRATEGIES.iter().enumerate() {
+            let figures: Vec<&RunFigures> =
+                per.iter().map(|r| &r[li * STRATEGIES.len() + si]).collect();
             let e = |f: &dyn Fn(&RunFigures) -> f64| {
-                Estimate::from_samples(&figures.iter().map(f).collect::<Vec<_>>())
+                Estimate::from_samples(&figures.iter().map(|r| f(r)).collect::<Vec<_>>())
             };
             let mean = |f: fn(&RunFigures) -> Nanos| {
                 figures.iter().map(|r| ns_to_secs(f(r))).sum::<f64>() / runs as f64
