@@ -162,9 +162,31 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
         },
         bands: vec![],
         series,
-        markers: vec![],
+        markers: given_point(r).into_iter().collect(),
         error_bars: vec![],
     }
+}
+
+/// The recommended interval at the inputs as given, where they fall inside the sweep.
+fn given_point(r: &SweepResult) -> Option<Marker> {
+    let i = &r.base.inputs;
+    let rep = i.replication;
+    let x = match r.spec.param {
+        SweepParam::Mtbf => i.mtbf,
+        SweepParam::Cost => i.cost,
+        SweepParam::Restart => i.restart,
+        SweepParam::Procs => rep?.procs as f64,
+        SweepParam::Replicas => rep?.replicas as f64,
+        SweepParam::Interval => return None,
+    };
+    (x >= r.spec.lo && x <= r.spec.hi).then(|| Marker {
+        name: format!(
+            "optimum at the inputs given ({})",
+            format_duration(r.base.recommended_interval_s)
+        ),
+        x,
+        y: r.base.recommended_interval_s,
+    })
 }
 
 /// The reference model's overhead along the interval at the given inputs, every row's choice
