@@ -17,3 +17,9 @@ pub fn json_document<T: serde::Serialize>(doc: &T) -> String {
     s.push('\n');
     s
 }
+
+/// A CSV cell for an optional number: Rust's shortest round-trip form, so CSV and JSON agree to
+/// the bit; empty where JSON has null.
+pub fn csv_cell(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:?}")).unwrap_or_default()
+}

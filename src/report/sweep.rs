@@ -47,10 +47,6 @@ pub fn json(r: &SweepResult) -> String {
     super::json_document(&doc)
 }
 
-fn cell(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:?}")).unwrap_or_default()
-}
-
 /// `sweep.csv`: one line per (point, row); empty cells where JSON has null. Numbers are
 /// written with Rust's shortest round-trip form, so CSV and JSON agree to the bit.
 pub fn csv(r: &SweepResult) -> String {
@@ -65,11 +61,11 @@ pub fn csv(r: &SweepResult) -> String {
                 p.value,
                 m.name,
                 m.kind,
-                cell(m.interval_s),
-                cell(m.overhead),
-                cell(m.efficiency),
-                cell(m.loss_pct),
-                cell(m.expected_failures),
+                super::csv_cell(m.interval_s),
+                super::csv_cell(m.overhead),
+                super::csv_cell(m.efficiency),
+                super::csv_cell(m.loss_pct),
+                super::csv_cell(m.expected_failures),
                 m.name == p.recommended
             ));
         }

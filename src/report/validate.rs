@@ -44,10 +44,6 @@ pub fn json(v: &Validation) -> String {
     super::json_document(&doc)
 }
 
-fn opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:?}")).unwrap_or_default()
-}
-
 /// `validate.csv`: one line per simulated interval.
 pub fn csv(v: &Validation) -> String {
     let mut out = String::from(
@@ -59,11 +55,11 @@ pub fn csv(v: &Validation) -> String {
             p.interval_s,
             p.on_grid,
             p.overhead.point,
-            opt(p.overhead.stderr),
+            super::csv_cell(p.overhead.stderr),
             p.overhead.ci95[0],
             p.overhead.ci95[1],
             p.overhead.runs,
-            opt(p.model_overhead),
+            super::csv_cell(p.model_overhead),
             p.optimal_region
         ));
     }
