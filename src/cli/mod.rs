@@ -24,7 +24,7 @@ use thiserror::Error;
     about = "How often to checkpoint, with every model side by side, and proof by simulation",
     long_about = "How often to checkpoint: Young, Daly (first order, higher order, complete \
 model) and the replicated n-process model, each minimized numerically and held against its \
-closed forms.\n\nDurations take seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y). A capital M \
+closed forms, and Monte Carlo simulators that check the answer.\n\nDurations take seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y). A capital M \
 would be a month in humantime and is refused: write 30d or 5m.",
     after_help = "Example:\n  ckpt interval --mtbf 24h --cost 5m --restart 10m"
 )]
@@ -51,13 +51,6 @@ pub enum Command {
     /// The MTBF and failure distribution from a failure log, with their uncertainty.
     #[command(after_help = fit::EXAMPLES)]
     Fit(fit::FitArgs),
-    /// Shell completions, generated from these same definitions.
-    Completions {
-        /// bash, zsh, fish, elvish or powershell.
-        shell: clap_complete::Shell,
-    },
-    /// The manual page (roff), generated from these same definitions.
-    Man,
     /// Monte Carlo simulation: the ground truth the models are held against.
     Simulate(simulate::SimulateArgs),
     /// Probability that a diskless checkpoint scheme survives k simultaneous failures.
@@ -69,6 +62,13 @@ pub enum Command {
     /// Put the shards of a `--shard I/N` run back together: exactly the single-process output.
     #[command(after_help = merge::EXAMPLES)]
     Merge(merge::MergeArgs),
+    /// Shell completions, generated from these same definitions.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff), generated from these same definitions.
+    Man,
 }
 
 /// Bad input or an internal failure, as the binary reports it.
