@@ -68,27 +68,10 @@ struct JsonAnswer<'a> {
 
 /// The answer as pretty JSON (with a final newline).
 pub fn json(answer: &IntervalAnswer) -> String {
-    let i = &answer.inputs;
-    let rep = i.replication;
     let doc = JsonAnswer {
         schema_version: SCHEMA_VERSION,
         command: "interval",
-        inputs: JsonInputs {
-            mtbf_s: i.mtbf,
-            cost_s: i.cost,
-            restart_s: i.restart,
-            downtime_s: i.downtime,
-            nodes: i.nodes,
-            procs: rep.map(|r| r.procs),
-            replicas: rep.map(|r| r.replicas),
-            detect: rep.map(|r| r.detect.to_string()),
-            dist: rep
-                .map(|r| r.shape.to_string())
-                .unwrap_or_else(|| "exp".into()),
-            work_s: i.work,
-            iteration_time_s: i.iteration_time,
-            scheme: i.scheme.clone(),
-        },
+        inputs: JsonInputs::of(&answer.inputs),
         mtti_s: answer.mtti_s,
         models: &answer.rows,
         recommended: answer.recommended,

@@ -458,19 +458,7 @@ pub fn render_png(plot: &Plot, size: (u32, u32)) -> Result<Vec<u8>, ReportError>
         let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
         draw(plot, root)?;
     }
-    let mut png_bytes = Vec::new();
-    let err = |e: png::EncodingError| ReportError::Png {
-        plot: plot.id.clone(),
-        message: e.to_string(),
-    };
-    {
-        let mut enc = png::Encoder::new(&mut png_bytes, size.0, size.1);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header().map_err(err)?;
-        w.write_image_data(&rgb).map_err(err)?;
-    }
-    Ok(png_bytes)
+    encode_png(&plot.id, &rgb, size)
 }
 
 fn draw<DB: DrawingBackend>(
