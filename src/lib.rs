@@ -16,12 +16,12 @@
 // partial_cmp form clippy suggests hides that.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-pub mod cli;
 pub mod encoding;
 pub mod failure;
 pub mod interval;
 pub mod model;
 pub mod optimize;
+pub mod progress;
 pub mod report;
 pub mod shard;
 pub mod sim;

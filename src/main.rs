@@ -1,8 +1,11 @@
 //! The `ckpt` binary: parse, call the library, print, set the exit status.
 
 use anyhow::{Context, Result};
-use ckpt::cli::{Cli, CliError, Command, Progress};
+mod cli;
+
+use ckpt::progress::Progress;
 use clap::{CommandFactory, Parser};
+use cli::{Cli, CliError, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
@@ -75,7 +78,7 @@ fn command_line() -> String {
 }
 
 /// Writes a command's report folder, if it has one, then prints its text.
-fn emit(out: &mut impl Write, output: ckpt::cli::merge::Output) -> Result<()> {
+fn emit(out: &mut impl Write, output: crate::cli::merge::Output) -> Result<()> {
     if let Some(dir) = &output.out {
         prepare_out_dir(dir)?;
         write_files(dir, &output.files)?;
@@ -167,7 +170,7 @@ fn run(cli: Cli) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match cli.command {
         Command::Interval(args) => {
-            let text = ckpt::cli::interval::run(&args)?;
+            let text = crate::cli::interval::run(&args)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Sweep(args) => {
@@ -177,7 +180,7 @@ fn run(cli: Cli) -> Result<()> {
                 prepare_out_dir(&args.out)?;
             }
             let progress = Bar::new(args.quiet);
-            let output = ckpt::cli::sweep::run(&args, &command_line(), &argv(), &progress)?;
+            let output = crate::cli::sweep::run(&args, &command_line(), &argv(), &progress)?;
             emit(&mut out, output)?;
         }
         Command::Validate(args) => {
@@ -186,11 +189,11 @@ fn run(cli: Cli) -> Result<()> {
                 prepare_out_dir(dir)?;
             }
             let progress = Bar::new(args.quiet);
-            let output = ckpt::cli::validate::run(&args, &command_line(), &argv(), &progress)?;
+            let output = crate::cli::validate::run(&args, &command_line(), &argv(), &progress)?;
             emit(&mut out, output)?;
         }
         Command::Fit(args) => {
-            let text = ckpt::cli::fit::run(&args)?;
+            let text = crate::cli::fit::run(&args)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Completions { shell } => {
@@ -201,25 +204,25 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Simulate(args) => {
             let bar = Bar::new(args.quiet());
-            let text = ckpt::cli::simulate::run(args, &argv(), &bar)?;
+            let text = crate::cli::simulate::run(args, &argv(), &bar)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Survive(args) => {
-            let text = ckpt::cli::encoding::run_survive(&args, &ckpt::cli::NoProgress)?;
+            let text = crate::cli::encoding::run_survive(&args, &ckpt::progress::NoProgress)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Encode(args) => {
-            let text = ckpt::cli::encoding::run_encode(&args, &ckpt::cli::NoProgress)?;
+            let text = crate::cli::encoding::run_encode(&args, &ckpt::progress::NoProgress)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Merge(args) => {
             if let Some(dir) = &args.out {
                 prepare_out_dir(dir)?;
             }
-            emit(&mut out, ckpt::cli::merge::run(&args)?)?;
+            emit(&mut out, crate::cli::merge::run(&args)?)?;
         }
         Command::Pcg(args) => {
-            let text = ckpt::cli::encoding::run_pcg_command(&args, &ckpt::cli::NoProgress)?;
+            let text = crate::cli::encoding::run_pcg_command(&args, &ckpt::progress::NoProgress)?;
             out.write_all(text.as_bytes())?;
         }
     }

@@ -2,15 +2,15 @@
 //! scheme flags `ckpt interval` flattens in to take its checkpoint cost from a scheme.
 
 use super::{CliError, Progress};
-use crate::encoding::codec::{Codec, bit_exact, erase, relative_error};
-use crate::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
-use crate::encoding::matrix::{MATRIX_STREAM, MatrixKind, standard_normal};
-use crate::encoding::pcg::{PcgConfig, PcgRun, run_pcg};
-use crate::encoding::scheme::{SchemeKind, SchemeSpec};
-use crate::encoding::survival::try_survival;
-use crate::encoding::{CostParams, EncodingError};
-use crate::sim::engine::run_rng;
-use crate::units::format_duration;
+use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
+use ckpt::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
+use ckpt::encoding::matrix::{MATRIX_STREAM, MatrixKind, standard_normal};
+use ckpt::encoding::pcg::{PcgConfig, PcgRun, run_pcg};
+use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
+use ckpt::encoding::survival::try_survival;
+use ckpt::encoding::{CostParams, EncodingError};
+use ckpt::sim::engine::run_rng;
+use ckpt::units::format_duration;
 use clap::{Args, ValueEnum};
 use rand::RngExt;
 use serde::Serialize;
@@ -47,7 +47,7 @@ pub enum Format {
 
 fn parse_scheme(s: &str) -> Result<SchemeKind, String> {
     s.parse::<SchemeKind>()
-        .map_err(|_| format!("accepted: {}", crate::encoding::scheme::SCHEME_NAMES))
+        .map_err(|_| format!("accepted: {}", ckpt::encoding::scheme::SCHEME_NAMES))
 }
 
 fn parse_matrix(s: &str) -> Result<MatrixKind, String> {
@@ -264,7 +264,7 @@ pub struct EncodeOutcome {
     /// Processors whose redundancy was re-encoded.
     pub reencoded: Vec<usize>,
     /// The systems solved, one per group with lost data.
-    pub solves: Vec<crate::encoding::codec::GroupSolve>,
+    pub solves: Vec<ckpt::encoding::codec::GroupSolve>,
     /// Largest condition number of the recovery systems.
     pub condition_number: Option<f64>,
     /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`).
@@ -856,8 +856,8 @@ pub fn summary_lines(s: &SchemeSummary) -> String {
     let _ = write!(out, "checkpoint cost {}", format_duration(s.cost.total_s));
     if let Some(r) = &s.cost.reduction {
         let algo = match r.algorithm {
-            crate::encoding::ReductionAlgorithm::Tree => "tree",
-            crate::encoding::ReductionAlgorithm::Pipeline => "pipelined",
+            ckpt::encoding::ReductionAlgorithm::Tree => "tree",
+            ckpt::encoding::ReductionAlgorithm::Pipeline => "pipelined",
         };
         let _ = write!(
             out,

@@ -2,9 +2,9 @@
 
 use super::CliError;
 use super::parse::{count, duration, duration0};
-use crate::failure::fit::{self, FitError, FitOptions};
-use crate::report;
-use crate::report::fit::FitInputs;
+use ckpt::failure::fit::{self, FitError, FitOptions};
+use ckpt::report;
+use ckpt::report::fit::FitInputs;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

@@ -2,13 +2,13 @@
 
 use super::CliError;
 use super::parse::{count, duration, duration0};
-use crate::encoding::SchemeSummary;
-use crate::failure::Shape;
-use crate::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
-use crate::model::replicated::Detect;
-use crate::optimize::OptimizeError;
-use crate::report;
-use crate::units;
+use ckpt::encoding::SchemeSummary;
+use ckpt::failure::Shape;
+use ckpt::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
+use ckpt::model::replicated::Detect;
+use ckpt::optimize::OptimizeError;
+use ckpt::report;
+use ckpt::units;
 use clap::{Args, ValueEnum};
 
 /// Examples shown under `ckpt interval --help`.

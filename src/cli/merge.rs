@@ -9,7 +9,7 @@
 //! ([`finish_from`]). Both paths go through the same `finish`, so the bytes are the same.
 
 use super::{Cli, CliError, Command, Progress};
-use crate::shard::{self, Shard, ShardError};
+use ckpt::shard::{self, Shard, ShardError};
 use clap::{Args, Parser};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -238,7 +238,7 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::NoProgress;
+    use ckpt::progress::NoProgress;
 
     /// Squares, summed by `finish`.
     struct Squares(u64);

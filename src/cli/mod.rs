@@ -89,7 +89,7 @@ pub enum CliError {
     NoAnswer(String),
     /// Shard files that cannot be merged, or a malformed `--shard`.
     #[error(transparent)]
-    Shard(#[from] crate::shard::ShardError),
+    Shard(#[from] ckpt::shard::ShardError),
     /// Something went wrong inside (exit status 1).
     #[error("internal error: {0}")]
     Internal(String),
@@ -105,21 +105,4 @@ impl CliError {
     }
 }
 
-/// A sink for progress, implemented by the binary (a progress bar on stderr) or a no-op.
-pub trait Progress: Sync {
-    /// Work of `total` steps starts, described by `what`.
-    fn start(&self, what: &str, total: u64);
-    /// One step is done.
-    fn tick(&self);
-    /// The work is done.
-    fn finish(&self);
-}
-
-/// Progress that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn start(&self, _: &str, _: u64) {}
-    fn tick(&self) {}
-    fn finish(&self) {}
-}
+pub use ckpt::progress::Progress;

@@ -1,7 +1,7 @@
 //! Value parsers shared by the commands' clap definitions: each turns a typed string into a
 //! number or says, in words clap prints after the argument's name, what is accepted.
 
-use crate::units;
+use ckpt::units;
 
 /// A positive duration in seconds.
 pub fn duration(s: &str) -> Result<f64, String> {

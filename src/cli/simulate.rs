@@ -5,15 +5,15 @@
 
 use super::merge::{Job, Output, ShardArg, finish_from, run_job};
 use super::{CliError, Progress};
-use crate::failure::{Lifetime, Shape};
-use crate::shard;
-use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
-use crate::sim::periodic::{self, Failures, PeriodicConfig, PeriodicRun};
-use crate::sim::replicated::{self, Detect, ReplicatedConfig, ReplicatedRun};
-use crate::sim::run::SimError;
-use crate::sim::stats::Estimate;
-use crate::sim::trace::{IndexColumn, TraceError, read_trace};
-use crate::units::{format_duration, parse_duration};
+use ckpt::failure::{Lifetime, Shape};
+use ckpt::shard;
+use ckpt::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
+use ckpt::sim::periodic::{self, Failures, PeriodicConfig, PeriodicRun};
+use ckpt::sim::replicated::{self, Detect, ReplicatedConfig, ReplicatedRun};
+use ckpt::sim::run::SimError;
+use ckpt::sim::stats::Estimate;
+use ckpt::sim::trace::{IndexColumn, TraceError, read_trace};
+use ckpt::units::{format_duration, parse_duration};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 use std::ops::Range;

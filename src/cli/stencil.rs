@@ -3,11 +3,11 @@
 
 use super::CliError;
 use super::merge::{self, Job, ShardArg};
-use crate::shard;
-use crate::sim::engine::ns_to_secs;
-use crate::sim::stats::Estimate;
-use crate::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
-use crate::sim::stencil::{
+use ckpt::shard;
+use ckpt::sim::engine::ns_to_secs;
+use ckpt::sim::stats::Estimate;
+use ckpt::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
+use ckpt::sim::stencil::{
     Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_range,
 };
 use clap::{Args, ValueEnum};
@@ -141,7 +141,7 @@ impl StencilArgs {
             .output_bytes
             .as_deref()
             .map(|s| {
-                crate::units::parse_bytes(s)
+                ckpt::units::parse_bytes(s)
                     .ok()
                     .filter(|b| b.is_finite() && *b >= 0.0 && *b < 1.8e19)
                     .map(|b| b.round() as u64)

@@ -3,8 +3,8 @@
 use super::interval::{ModelArgs, interval_error};
 use super::merge::{Job, Output, ShardArg, run_job};
 use super::{CliError, Progress};
-use crate::report;
-use crate::sweep::{self, SweepError, SweepPoint, SweepSpec};
+use ckpt::report;
+use ckpt::sweep::{self, SweepError, SweepPoint, SweepSpec};
 use clap::Args;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -66,7 +66,7 @@ fn sweep_error(e: SweepError) -> CliError {
 
 impl SweepArgs {
     /// Validates the arguments into inputs and a sweep spec, before any work.
-    pub fn validate(&self) -> Result<(crate::interval::IntervalInputs, SweepSpec), CliError> {
+    pub fn validate(&self) -> Result<(ckpt::interval::IntervalInputs, SweepSpec), CliError> {
         let inputs = self.model.inputs()?;
         let spec = SweepSpec::parse(&self.vary, self.points as usize, self.log).map_err(|e| {
             CliError::Invalid {
@@ -82,7 +82,7 @@ impl SweepArgs {
 
 /// A validated sweep: its points and how to report them.
 pub struct SweepJob {
-    inputs: crate::interval::IntervalInputs,
+    inputs: ckpt::interval::IntervalInputs,
     spec: SweepSpec,
     points: u64,
     command: String,
@@ -114,7 +114,7 @@ impl Job for SweepJob {
     }
 
     fn digest(&self) -> String {
-        crate::shard::digest(&(&self.inputs, &self.spec))
+        ckpt::shard::digest(&(&self.inputs, &self.spec))
     }
 
     fn compute(
@@ -139,7 +139,7 @@ impl Job for SweepJob {
             "{} points of {}; recommended at the given inputs: {} ({} s); report in {}\n",
             result.points.len(),
             self.spec.param,
-            crate::units::format_duration(result.base.recommended_interval_s),
+            ckpt::units::format_duration(result.base.recommended_interval_s),
             result.base.recommended_interval_s.round(),
             self.out.join("report.md").display()
         );

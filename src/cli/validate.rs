@@ -4,9 +4,9 @@ use super::interval::{ModelArgs, interval_error};
 use super::merge::{Job, Output, finish_from, run_job};
 use super::parse::{duration, duration0};
 use super::{CliError, Progress};
-use crate::report;
-use crate::sim::run::SimError;
-use crate::validate::{self, SimKind, SimOptions, ValidateError};
+use ckpt::report;
+use ckpt::sim::run::SimError;
+use ckpt::validate::{self, SimKind, SimOptions, ValidateError};
 use clap::{Args, ValueEnum};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -133,9 +133,9 @@ fn validate_error(e: ValidateError) -> CliError {
 #[allow(clippy::large_enum_variant)]
 pub enum Plan {
     /// Periodic or replicated.
-    Intervals(crate::interval::IntervalInputs, SimKind, SimOptions),
+    Intervals(ckpt::interval::IntervalInputs, SimKind, SimOptions),
     /// The stencil, with its runs and seed.
-    Stencil(crate::sim::stencil::StencilConfig, u64, u64),
+    Stencil(ckpt::sim::stencil::StencilConfig, u64, u64),
 }
 
 impl ValidateArgs {
@@ -161,7 +161,7 @@ impl ValidateArgs {
                     "a stencil configuration in the paper's INI format, required with --sim stencil"
                         .into(),
             })?;
-            let settings = crate::sim::stencil::config::read_ini(path)
+            let settings = ckpt::sim::stencil::config::read_ini(path)
                 .map_err(|e| CliError::Conflict(e.to_string()))?;
             let (cfg, seed) = settings
                 .validate(true)
@@ -226,7 +226,7 @@ impl Reporting {
         &self,
         table: impl FnOnce() -> String,
         json: impl FnOnce() -> String,
-        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, crate::report::plot::ReportError>,
+        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, ckpt::report::plot::ReportError>,
     ) -> Result<Output, CliError> {
         let text = match self.format {
             ValidateFormat::Table => table(),
@@ -246,7 +246,7 @@ impl Reporting {
 
 /// The periodic or replicated validation: its runs and how to report them.
 pub struct ValidateJob {
-    inputs: crate::interval::IntervalInputs,
+    inputs: ckpt::interval::IntervalInputs,
     sim: SimKind,
     options: SimOptions,
     reporting: Reporting,
@@ -254,7 +254,7 @@ pub struct ValidateJob {
 
 impl Job for ValidateJob {
     /// One run's wall time at every simulated interval.
-    type Item = Vec<crate::sim::engine::Nanos>;
+    type Item = Vec<ckpt::sim::engine::Nanos>;
     fn label(&self) -> &'static str {
         "validate"
     }
@@ -262,7 +262,7 @@ impl Job for ValidateJob {
         self.options.runs
     }
     fn digest(&self) -> String {
-        crate::shard::digest(&(&self.inputs, self.sim, &self.options))
+        ckpt::shard::digest(&(&self.inputs, self.sim, &self.options))
     }
     fn compute(
         &self,
@@ -292,7 +292,7 @@ impl Job for ValidateJob {
 
 /// The stencil validation: every level and strategy per run.
 pub struct StencilValidateJob {
-    cfg: crate::sim::stencil::StencilConfig,
+    cfg: ckpt::sim::stencil::StencilConfig,
     runs: u64,
     seed: u64,
     reporting: Reporting,
@@ -300,7 +300,7 @@ pub struct StencilValidateJob {
 
 impl Job for StencilValidateJob {
     /// One run's figures under every (level, strategy).
-    type Item = Vec<crate::sim::stencil::RunFigures>;
+    type Item = Vec<ckpt::sim::stencil::RunFigures>;
     fn label(&self) -> &'static str {
         "validate stencil"
     }
@@ -308,7 +308,7 @@ impl Job for StencilValidateJob {
         self.runs
     }
     fn digest(&self) -> String {
-        crate::shard::digest(&(&self.cfg, self.runs, self.seed))
+        ckpt::shard::digest(&(&self.cfg, self.runs, self.seed))
     }
     fn compute(
         &self,

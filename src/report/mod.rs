@@ -3,6 +3,8 @@
 pub mod fit;
 pub mod interval;
 pub mod plot;
+#[cfg(feature = "plots")]
+pub mod render;
 pub mod sweep;
 pub mod table;
 pub mod validate;

@@ -430,11 +430,7 @@ pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, R
         ("sweep.csv".to_string(), csv(r).into_bytes()),
     ];
     for p in plots(r) {
-        out.push((
-            format!("{}.svg", p.id),
-            plot::render_svg(&p, plot::SIZE)?.into_bytes(),
-        ));
-        out.push((format!("{}.png", p.id), plot::render_png(&p, plot::SIZE)?));
+        out.extend(plot::images(&p)?);
     }
     out.push(("report.md".to_string(), markdown(r, command).into_bytes()));
     Ok(out)

@@ -334,11 +334,7 @@ pub fn files(v: &Validation, command: &str) -> Result<Vec<(String, Vec<u8>)>, Re
         ("validate.csv".to_string(), csv(v).into_bytes()),
     ];
     for p in [overhead_plot(v), regret_plot(v)] {
-        out.push((
-            format!("{}.svg", p.id),
-            plot::render_svg(&p, plot::SIZE)?.into_bytes(),
-        ));
-        out.push((format!("{}.png", p.id), plot::render_png(&p, plot::SIZE)?));
+        out.extend(plot::images(&p)?);
     }
     out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
     Ok(out)

@@ -469,21 +469,10 @@ pub fn files(v: &StencilValidation, command: &str) -> Result<Vec<(String, Vec<u8
         ("validate.csv".to_string(), csv(v).into_bytes()),
     ];
     for p in [makespan_plot(v), cancelled_plot(v)] {
-        out.push((
-            format!("{}.svg", p.id),
-            plot::render_svg(&p, plot::SIZE)?.into_bytes(),
-        ));
-        out.push((format!("{}.png", p.id), plot::render_png(&p, plot::SIZE)?));
+        out.extend(plot::images(&p)?);
     }
     let bars = time_split_bars(v);
-    out.push((
-        format!("{}.svg", bars.id),
-        plot::render_bars_svg(&bars, (1200, 600))?.into_bytes(),
-    ));
-    out.push((
-        format!("{}.png", bars.id),
-        plot::render_bars_png(&bars, (1200, 600))?,
-    ));
+    out.extend(plot::bar_images(&bars, (1200, 600))?);
     out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
     Ok(out)
 }
