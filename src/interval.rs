@@ -31,7 +31,7 @@ pub enum IntervalError {
 }
 
 /// The replicated-process part of the inputs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Replication {
     /// Number of inter-dependent processes n.
     pub procs: u64,
@@ -40,12 +40,11 @@ pub struct Replication {
     /// Detection variant that answers.
     pub detect: Detect,
     /// Host lifetime distribution (mean = `mtbf`).
-    #[serde(skip)]
     pub shape: Shape,
 }
 
 /// Validated inputs of `interval` (seconds throughout).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct IntervalInputs {
     /// MTBF of the whole job, or of one host with `replication`.
     pub mtbf: f64,
@@ -68,7 +67,7 @@ pub struct IntervalInputs {
 }
 
 /// A system MTBF derived from `count` nodes of MTBF `node_mtbf` each: `node_mtbf / count`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Nodes {
     /// Number of nodes.
     pub count: u64,
@@ -102,14 +101,16 @@ impl IntervalInputs {
 }
 
 /// One row of the answer (deserialized from sweep shard files, whose names come back static).
+/// A model or kind name: static where the library names it, owned where it was read back
+/// from a shard file.
+pub type Name = std::borrow::Cow<'static, str>;
+
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Row {
     /// Model name.
-    #[serde(deserialize_with = "crate::shard::static_str")]
-    pub name: crate::shard::StaticStr,
+    pub name: Name,
     /// `estimator` or `cost-model`.
-    #[serde(deserialize_with = "crate::shard::static_str")]
-    pub kind: crate::shard::StaticStr,
+    pub kind: Name,
     /// The interval (s), or null when not applicable.
     pub interval_s: Option<f64>,
     /// Expected overhead (wall time / work) under the reference cost model.
@@ -407,8 +408,8 @@ fn row(
         _ => None,
     };
     Row {
-        name,
-        kind,
+        name: name.into(),
+        kind: kind.into(),
         interval_s: interval,
         overhead,
         efficiency: overhead.map(|o| 1.0 / o),

@@ -19,11 +19,11 @@
 pub mod encoding;
 pub mod failure;
 pub mod interval;
+pub mod job;
 pub mod model;
 pub mod optimize;
 pub mod progress;
 pub mod report;
-pub mod shard;
 pub mod sim;
 pub mod sweep;
 pub mod units;

@@ -71,14 +71,8 @@ fn argv() -> Vec<String> {
     std::env::args().skip(1).collect()
 }
 
-/// The command line the reports quote: as typed, less the flags that do not change results
-/// (`--threads`, `--quiet`, `--shard`), so that `ckpt merge` quotes the same line.
-fn command_line() -> String {
-    format!("ckpt {}", ckpt::shard::canonical_args(&argv()).join(" "))
-}
-
 /// Writes a command's report folder, if it has one, then prints its text.
-fn emit(out: &mut impl Write, output: crate::cli::merge::Output) -> Result<()> {
+fn emit(out: &mut impl Write, output: ckpt::job::Output) -> Result<()> {
     if let Some(dir) = &output.out {
         prepare_out_dir(dir)?;
         write_files(dir, &output.files)?;
@@ -180,7 +174,7 @@ fn run(cli: Cli) -> Result<()> {
                 prepare_out_dir(&args.out)?;
             }
             let progress = Bar::new(args.quiet);
-            let output = crate::cli::sweep::run(&args, &command_line(), &argv(), &progress)?;
+            let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
             emit(&mut out, output)?;
         }
         Command::Validate(args) => {
@@ -189,7 +183,7 @@ fn run(cli: Cli) -> Result<()> {
                 prepare_out_dir(dir)?;
             }
             let progress = Bar::new(args.quiet);
-            let output = crate::cli::validate::run(&args, &command_line(), &argv(), &progress)?;
+            let output = crate::cli::validate::run(&args, &argv(), &progress)?;
             emit(&mut out, output)?;
         }
         Command::Fit(args) => {

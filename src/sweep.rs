@@ -31,7 +31,7 @@ pub enum SweepError {
 }
 
 /// What a sweep varies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SweepParam {
     /// The MTBF (of the job, or of a host with replication).
@@ -74,7 +74,7 @@ impl SweepParam {
 }
 
 /// A validated sweep: parameter, range, number of points, spacing.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SweepSpec {
     /// What varies.
     pub param: SweepParam,
@@ -183,8 +183,7 @@ pub struct SweepPoint {
     /// The parameter's value.
     pub value: f64,
     /// The row that answers at this point.
-    #[serde(deserialize_with = "crate::shard::static_str")]
-    pub recommended: crate::shard::StaticStr,
+    pub recommended: crate::interval::Name,
     /// Every row at this point.
     pub models: Vec<Row>,
 }
@@ -382,7 +381,7 @@ fn point(
             .collect();
         return Ok(SweepPoint {
             value,
-            recommended: base.recommended,
+            recommended: base.recommended.into(),
             models,
         });
     }
@@ -394,7 +393,7 @@ fn point(
     })?;
     Ok(SweepPoint {
         value,
-        recommended: a.recommended,
+        recommended: a.recommended.into(),
         models: a.rows,
     })
 }

@@ -218,7 +218,7 @@ fn replicated_rows_and_recommendation() {
         shape: Shape::Exponential,
     });
     let a = compute(&inputs).unwrap();
-    let names: Vec<_> = a.rows.iter().map(|r| r.name).collect();
+    let names: Vec<_> = a.rows.iter().map(|r| r.name.as_ref()).collect();
     assert_eq!(
         names,
         [

@@ -358,7 +358,7 @@ fn bad_shards_are_refused_naming_the_file() {
 }
 
 #[test]
-fn a_trace_that_changed_since_the_shards_ran_is_caught() {
+fn a_trace_that_changed_between_shards_is_caught_and_after_them_is_harmless() {
     let dir = scratch("changed");
     let trace = dir.join("failures.csv");
     std::fs::write(&trace, "3600\n7200\n").unwrap();
@@ -390,13 +390,58 @@ fn a_trace_that_changed_since_the_shards_ran_is_caught() {
     let a0 = files[0].display().to_string();
     let b0 = files[1].display().to_string();
     refused(&dir, &["merge", &a0, &b0], &[&b0, "inputs"]);
-    // Both shards of the new trace, then the trace changes before the merge.
+    // Both shards of the new trace, then the trace changes before the merge: the shards carry
+    // the trace they ran with, so the merge still gives what one process gave on it.
     let mut a = args.to_vec();
     a.extend(["--shard", "0/2"]);
     std::fs::write(&files[0], run_in(&dir, &a)).unwrap();
-    run_in(&dir, &["merge", &a0, &b0]);
+    let single = run_in(&dir, &args);
+    assert_eq!(run_in(&dir, &["merge", &a0, &b0]), single);
     std::fs::write(&trace, "3600\n7400\n").unwrap();
-    refused(&dir, &["merge", &a0, &b0], &[&a0, "changed"]);
+    assert_eq!(run_in(&dir, &["merge", &a0, &b0]), single);
+}
+
+#[test]
+fn an_old_format_shard_is_refused_by_its_format() {
+    let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/examples/shard-format-1.json");
+    let o = old.display().to_string();
+    refused(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["merge", &o],
+        &[
+            &o,
+            "shard format 1",
+            "reads format 2",
+            "run the shards again",
+        ],
+    );
+}
+
+#[test]
+fn edited_results_and_inputs_are_refused() {
+    let dir = scratch("edited");
+    let files = shards(&dir, PERIODIC, 2);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        edit(&mut v);
+        let path = dir.join(name);
+        std::fs::write(&path, v.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let other = files[1].display().to_string();
+    let wall = edited("wall.json", &|v| v["results"][0]["wall"] = 0.into());
+    refused(
+        &dir,
+        &["merge", &other, &wall],
+        &[&wall, "results", "edited or damaged"],
+    );
+    let seed = edited("seed.json", &|v| v["job"]["seed"] = 8.into());
+    refused(
+        &dir,
+        &["merge", &other, &seed],
+        &[&seed, "inputs", "edited or damaged"],
+    );
 }
 
 /// Runs a script of data/slurm with the stand-in sbatch first on PATH, in `dir`.

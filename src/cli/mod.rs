@@ -89,7 +89,7 @@ pub enum CliError {
     NoAnswer(String),
     /// Shard files that cannot be merged, or a malformed `--shard`.
     #[error(transparent)]
-    Shard(#[from] ckpt::shard::ShardError),
+    Shard(#[from] ckpt::job::shard::ShardError),
     /// Something went wrong inside (exit status 1).
     #[error("internal error: {0}")]
     Internal(String),
@@ -106,3 +106,19 @@ impl CliError {
 }
 
 pub use ckpt::progress::Progress;
+
+/// A library job's error as the binary reports it: the simulators' and models' own mappings
+/// to flags, a shard problem as itself, anything else as internal.
+pub fn job_error(e: ckpt::job::JobError) -> CliError {
+    use ckpt::job::JobError;
+    use ckpt::sim::stencil::SimError as StencilError;
+    match e {
+        JobError::Sim(e) => simulate::sim_error(e),
+        JobError::Stencil(e @ StencilError::TooManyFailures) => CliError::NoAnswer(e.to_string()),
+        JobError::Stencil(e) => CliError::Internal(e.to_string()),
+        JobError::Sweep(e) => sweep::sweep_error(e),
+        JobError::Validate(e) => validate::validate_error(e),
+        JobError::Report(e) => CliError::Internal(e.to_string()),
+        JobError::Shard(e) => CliError::Shard(e),
+    }
+}

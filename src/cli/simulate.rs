@@ -3,20 +3,18 @@
 //! The arguments are validated here into the simulators' configs; the figures come back as plain
 //! structs and are rendered as a table or as JSON.
 
-use super::merge::{Job, Output, ShardArg, finish_from, run_job};
+use super::merge::ShardArg;
 use super::{CliError, Progress};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::shard;
+use ckpt::job::{Job, Output, SimulatePeriodic, SimulateReplicated};
+use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
 use ckpt::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
-use ckpt::sim::periodic::{self, Failures, PeriodicConfig, PeriodicRun};
-use ckpt::sim::replicated::{self, Detect, ReplicatedConfig, ReplicatedRun};
+use ckpt::sim::periodic::{Failures, PeriodicConfig};
+use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::SimError;
-use ckpt::sim::stats::Estimate;
 use ckpt::sim::trace::{IndexColumn, TraceError, read_trace};
-use ckpt::units::{format_duration, parse_duration};
+use ckpt::units::parse_duration;
 use clap::{Args, Subcommand, ValueEnum};
-use serde::Serialize;
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -79,6 +77,15 @@ pub enum Format {
     Table,
     /// One JSON object, in seconds.
     Json,
+}
+
+impl From<Format> for ckpt::report::Format {
+    fn from(f: Format) -> ckpt::report::Format {
+        match f {
+            Format::Table => ckpt::report::Format::Table,
+            Format::Json => ckpt::report::Format::Json,
+        }
+    }
 }
 
 /// Flags every simulator takes.
@@ -201,38 +208,49 @@ pub struct ReplicatedArgs {
     pub common: RunArgs,
 }
 
+/// Validates the chosen simulator's arguments into its job; `args` is the canonical command
+/// line after `ckpt`, which a shard records for messages. Returns the job, the shard to run
+/// and the thread count.
+pub fn job(
+    sim: Simulator,
+    args: &[String],
+) -> Result<(Job, Option<ckpt::job::shard::Shard>, usize), CliError> {
+    Ok(match sim {
+        Simulator::Periodic(a) => {
+            let (shard, threads) = (a.common.shard.shard, a.common.threads.unwrap_or(0));
+            (
+                Job::SimulatePeriodic(periodic_job(a, args)?),
+                shard,
+                threads,
+            )
+        }
+        Simulator::Replicated(a) => {
+            let (shard, threads) = (a.common.shard.shard, a.common.threads.unwrap_or(0));
+            (
+                Job::SimulateReplicated(replicated_job(a, args)?),
+                shard,
+                threads,
+            )
+        }
+        Simulator::Stencil(a) => {
+            let job = super::stencil::job(&a, args)?;
+            (Job::SimulateStencil(job), a.shard.shard, a.threads)
+        }
+    })
+}
+
 /// Runs the chosen simulator and returns the text to print: the figures, or with `--shard`
-/// the slice's shard file. `argv` is the command line after `ckpt`, which a shard records.
+/// the slice's shard file. `argv` is the command line after `ckpt`.
 pub fn run(
     args: SimulateArgs,
     argv: &[String],
     progress: &dyn Progress,
 ) -> Result<String, CliError> {
-    let out = match args.simulator {
-        Simulator::Periodic(a) => {
-            let shard = a.common.shard.shard;
-            run_job(&periodic_job(a)?, shard, argv, progress)
-        }
-        Simulator::Replicated(a) => {
-            let shard = a.common.shard.shard;
-            run_job(&replicated_job(a)?, shard, argv, progress)
-        }
-        Simulator::Stencil(a) => run_job(&super::stencil::job(&a)?, a.shard.shard, argv, progress),
-    };
-    out.map(|o| o.text)
-}
-
-/// `ckpt merge` of simulate shards: finishes the simulator the recorded arguments name.
-pub fn merge(
-    args: SimulateArgs,
-    files: &[(String, String)],
-    order: &[usize],
-) -> Result<Output, CliError> {
-    match args.simulator {
-        Simulator::Periodic(a) => finish_from(&periodic_job(a)?, files, order),
-        Simulator::Replicated(a) => finish_from(&replicated_job(a)?, files, order),
-        Simulator::Stencil(a) => finish_from(&super::stencil::job(&a)?, files, order),
-    }
+    let (job, shard, threads) = job(args.simulator, &ckpt::job::shard::canonical_args(argv))?;
+    let out: Output = job
+        .run(shard, threads, progress)
+        .map_err(super::job_error)?;
+    Ok(out.text)
 }
 
 /// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
@@ -308,7 +326,7 @@ fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
     }
 }
 
-fn sim_error(e: SimError) -> CliError {
+pub fn sim_error(e: SimError) -> CliError {
     match e {
         SimError::Invalid {
             field,
@@ -353,52 +371,7 @@ fn conflict(text: &str) -> CliError {
     CliError::Conflict(text.to_string())
 }
 
-/// The JSON document of one simulation.
-#[derive(Serialize)]
-struct Report<I: Serialize, F: Serialize> {
-    schema_version: u32,
-    simulator: &'static str,
-    inputs: I,
-    runs: u64,
-    seed: u64,
-    figures: F,
-}
-
-#[derive(Serialize)]
-struct PeriodicInputs {
-    work_s: f64,
-    interval_s: f64,
-    cost_s: f64,
-    restart_s: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mtbf_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    nodes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    node_mtbf_s: Option<f64>,
-    partners: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dist: Option<Shape>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trace: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trace_failures: Option<usize>,
-    final_checkpoint: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    walltime_s: Option<f64>,
-}
-
-/// A validated `simulate periodic`: the runs to make and how to report them.
-struct PeriodicJob {
-    cfg: PeriodicConfig,
-    inputs: PeriodicInputs,
-    runs: u64,
-    seed: u64,
-    threads: usize,
-    format: Format,
-}
-
-fn periodic_job(a: PeriodicArgs) -> Result<PeriodicJob, CliError> {
+fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, CliError> {
     let work = duration_ns("--work", &a.work, true)?;
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
@@ -524,103 +497,17 @@ fn periodic_job(a: PeriodicArgs) -> Result<PeriodicJob, CliError> {
     };
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
-    Ok(PeriodicJob {
-        cfg,
+    Ok(SimulatePeriodic {
+        config: cfg,
         inputs,
         runs,
         seed: a.common.seed,
-        threads: a.common.threads.unwrap_or(0),
-        format: a.common.format,
+        format: a.common.format.into(),
+        args: args.to_vec(),
     })
 }
 
-impl Job for PeriodicJob {
-    type Item = PeriodicRun;
-
-    fn label(&self) -> &'static str {
-        "periodic"
-    }
-
-    fn total(&self) -> u64 {
-        self.runs
-    }
-
-    fn digest(&self) -> String {
-        shard::digest(&self.cfg)
-    }
-
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<PeriodicRun>, CliError> {
-        periodic::simulate_range(&self.cfg, self.seed, range, self.threads, tick).map_err(sim_error)
-    }
-
-    fn finish(&self, items: Vec<PeriodicRun>) -> Result<Output, CliError> {
-        let figures = periodic::summarize(&self.cfg, &items);
-        let (runs, seed) = (self.runs, self.seed);
-        let text = match self.format {
-            Format::Json => json(&Report {
-                schema_version: 1,
-                simulator: "periodic",
-                inputs: &self.inputs,
-                runs,
-                seed,
-                figures,
-            })?,
-            Format::Table => {
-                let mut rows = vec![
-                    ("wall time", figures.wall_time_s, Unit::Duration),
-                    ("failures", figures.failures, Unit::Count),
-                ];
-                if let Some(e) = figures.node_failures {
-                    rows.push(("node failures", e, Unit::Count));
-                }
-                rows.extend([
-                    ("work", figures.work_s, Unit::Duration),
-                    ("checkpoint", figures.checkpoint_s, Unit::Duration),
-                    ("restart", figures.restart_s, Unit::Duration),
-                    ("lost work", figures.lost_work_s, Unit::Duration),
-                ]);
-                if let Some(e) = figures.finished_within_walltime {
-                    rows.push(("finished within walltime", e, Unit::Fraction));
-                }
-                table(&format!("periodic: {runs} runs, seed {seed}"), &rows)
-            }
-        };
-        Ok(Output::text(text))
-    }
-}
-
-#[derive(Serialize)]
-struct ReplicatedInputs {
-    work_s: f64,
-    interval_s: f64,
-    cost_s: f64,
-    mtbf_s: f64,
-    procs: u64,
-    replicas: u64,
-    detect: &'static str,
-    restart_s: f64,
-    heartbeat_s: f64,
-    dist: Shape,
-    aging: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    walltime_s: Option<f64>,
-}
-
-/// A validated `simulate replicated`.
-struct ReplicatedJob {
-    cfg: ReplicatedConfig,
-    inputs: ReplicatedInputs,
-    runs: u64,
-    seed: u64,
-    threads: usize,
-    format: Format,
-}
-
-fn replicated_job(a: ReplicatedArgs) -> Result<ReplicatedJob, CliError> {
+fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicated, CliError> {
     let work = duration_ns("--work", &a.work, true)?;
     let interval = duration_ns("--interval", &a.interval, true)?;
     let cost = duration_ns("--cost", &a.cost, false)?;
@@ -678,8 +565,8 @@ fn replicated_job(a: ReplicatedArgs) -> Result<ReplicatedJob, CliError> {
         procs: a.procs,
         replicas: a.replicas,
         detect: match a.detect {
-            DetectArg::End => "end",
-            DetectArg::Immediate => "immediate",
+            DetectArg::End => ckpt::model::replicated::Detect::End,
+            DetectArg::Immediate => ckpt::model::replicated::Detect::Immediate,
         },
         restart_s: ns_to_secs(restart),
         heartbeat_s: ns_to_secs(heartbeat),
@@ -688,176 +575,19 @@ fn replicated_job(a: ReplicatedArgs) -> Result<ReplicatedJob, CliError> {
         walltime_s: walltime.map(ns_to_secs),
     };
     let runs = runs_of(&a.common, false)?;
-    Ok(ReplicatedJob {
-        cfg,
+    Ok(SimulateReplicated {
+        config: cfg,
         inputs,
         runs,
         seed: a.common.seed,
-        threads: a.common.threads.unwrap_or(0),
-        format: a.common.format,
+        format: a.common.format.into(),
+        args: args.to_vec(),
     })
-}
-
-impl Job for ReplicatedJob {
-    type Item = ReplicatedRun;
-
-    fn label(&self) -> &'static str {
-        "replicated"
-    }
-
-    fn total(&self) -> u64 {
-        self.runs
-    }
-
-    fn digest(&self) -> String {
-        shard::digest(&self.cfg)
-    }
-
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<ReplicatedRun>, CliError> {
-        replicated::simulate_range(&self.cfg, self.seed, range, self.threads, tick)
-            .map_err(sim_error)
-    }
-
-    fn finish(&self, items: Vec<ReplicatedRun>) -> Result<Output, CliError> {
-        let figures = replicated::summarize(&self.cfg, &items);
-        let (runs, seed) = (self.runs, self.seed);
-        let text = match self.format {
-            Format::Json => json(&Report {
-                schema_version: 1,
-                simulator: "replicated",
-                inputs: &self.inputs,
-                runs,
-                seed,
-                figures,
-            })?,
-            Format::Table => {
-                let mut rows = vec![
-                    ("wall time", figures.wall_time_s, Unit::Duration),
-                    ("attempts", figures.attempts, Unit::Count),
-                    ("lost attempts", figures.lost_attempts, Unit::Count),
-                    ("replica deaths", figures.replica_deaths, Unit::Count),
-                    (
-                        "replicas recreated",
-                        figures.replicas_recreated,
-                        Unit::Count,
-                    ),
-                ];
-                if let Some(e) = figures.finished_within_walltime {
-                    rows.push(("finished within walltime", e, Unit::Fraction));
-                }
-                table(&format!("replicated: {runs} runs, seed {seed}"), &rows)
-            }
-        };
-        Ok(Output::text(text))
-    }
-}
-
-fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(value)
-        .map(|s| s + "\n")
-        .map_err(|e| CliError::Internal(format!("JSON output: {e}")))
-}
-
-/// How a figure reads in a table.
-#[derive(Debug, Clone, Copy)]
-enum Unit {
-    Duration,
-    Count,
-    Fraction,
-}
-
-fn cell(v: f64, unit: Unit) -> String {
-    match unit {
-        Unit::Duration if v == 0.0 => "0s".to_string(),
-        Unit::Duration => format_duration(v),
-        Unit::Count => {
-            if v.abs() >= 1e6 {
-                format!("{v:.4e}")
-            } else {
-                format!("{v:.2}")
-            }
-        }
-        Unit::Fraction => format!("{:.2}%", v * 100.0),
-    }
-}
-
-/// Aligned columns: figure | mean | 95% CI | stderr.
-fn table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
-    let mut cells = vec![[
-        "figure".to_string(),
-        "mean".into(),
-        "95% CI".into(),
-        "stderr".into(),
-    ]];
-    for (name, e, unit) in rows {
-        cells.push([
-            name.to_string(),
-            cell(e.point, *unit),
-            format!("{} .. {}", cell(e.ci95[0], *unit), cell(e.ci95[1], *unit)),
-            e.stderr
-                .map(|s| cell(s, *unit))
-                .unwrap_or_else(|| "-".into()),
-        ]);
-    }
-    let widths: Vec<usize> = (0..4)
-        .map(|c| {
-            cells
-                .iter()
-                .map(|r| r[c].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = format!("{title}\n");
-    for (i, r) in cells.iter().enumerate() {
-        let line = format!(
-            "{:<w0$}  {:>w1$}  {:>w2$}  {:>w3$}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3]
-        );
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 6));
-            out.push('\n');
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn table_is_aligned() {
-        let e = Estimate::from_samples(&[3600.0, 7200.0]);
-        let t = table(
-            "t",
-            &[
-                ("wall time", e, Unit::Duration),
-                ("failures", Estimate::from_samples(&[1.0]), Unit::Count),
-            ],
-        );
-        let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[0], "t");
-        assert!(lines[1].starts_with("figure"));
-        assert!(lines[3].starts_with("wall time") && lines[3].contains("1h 30m 0s"));
-        assert!(lines[4].ends_with('-'), "{}", lines[4]);
-        // Every mean ends in the same column.
-        let col = |l: &str, s: &str| l.find(s).map(|i| i + s.len());
-        assert_eq!(col(lines[1], "mean"), col(lines[3], "1h 30m 0s"));
-    }
 
     #[test]
     fn duration_flags() {

@@ -2,17 +2,11 @@
 //! (SIMULATION.md section 3), from the paper's INI file and/or flags.
 
 use super::CliError;
-use super::merge::{self, Job, ShardArg};
-use ckpt::shard;
-use ckpt::sim::engine::ns_to_secs;
-use ckpt::sim::stats::Estimate;
+use super::merge::ShardArg;
+use ckpt::job::SimulateStencil;
 use ckpt::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
-use ckpt::sim::stencil::{
-    Failures, Recovery, RunFigures, SimError, StencilConfig, Summary, simulate_range,
-};
+use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// Output format.
@@ -22,6 +16,15 @@ pub enum Format {
     Table,
     /// One JSON object (seconds).
     Json,
+}
+
+impl From<Format> for ckpt::report::Format {
+    fn from(f: Format) -> ckpt::report::Format {
+        match f {
+            Format::Table => ckpt::report::Format::Table,
+            Format::Json => ckpt::report::Format::Json,
+        }
+    }
 }
 
 /// Flags of `ckpt simulate stencil`; each overrides the same setting of `--config`.
@@ -188,199 +191,19 @@ impl StencilArgs {
     }
 }
 
-#[derive(Serialize)]
-struct Inputs {
-    width: u32,
-    rows: u32,
-    workers: u32,
-    level: u32,
-    checkpoint: bool,
-    recovery: Recovery,
-    process_cost_s: f64,
-    backup_cost_s: f64,
-    transfer_cost_s: f64,
-    failures: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mtbf_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trace_failures: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_bytes: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct Output<'a> {
-    schema_version: u32,
-    simulator: &'static str,
-    inputs: Inputs,
-    runs: u64,
-    seed: Option<u64>,
-    figures: &'a Summary,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tasks_per_worker: Option<&'a [u64]>,
-}
-
-fn inputs(cfg: &StencilConfig) -> Inputs {
-    let (failures, mtbf_s, trace_failures) = match &cfg.failures {
-        Failures::None => ("none", None, None),
-        Failures::Poisson { mtbf } => ("poisson", Some(ns_to_secs(*mtbf)), None),
-        Failures::Trace(v) => ("trace", None, Some(v.len())),
-    };
-    Inputs {
-        width: cfg.width,
-        rows: cfg.rows,
-        workers: cfg.workers,
-        level: cfg.level,
-        checkpoint: cfg.checkpoint,
-        recovery: cfg.recovery,
-        process_cost_s: ns_to_secs(cfg.process_cost),
-        backup_cost_s: ns_to_secs(cfg.backup_cost),
-        transfer_cost_s: ns_to_secs(cfg.transfer_cost),
-        failures,
-        mtbf_s,
-        trace_failures,
-        output_bytes: cfg.output_bytes,
-    }
-}
-
-fn table(
-    cfg: &StencilConfig,
-    runs: u64,
-    seed: Option<u64>,
-    s: &Summary,
-    one: Option<&RunFigures>,
-) -> String {
-    let mut out = String::new();
-    let failures = match &cfg.failures {
-        Failures::None => "none".to_string(),
-        Failures::Poisson { mtbf } => format!(
-            "Poisson, MTBF {} s, seed {}",
-            ns_to_secs(*mtbf),
-            seed.unwrap_or(0)
-        ),
-        Failures::Trace(v) => format!("trace of {} failures", v.len()),
-    };
-    out.push_str(&format!(
-        "stencil {} x {}, {} workers, {}, recovery {}, process {} s, backup {} s, transfer {} s\nfailures: {failures}; runs: {runs}\n\n",
-        cfg.width,
-        cfg.rows,
-        cfg.workers,
-        if cfg.checkpoint { format!("level {}", cfg.level) } else { "no checkpoints".to_string() },
-        cfg.recovery.name(),
-        ns_to_secs(cfg.process_cost),
-        ns_to_secs(cfg.backup_cost),
-        ns_to_secs(cfg.transfer_cost),
-    ));
-    let mut row = |name: &str, e: &Estimate, unit: &str| {
-        let ci = if e.runs > 1 {
-            format!("  95% CI [{:.4}, {:.4}]", e.ci95[0], e.ci95[1])
-        } else {
-            String::new()
-        };
-        out.push_str(&format!("{name:<26}{:>16.4} {unit:<2}{ci}\n", e.point));
-    };
-    row("makespan", &s.makespan_s, "s");
-    row("executions", &s.executions, "");
-    row("cancelled executions", &s.cancelled_executions, "");
-    row("aggregate processing", &s.aggregate_processing_s, "s");
-    row("failures", &s.failures, "");
-    row("time: useful", &s.useful_s, "s");
-    row("time: transfer", &s.transfer_s, "s");
-    row("time: cancelled", &s.cancelled_s, "s");
-    row("time: waiting", &s.waiting_s, "s");
-    row("time: checkpointing", &s.checkpointing_s, "s");
-    row("  of which re-sends", &s.resend_s, "s");
-    row("time: idle", &s.idle_s, "s");
-    row("copies: local", &s.local_copies, "");
-    row("copies: remote", &s.remote_copies, "");
-    row("copies: re-sent", &s.resent_copies, "");
-    row("most copies held", &s.max_copies_held, "");
-    if let Some(b) = &s.max_bytes_held {
-        row("most bytes held", b, "B");
-    }
-    row("tasks per worker: min", &s.tasks_per_worker_min, "");
-    row("tasks per worker: max", &s.tasks_per_worker_max, "");
-    if let Some(f) = one {
-        out.push_str(&format!("\nmakespan exactly {} ns\n", f.makespan));
-    }
-    out
-}
-
-/// A validated `ckpt simulate stencil`: the runs to make and how to report them.
-pub struct StencilJob {
-    cfg: StencilConfig,
-    seed: Option<u64>,
-    runs: u64,
-    threads: usize,
-    format: Format,
-}
-
 /// Validates `ckpt simulate stencil`'s flags (and file) into the runs to make.
-pub fn job(args: &StencilArgs) -> Result<StencilJob, CliError> {
+pub fn job(args: &StencilArgs, argv: &[String]) -> Result<SimulateStencil, CliError> {
     let (cfg, seed) = args.config()?;
     let deterministic = !matches!(cfg.failures, Failures::Poisson { .. });
     let runs = args.runs.unwrap_or(if deterministic { 1 } else { 1000 });
     if runs == 0 || runs > 100_000_000 {
         return Err(invalid("--runs", &runs.to_string(), "1 to 100000000 runs"));
     }
-    Ok(StencilJob {
-        cfg,
+    Ok(SimulateStencil {
+        config: cfg,
         seed,
         runs,
-        threads: args.threads,
-        format: args.format,
+        format: args.format.into(),
+        args: argv.to_vec(),
     })
-}
-
-impl Job for StencilJob {
-    type Item = RunFigures;
-
-    fn label(&self) -> &'static str {
-        "stencil runs"
-    }
-
-    fn total(&self) -> u64 {
-        self.runs
-    }
-
-    fn digest(&self) -> String {
-        shard::digest(&(&self.cfg, self.seed))
-    }
-
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<RunFigures>, CliError> {
-        simulate_range(&self.cfg, self.seed.unwrap_or(0), range, self.threads, tick).map_err(|e| {
-            match e {
-                SimError::TooManyFailures => CliError::NoAnswer(e.to_string()),
-                SimError::Protocol { .. } => CliError::Internal(e.to_string()),
-            }
-        })
-    }
-
-    fn finish(&self, figures: Vec<RunFigures>) -> Result<merge::Output, CliError> {
-        let (cfg, runs, seed) = (&self.cfg, self.runs, self.seed);
-        let summary = Summary::from_runs(&figures, cfg.output_bytes);
-        let one = (runs == 1).then(|| &figures[0]);
-        let text = match self.format {
-            Format::Table => table(cfg, runs, seed, &summary, one),
-            Format::Json => {
-                let out = Output {
-                    schema_version: 1,
-                    simulator: "stencil",
-                    inputs: inputs(cfg),
-                    runs,
-                    seed,
-                    figures: &summary,
-                    tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
-                };
-                serde_json::to_string_pretty(&out)
-                    .map(|s| s + "\n")
-                    .map_err(|e| CliError::Internal(e.to_string()))?
-            }
-        };
-        Ok(merge::Output::text(text))
-    }
 }

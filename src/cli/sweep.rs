@@ -1,12 +1,12 @@
 //! `ckpt sweep`: arguments, validation, and the report files.
 
 use super::interval::{ModelArgs, interval_error};
-use super::merge::{Job, Output, ShardArg, run_job};
+use super::merge::ShardArg;
 use super::{CliError, Progress};
-use ckpt::report;
-use ckpt::sweep::{self, SweepError, SweepPoint, SweepSpec};
+use ckpt::job::shard::canonical_args;
+use ckpt::job::{Job, Output, SweepJob};
+use ckpt::sweep::{self, SweepError, SweepSpec};
 use clap::Args;
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// Examples shown under `ckpt sweep --help`.
@@ -47,7 +47,7 @@ pub struct SweepArgs {
     pub shard: ShardArg,
 }
 
-fn sweep_error(e: SweepError) -> CliError {
+pub fn sweep_error(e: SweepError) -> CliError {
     match e {
         SweepError::Spec { ref value } => CliError::Invalid {
             arg: "--vary",
@@ -80,85 +80,22 @@ impl SweepArgs {
     }
 }
 
-/// A validated sweep: its points and how to report them.
-pub struct SweepJob {
-    inputs: ckpt::interval::IntervalInputs,
-    spec: SweepSpec,
-    points: u64,
-    command: String,
-    out: PathBuf,
-}
-
-/// Validates the arguments into the sweep to run; `command` is the command line quoted in
-/// report.md.
-pub fn job(args: &SweepArgs, command: &str) -> Result<SweepJob, CliError> {
+/// Validates the arguments into the sweep to run; `argv` is the canonical command line after
+/// `ckpt`, quoted in report.md.
+pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
     let (inputs, spec) = args.validate()?;
     Ok(SweepJob {
-        points: spec.values().len() as u64,
         inputs,
         spec,
-        command: command.to_string(),
         out: args.out.clone(),
+        args: argv.to_vec(),
     })
 }
 
-impl Job for SweepJob {
-    type Item = SweepPoint;
-
-    fn label(&self) -> &'static str {
-        "sweep"
-    }
-
-    fn total(&self) -> u64 {
-        self.points
-    }
-
-    fn digest(&self) -> String {
-        ckpt::shard::digest(&(&self.inputs, &self.spec))
-    }
-
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<SweepPoint>, CliError> {
-        sweep::points(
-            &self.inputs,
-            &self.spec,
-            range.start as usize..range.end as usize,
-            tick,
-        )
-        .map_err(sweep_error)
-    }
-
-    fn finish(&self, points: Vec<SweepPoint>) -> Result<Output, CliError> {
-        let result = sweep::finish(&self.inputs, &self.spec, points).map_err(sweep_error)?;
-        let files = report::sweep::files(&result, &self.command)
-            .map_err(|e| CliError::Internal(e.to_string()))?;
-        let text = format!(
-            "{} points of {}; recommended at the given inputs: {} ({} s); report in {}\n",
-            result.points.len(),
-            self.spec.param,
-            ckpt::units::format_duration(result.base.recommended_interval_s),
-            result.base.recommended_interval_s.round(),
-            self.out.join("report.md").display()
-        );
-        Ok(Output {
-            text,
-            out: Some(self.out.clone()),
-            files,
-        })
-    }
-}
-
 /// Runs the sweep, or with `--shard` its slice of the points (then the output is the shard
-/// file and no report folder). `command` is the command line quoted in report.md, `argv` the
-/// arguments after `ckpt` that a shard records.
-pub fn run(
-    args: &SweepArgs,
-    command: &str,
-    argv: &[String],
-    progress: &dyn Progress,
-) -> Result<Output, CliError> {
-    run_job(&job(args, command)?, args.shard.shard, argv, progress)
+/// file and no report folder). `argv` is the command line after `ckpt`.
+pub fn run(args: &SweepArgs, argv: &[String], progress: &dyn Progress) -> Result<Output, CliError> {
+    let job = Job::Sweep(job(args, &canonical_args(argv))?);
+    job.run(args.shard.shard, 0, progress)
+        .map_err(super::job_error)
 }

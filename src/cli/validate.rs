@@ -1,14 +1,13 @@
 //! `ckpt validate`: the models' intervals held against simulation.
 
 use super::interval::{ModelArgs, interval_error};
-use super::merge::{Job, Output, finish_from, run_job};
 use super::parse::{duration, duration0};
 use super::{CliError, Progress};
-use ckpt::report;
+use ckpt::job::shard::canonical_args;
+use ckpt::job::{Job, Output, Reporting, ValidateIntervals, ValidateStencil};
 use ckpt::sim::run::SimError;
 use ckpt::validate::{self, SimKind, SimOptions, ValidateError};
 use clap::{Args, ValueEnum};
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// Examples shown under `ckpt validate --help`.
@@ -103,7 +102,7 @@ pub struct ValidateArgs {
     pub shard: super::merge::ShardArg,
 }
 
-fn validate_error(e: ValidateError) -> CliError {
+pub fn validate_error(e: ValidateError) -> CliError {
     match e {
         ValidateError::Interval(i) => interval_error(i),
         ValidateError::Sim(SimError::Invalid {
@@ -203,194 +202,41 @@ impl ValidateArgs {
     }
 }
 
-/// How a validation reports: format, the command quoted in report.md, and --out.
-#[derive(Clone)]
-struct Reporting {
-    threads: usize,
-    format: ValidateFormat,
-    command: String,
-    out: Option<PathBuf>,
+/// Validates the arguments into the validation job; `argv` is the canonical command line after
+/// `ckpt`, quoted in report.md.
+pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
+    let report = Reporting {
+        format: match args.format {
+            ValidateFormat::Table => ckpt::report::Format::Table,
+            ValidateFormat::Json => ckpt::report::Format::Json,
+        },
+        out: args.out.clone(),
+        args: argv.to_vec(),
+    };
+    Ok(match args.plan()? {
+        Plan::Intervals(inputs, sim, options) => Job::ValidateIntervals(ValidateIntervals {
+            inputs,
+            sim,
+            options,
+            report,
+        }),
+        Plan::Stencil(config, runs, seed) => Job::ValidateStencil(ValidateStencil {
+            config,
+            runs,
+            seed,
+            report,
+        }),
+    })
 }
 
-impl Reporting {
-    fn of(args: &ValidateArgs, command: &str) -> Reporting {
-        Reporting {
-            threads: args.threads,
-            format: args.format,
-            command: command.to_string(),
-            out: args.out.clone(),
-        }
-    }
-
-    fn output(
-        &self,
-        table: impl FnOnce() -> String,
-        json: impl FnOnce() -> String,
-        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, ckpt::report::plot::ReportError>,
-    ) -> Result<Output, CliError> {
-        let text = match self.format {
-            ValidateFormat::Table => table(),
-            ValidateFormat::Json => json(),
-        };
-        let files = match self.out {
-            Some(_) => files(&self.command).map_err(|e| CliError::Internal(e.to_string()))?,
-            None => Vec::new(),
-        };
-        Ok(Output {
-            text,
-            out: self.out.clone(),
-            files,
-        })
-    }
-}
-
-/// The periodic or replicated validation: its runs and how to report them.
-pub struct ValidateJob {
-    inputs: ckpt::interval::IntervalInputs,
-    sim: SimKind,
-    options: SimOptions,
-    reporting: Reporting,
-}
-
-impl Job for ValidateJob {
-    /// One run's wall time at every simulated interval.
-    type Item = Vec<ckpt::sim::engine::Nanos>;
-    fn label(&self) -> &'static str {
-        "validate"
-    }
-    fn total(&self) -> u64 {
-        self.options.runs
-    }
-    fn digest(&self) -> String {
-        ckpt::shard::digest(&(&self.inputs, self.sim, &self.options))
-    }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Self::Item>, CliError> {
-        validate::per_run(
-            &self.inputs,
-            self.sim,
-            &self.options,
-            self.reporting.threads,
-            range,
-            tick,
-        )
-        .map_err(validate_error)
-    }
-    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, CliError> {
-        let v = validate::finish(&self.inputs, self.sim, &self.options, runs)
-            .map_err(validate_error)?;
-        self.reporting.output(
-            || report::validate::table(&v),
-            || report::validate::json(&v),
-            |command| report::validate::files(&v, command),
-        )
-    }
-}
-
-/// The stencil validation: every level and strategy per run.
-pub struct StencilValidateJob {
-    cfg: ckpt::sim::stencil::StencilConfig,
-    runs: u64,
-    seed: u64,
-    reporting: Reporting,
-}
-
-impl Job for StencilValidateJob {
-    /// One run's figures under every (level, strategy).
-    type Item = Vec<ckpt::sim::stencil::RunFigures>;
-    fn label(&self) -> &'static str {
-        "validate stencil"
-    }
-    fn total(&self) -> u64 {
-        self.runs
-    }
-    fn digest(&self) -> String {
-        ckpt::shard::digest(&(&self.cfg, self.runs, self.seed))
-    }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Self::Item>, CliError> {
-        validate::stencil::per_run(&self.cfg, self.seed, self.reporting.threads, range, tick)
-            .map_err(validate_error)
-    }
-    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, CliError> {
-        let v = validate::stencil::finish(&self.cfg, self.seed, runs).map_err(validate_error)?;
-        self.reporting.output(
-            || report::validate_stencil::table(&v),
-            || report::validate_stencil::json(&v),
-            |command| report::validate_stencil::files(&v, command),
-        )
-    }
-}
-
-/// Runs the validation, or with `--shard` its slice of the runs; `command` is quoted in
-/// report.md, `argv` (the arguments after `ckpt`) recorded by a shard.
+/// Runs the validation, or with `--shard` its slice of the runs; `argv` is the command line
+/// after `ckpt`.
 pub fn run(
     args: &ValidateArgs,
-    command: &str,
     argv: &[String],
     progress: &dyn Progress,
 ) -> Result<Output, CliError> {
-    let reporting = Reporting::of(args, command);
-    match args.plan()? {
-        Plan::Intervals(inputs, sim, options) => run_job(
-            &ValidateJob {
-                inputs,
-                sim,
-                options,
-                reporting,
-            },
-            args.shard.shard,
-            argv,
-            progress,
-        ),
-        Plan::Stencil(cfg, runs, seed) => run_job(
-            &StencilValidateJob {
-                cfg,
-                runs,
-                seed,
-                reporting,
-            },
-            args.shard.shard,
-            argv,
-            progress,
-        ),
-    }
-}
-
-/// Finishes a validation from checked shard files (`ckpt merge`).
-pub fn merge(
-    args: &ValidateArgs,
-    command: &str,
-    files: &[(String, String)],
-    order: &[usize],
-) -> Result<Output, CliError> {
-    let reporting = Reporting::of(args, command);
-    match args.plan()? {
-        Plan::Intervals(inputs, sim, options) => finish_from(
-            &ValidateJob {
-                inputs,
-                sim,
-                options,
-                reporting,
-            },
-            files,
-            order,
-        ),
-        Plan::Stencil(cfg, runs, seed) => finish_from(
-            &StencilValidateJob {
-                cfg,
-                runs,
-                seed,
-                reporting,
-            },
-            files,
-            order,
-        ),
-    }
+    let job = job(args, &canonical_args(argv))?;
+    job.run(args.shard.shard, args.threads, progress)
+        .map_err(super::job_error)
 }

@@ -14,7 +14,7 @@ use super::survival::{SurvivalRow, survival_table};
 use serde::Serialize;
 
 /// Machine figures the cost depends on.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct CostParams {
     /// Checkpoint bytes per computation processor `s`.
     pub bytes_per_proc: f64,
@@ -67,7 +67,7 @@ impl CostParams {
 }
 
 /// Which reduction algorithm is cheaper.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReductionAlgorithm {
     /// Binary tree: `ceil(log2 p)` rounds.
@@ -77,7 +77,7 @@ pub enum ReductionAlgorithm {
 }
 
 /// The reduction part of a checksum scheme's cost.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct ReductionCost {
     /// Processors taking part in one reduction (contributors plus the receiving checksum
     /// processor).
@@ -95,7 +95,7 @@ pub struct ReductionCost {
 }
 
 /// The cost of one checkpoint, in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct CostBreakdown {
     /// One neighbour transfer `l + s/B` (neighbour schemes), seconds.
     pub transfer_s: Option<f64>,
@@ -161,7 +161,7 @@ pub fn checkpoint_cost(
 
 /// What a report beside an interval says about the in-memory level: the scheme, the cost of
 /// one checkpoint and the survival of 1, 2, ... simultaneous failures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct SchemeSummary {
     /// The scheme and its sizes.
     pub scheme: SchemeSpec,

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// One of the seven in-memory checkpoint schemes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SchemeKind {
     /// `n` extra processors, processor i's copy on mirror i.
@@ -109,7 +109,7 @@ pub const MAX_PROCS: usize = 1 << 32;
 /// assert_eq!(s.total_procs(), 64 + 8 * 4);
 /// assert!(SchemeSpec::new(SchemeKind::Pair, 7, None, None).is_err());
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SchemeSpec {
     /// Which scheme.
     pub kind: SchemeKind,

@@ -103,7 +103,7 @@ pub fn try_survival(scheme: &SchemeSpec, k: usize) -> Result<f64, EncodingError>
 }
 
 /// One row of a survival table.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SurvivalRow {
     /// Simultaneous failures `k`.
     pub failures: usize,

@@ -23,7 +23,7 @@ pub fn log1mexp(x: f64) -> f64 {
 }
 
 /// The family of a lifetime distribution, with its shape parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "family", rename_all = "lowercase")]
 pub enum Shape {
     /// Memoryless failures: the assumption of Young's and Daly's models.
@@ -95,12 +95,38 @@ impl fmt::Display for Shape {
 /// assert!((w.mean() - 3600.0).abs() < 1e-9);
 /// assert!(w.sf(3600.0) < 1.0);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+// Serialized as its family and mean; deserializing validates again, so a shard file cannot
+// smuggle in a distribution that `new` would refuse.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "LifetimeSpec", try_from = "LifetimeSpec")]
 pub struct Lifetime {
     shape: Shape,
     mean: f64,
     /// Weibull scale, gamma scale, or log-normal mu: derived once from the mean.
     param: f64,
+}
+
+/// The serialized form of a [`Lifetime`].
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct LifetimeSpec {
+    shape: Shape,
+    mean: f64,
+}
+
+impl From<Lifetime> for LifetimeSpec {
+    fn from(l: Lifetime) -> LifetimeSpec {
+        LifetimeSpec {
+            shape: l.shape,
+            mean: l.mean,
+        }
+    }
+}
+
+impl TryFrom<LifetimeSpec> for Lifetime {
+    type Error = FailureError;
+    fn try_from(s: LifetimeSpec) -> Result<Lifetime, FailureError> {
+        Lifetime::new(s.shape, s.mean)
+    }
 }
 
 impl Lifetime {

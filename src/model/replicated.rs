@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// When a process that lost all its replicas is acted on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Detect {
     /// At the next checkpoint time (the seed paper's assumption): `G = T / S(T)`.

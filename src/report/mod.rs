@@ -5,6 +5,7 @@ pub mod interval;
 pub mod plot;
 #[cfg(feature = "plots")]
 pub mod render;
+pub mod simulate;
 pub mod sweep;
 pub mod table;
 pub mod validate;
@@ -24,4 +25,14 @@ pub fn json_document<T: serde::Serialize>(doc: &T) -> String {
 /// the bit; empty where JSON has null.
 pub fn csv_cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:?}")).unwrap_or_default()
+}
+
+/// How a command's answer is printed on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Aligned columns with durations a person reads.
+    Table,
+    /// One JSON object, in seconds.
+    Json,
 }

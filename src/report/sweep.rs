@@ -108,10 +108,10 @@ fn spans(values: impl Iterator<Item = f64>, ratio: f64) -> bool {
     hi > 0.0 && hi / lo > ratio
 }
 
-fn row_names(r: &SweepResult) -> Vec<&'static str> {
+fn row_names(r: &SweepResult) -> Vec<&str> {
     r.points
         .first()
-        .map(|p| p.models.iter().map(|m| m.name).collect())
+        .map(|p| p.models.iter().map(|m| m.name.as_ref()).collect())
         .unwrap_or_default()
 }
 
@@ -382,7 +382,7 @@ fn describe(r: &SweepResult) -> String {
         .iter()
         .flat_map(|p| p.models.iter().map(move |m| (p.value, m)))
         .filter(|(_, m)| m.kind == "estimator")
-        .filter_map(|(v, m)| m.loss_pct.map(|l| (v, m.name, l)))
+        .filter_map(|(v, m)| m.loss_pct.map(|l| (v, m.name.as_ref(), l)))
         .fold(None, |acc: Option<(f64, &str, f64)>, x| {
             if acc.is_none_or(|a| x.2 > a.2) {
                 Some(x)
@@ -434,4 +434,16 @@ pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, R
     }
     out.push(("report.md".to_string(), markdown(r, command).into_bytes()));
     Ok(out)
+}
+
+/// The line `sweep` prints: the points, the answer at the given inputs, where the report is.
+pub fn summary_line(r: &SweepResult, out: &std::path::Path) -> String {
+    format!(
+        "{} points of {}; recommended at the given inputs: {} ({} s); report in {}\n",
+        r.points.len(),
+        r.spec.param,
+        crate::units::format_duration(r.base.recommended_interval_s),
+        r.base.recommended_interval_s.round(),
+        out.join("report.md").display()
+    )
 }

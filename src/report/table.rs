@@ -17,6 +17,21 @@ pub enum Align {
 /// assert_eq!(t, "a    bb\nxyz   1\n");
 /// ```
 pub fn render(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+    layout(header, align, rows, false)
+}
+
+/// [`render`] with a rule of dashes under the header, as wide as the table.
+///
+/// ```
+/// use ckpt::report::table::{ruled, Align};
+/// let t = ruled(&["a", "bb"], &[Align::Left, Align::Right], &[vec!["xyz".into(), "1".into()]]);
+/// assert_eq!(t, "a    bb\n-------\nxyz   1\n");
+/// ```
+pub fn ruled(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+    layout(header, align, rows, true)
+}
+
+fn layout(header: &[&str], align: &[Align], rows: &[Vec<String>], rule: bool) -> String {
     let cols = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
@@ -41,6 +56,11 @@ pub fn render(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String 
         out.push('\n');
     };
     line(header.to_vec(), &mut out);
+    if rule {
+        let width = widths.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+        out.push_str(&"-".repeat(width));
+        out.push('\n');
+    }
     for r in rows {
         line(r.iter().map(|s| s.as_str()).collect(), &mut out);
     }

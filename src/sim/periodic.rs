@@ -27,7 +27,7 @@ pub const MAX_FAILURES_PER_RUN: u64 = 10_000_000;
 pub const MAX_TRACKED_NODES: u64 = 1 << 26;
 
 /// Where the job's failures come from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Failures {
     /// The platform as one renewal process with this inter-arrival distribution.
     Platform(Lifetime),
@@ -54,7 +54,7 @@ pub enum Failures {
 }
 
 /// A validated periodic-checkpointing setup, in nanoseconds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PeriodicConfig {
     /// Computation the job needs.
     pub work: Nanos,

@@ -21,7 +21,7 @@ pub const MAX_ATTEMPTS_PER_RUN: u64 = 10_000_000;
 pub const MAX_REPLICAS: u64 = 1 << 24;
 
 /// When a lost process is noticed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Detect {
     /// At the end of the attempt, at checkpoint time (the seed paper's assumption).
     End,
@@ -37,7 +37,7 @@ pub enum Detect {
 }
 
 /// A validated replicated setup, in nanoseconds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReplicatedConfig {
     /// Computation the job needs.
     pub work: Nanos,

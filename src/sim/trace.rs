@@ -11,7 +11,7 @@ use std::path::Path;
 use thiserror::Error;
 
 /// One failure of a trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceRow {
     /// When it happens, from the start of the run.
     pub time: Nanos,
@@ -22,7 +22,7 @@ pub struct TraceRow {
 }
 
 /// A parsed trace: rows sorted stably by time.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Trace {
     /// The failures, earliest first.
     pub rows: Vec<TraceRow>,

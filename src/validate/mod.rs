@@ -32,7 +32,7 @@ pub enum ValidateError {
 }
 
 /// Which simulator checks the models.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SimKind {
     /// One coordinated job (SIMULATION.md 1): the setting of Young's and Daly's models.
@@ -42,7 +42,7 @@ pub enum SimKind {
 }
 
 /// Simulator settings beyond the model inputs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SimOptions {
     /// Useful work per simulated job (s).
     pub work_s: f64,
@@ -77,7 +77,7 @@ pub struct GridPoint {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
     /// The row.
-    pub name: &'static str,
+    pub name: crate::interval::Name,
     /// Its interval (s).
     pub interval_s: f64,
     /// The model's expected overhead at it (reference model).
@@ -433,7 +433,7 @@ pub fn finish(
             };
             let inside = t >= region_s[0] && t <= region_s[1];
             Some(Verdict {
-                name: r.name,
+                name: r.name.clone(),
                 interval_s: t,
                 predicted_overhead: predicted,
                 simulated_overhead: sim_mean,

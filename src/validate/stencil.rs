@@ -54,7 +54,7 @@ pub struct Level {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LevelPrediction {
     /// The row.
-    pub name: &'static str,
+    pub name: crate::interval::Name,
     /// The level whose interval is nearest (log scale) to the row's interval at that level's
     /// checkpoint cost.
     pub level: u32,
@@ -310,7 +310,8 @@ pub fn finish(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let recommended = answers[0].recommended;
-    let names: Vec<&'static str> = answers[0].rows.iter().map(|r| r.name).collect();
+    let names: Vec<crate::interval::Name> =
+        answers[0].rows.iter().map(|r| r.name.clone()).collect();
     let predictions = names
         .into_iter()
         .filter_map(|name| {

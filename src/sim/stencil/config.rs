@@ -40,7 +40,7 @@ pub enum ConfigError {
 }
 
 /// The recovery strategy of SIMULATION.md 3.5.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
     /// Rollback to the latest consistent checkpoint (the paper's `Default`).
@@ -69,7 +69,7 @@ impl Recovery {
 }
 
 /// One failure of a trace: at `time`, worker `worker`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceFailure {
     /// When (ns).
     pub time: Nanos,
@@ -78,7 +78,7 @@ pub struct TraceFailure {
 }
 
 /// Where failures come from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Failures {
     /// No failures (`Fail = N`).
     None,
@@ -93,7 +93,7 @@ pub enum Failures {
 }
 
 /// A validated stencil configuration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StencilConfig {
     /// Tasks per row, W.
     pub width: u32,

@@ -1,11 +1,14 @@
-//! Shards: one slice of a long command's runs or points, with exactly the random streams a
-//! single process would use, and the checks that a set of shards belongs together.
+//! Shards: one slice of a job's runs or points, with exactly the random streams a single
+//! process would use, and the checks that a set of shard files belongs together.
 //!
-//! A shard file records the command's arguments (without `--shard`, `--threads` and
-//! `--quiet`, which do not change results), the slice, and the slice's per-run (or per-point)
-//! results. `ckpt merge` checks the files, concatenates their results in run order and
-//! finishes the command as a single process would, so the output is byte-identical.
+//! A shard file (format 2) carries the job itself, serialized (its validated config: the
+//! contents of any trace or configuration file included), a digest of that serialization, the
+//! slice, the slice's per-item results and a digest of them. Merging rebuilds the job from the
+//! file, never from a command line, so renaming a flag cannot break an old shard and a file
+//! that changed on disk since cannot change what the shards computed. The digests catch files
+//! that were edited or damaged after they were written.
 
+use super::Job;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use thiserror::Error;
@@ -48,13 +51,18 @@ pub enum ShardError {
         file: String,
     },
     /// A file's results do not fill its slice.
-    #[error("{file}: shard {index}/{count} should hold {expected} results, holds {found}")]
+    #[error(
+        "{file}: shard {index}/{count} should hold results {first} to {last} ({expected}), holds {found} starting at {start}"
+    )]
     Incomplete {
         file: String,
         index: u64,
         count: u64,
         expected: u64,
         found: u64,
+        first: u64,
+        last: u64,
+        start: u64,
     },
     /// No file given.
     #[error("no shard files given")]
@@ -71,10 +79,19 @@ pub enum ShardError {
         found: String,
         expected: String,
     },
-    /// The arguments recorded in a file no longer describe what the shards computed (a
-    /// config or trace file they name changed, or they do not parse).
-    #[error("{file}: {why}")]
-    Stale { file: String, why: String },
+    /// A file of an older shard format, whose jobs this version cannot rebuild.
+    #[error(
+        "{file}: shard format {found}, written by an older ckpt; this ckpt reads format {FORMAT}: run the shards again"
+    )]
+    OldFormat { file: String, found: u32 },
+    /// A file whose job or results do not match their digest.
+    #[error(
+        "{file}: the {what} do not match the digest written with them: the file was edited or damaged"
+    )]
+    Tampered { file: String, what: &'static str },
+    /// `--out` given to the merge of a command that writes no report folder.
+    #[error("{file} is a shard of `ckpt simulate`, which writes no report folder")]
+    NoReportFolder { file: String },
 }
 
 /// Slice `index` of `count`.
@@ -90,9 +107,9 @@ impl Shard {
     /// Parses `I/N`.
     ///
     /// ```
-    /// let s = ckpt::shard::Shard::parse("2/8").unwrap();
+    /// let s = ckpt::job::shard::Shard::parse("2/8").unwrap();
     /// assert_eq!(s.range(100), 25..37);
-    /// assert!(ckpt::shard::Shard::parse("8/8").is_err());
+    /// assert!(ckpt::job::shard::Shard::parse("8/8").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Shard, ShardError> {
         let err = || ShardError::Spec {
@@ -115,27 +132,34 @@ impl Shard {
     }
 }
 
-/// One shard's file.
+/// The shard format this version writes and reads.
+pub const FORMAT: u32 = 2;
+
+/// One shard's file; `R` is the results' container (a `Vec` read back, a slice written).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShardFile<T> {
+pub struct ShardFile<R> {
     /// Always [`SHARD_KIND`].
     pub kind: String,
-    /// Schema of the file.
+    /// The file format, [`FORMAT`].
     pub schema_version: u32,
     /// The ckpt version that wrote it (shards of different versions are not merged).
     pub ckpt_version: String,
-    /// The command's arguments after `ckpt`, less `--shard`, `--threads` and `--quiet`.
+    /// The command line after `ckpt`, less `--shard`, `--threads` and `--quiet`: for messages.
     pub args: Vec<String>,
+    /// The job, validated.
+    pub job: Job,
+    /// [`digest`] of the job's serialization.
+    pub digest: String,
     /// Which slice.
     pub shard: Shard,
     /// Runs or points in all.
     pub total: u64,
-    /// A digest of the validated inputs, which also covers the files the arguments name.
-    pub digest: String,
     /// First run (or point) of the slice.
     pub start: u64,
     /// The slice's results, in run order.
-    pub results: Vec<T>,
+    pub results: R,
+    /// [`digest`] of the results' serialization.
+    pub results_digest: String,
 }
 
 /// The arguments that identify a computation: `args` less the flags that do not change its
@@ -158,38 +182,38 @@ pub fn canonical_args(args: &[String]) -> Vec<String> {
     out
 }
 
-/// A shard file's header: everything but the results (which serde skips over).
+/// A shard file less its results (which serde skips over).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
-    /// Always [`SHARD_KIND`].
-    pub kind: String,
-    /// Schema of the file.
-    pub schema_version: u32,
-    /// The ckpt version that wrote it.
-    pub ckpt_version: String,
-    /// The command's canonical arguments.
+    /// The command line, for messages.
     pub args: Vec<String>,
+    /// The job.
+    pub job: Job,
+    /// Digest of the job.
+    pub digest: String,
     /// Which slice.
     pub shard: Shard,
     /// Runs or points in all.
     pub total: u64,
-    /// Digest of the validated inputs.
-    pub digest: String,
 }
 
 /// The version of ckpt shard files are written and merged by.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Reads the header of the shard file `name` with content `text`.
+/// Reads the header of the shard file `name` with content `text`, and checks its format,
+/// version, slice and the job's digest.
 pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
     let not_shard = |why: String| ShardError::NotShard {
         file: name.to_string(),
         why,
     };
-    // The kind first, so that any other JSON (a simulate report, say) is named for what it is.
+    // The kind and format first, so that any other JSON (a simulate report, say) or an older
+    // shard is named for what it is, not for a field it lacks.
     #[derive(Deserialize)]
     struct Kind {
         kind: Option<String>,
+        schema_version: Option<u32>,
+        ckpt_version: Option<String>,
     }
     let k: Kind = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
     match k.kind.as_deref() {
@@ -197,32 +221,48 @@ pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
         Some(other) => return Err(not_shard(format!("kind is `{other}`"))),
         None => return Err(not_shard("no `kind` field".into())),
     }
-    let h: Header = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
-    if h.schema_version != 1 {
-        return Err(not_shard(format!(
-            "schema_version {} (this ckpt reads 1)",
-            h.schema_version
-        )));
+    match k.schema_version {
+        Some(FORMAT) => {}
+        Some(found) if found < FORMAT => {
+            return Err(ShardError::OldFormat {
+                file: name.to_string(),
+                found,
+            });
+        }
+        Some(v) => {
+            return Err(not_shard(format!(
+                "schema_version {v} (this ckpt reads {FORMAT})"
+            )));
+        }
+        None => return Err(not_shard("no `schema_version` field".into())),
     }
-    if h.ckpt_version != VERSION {
+    let found = k.ckpt_version.unwrap_or_default();
+    if found != VERSION {
         return Err(ShardError::Version {
             file: name.to_string(),
-            found: h.ckpt_version,
+            found,
             expected: VERSION.to_string(),
         });
     }
+    let h: Header = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
     if h.shard.count == 0 || h.shard.index >= h.shard.count {
         return Err(not_shard(format!(
             "shard {}/{} is not a slice",
             h.shard.index, h.shard.count
         )));
     }
+    if digest(&h.job) != h.digest {
+        return Err(ShardError::Tampered {
+            file: name.to_string(),
+            what: "job and its inputs",
+        });
+    }
     Ok(h)
 }
 
-/// Checks that `files` (name, text) are all the slices of one computation, and returns its
-/// arguments and the files in slice order.
-pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), ShardError> {
+/// Checks that `files` (name, text) are all the slices of one job, and returns the job and
+/// the files in slice order.
+pub fn check(files: &[(String, String)]) -> Result<(Job, Vec<usize>), ShardError> {
     if files.is_empty() {
         return Err(ShardError::Empty);
     }
@@ -268,6 +308,16 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
             ));
         }
     }
+    if first.total != first.job.total() {
+        return Err(ShardError::NotShard {
+            file: files[0].0.clone(),
+            why: format!(
+                "it says {} items in all, its job has {}",
+                first.total,
+                first.job.total()
+            ),
+        });
+    }
     let count = first.shard.count;
     // By slice index; a map, since a count is only as trustworthy as the file it came from.
     let mut by_index = std::collections::BTreeMap::new();
@@ -288,21 +338,22 @@ pub fn check(files: &[(String, String)]) -> Result<(Vec<String>, Vec<usize>), Sh
         });
     }
     let order: Vec<usize> = by_index.into_values().collect();
-    Ok((first.args.clone(), order))
+    Ok((headers[0].job.clone(), order))
 }
 
 /// The results of checked shard files, concatenated in run order.
-pub fn concat<T: for<'de> Deserialize<'de>>(
+pub fn concat<T: Serialize + for<'de> Deserialize<'de>>(
     files: &[(String, String)],
     order: &[usize],
 ) -> Result<Vec<T>, ShardError> {
     let mut out = Vec::new();
     for &k in order {
         let (name, text) = &files[k];
-        let f: ShardFile<T> = serde_json::from_str(text).map_err(|e| ShardError::NotShard {
-            file: name.clone(),
-            why: e.to_string(),
-        })?;
+        let f: ShardFile<Vec<T>> =
+            serde_json::from_str(text).map_err(|e| ShardError::NotShard {
+                file: name.clone(),
+                why: e.to_string(),
+            })?;
         let expected = f.shard.range(f.total);
         let found = f.results.len() as u64;
         if f.start != expected.start || found != expected.end - expected.start {
@@ -312,6 +363,15 @@ pub fn concat<T: for<'de> Deserialize<'de>>(
                 count: f.shard.count,
                 expected: expected.end - expected.start,
                 found,
+                first: expected.start,
+                last: expected.end.saturating_sub(1),
+                start: f.start,
+            });
+        }
+        if digest(&f.results) != f.results_digest {
+            return Err(ShardError::Tampered {
+                file: name.clone(),
+                what: "results",
             });
         }
         out.extend(f.results);
@@ -319,78 +379,56 @@ pub fn concat<T: for<'de> Deserialize<'de>>(
     Ok(out)
 }
 
-/// Serializes a shard file (one JSON document with a final newline). `args` is the command
-/// line after `ckpt` (made canonical here), `digest` what [`digest`] gives for the validated
-/// inputs, `results` the slice's results in run order.
-pub fn to_json<T: Serialize>(
-    args: &[String],
-    shard: Shard,
-    total: u64,
-    digest: &str,
-    results: Vec<T>,
-) -> String {
+/// Serializes the shard file of slice `shard` of `job` (one JSON document with a final
+/// newline); `results` are the slice's results in run order.
+pub fn to_json<T: Serialize>(job: &Job, shard: Shard, total: u64, results: &[T]) -> String {
     let range = shard.range(total);
     let file = ShardFile {
         kind: SHARD_KIND.to_string(),
-        schema_version: 1,
+        schema_version: FORMAT,
         ckpt_version: VERSION.to_string(),
-        args: canonical_args(args),
+        args: job.args().to_vec(),
+        job: job.clone(),
+        digest: digest(job),
         shard,
         total,
-        digest: digest.to_string(),
         start: range.start,
         results,
+        results_digest: digest(&results),
     };
     let mut s = serde_json::to_string(&file).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }
 
-/// A digest (64-bit FNV-1a, hex) of `value`'s `Debug` form. Commands digest their validated
-/// inputs, which hold the contents of the files their arguments name (traces, configs), so a
-/// file that changed between shards, or before the merge, is caught.
+/// A digest (64-bit FNV-1a, hex) of `value`'s compact JSON serialization: the canonical form
+/// of a job or of results, since serialization is deterministic (fields in declaration order,
+/// floats in shortest round-trip form) and reading it back gives the same value.
 ///
 /// ```
-/// use ckpt::shard::digest;
+/// use ckpt::job::shard::digest;
 /// assert_eq!(digest(&(1, "a")), digest(&(1, "a")));
 /// assert_ne!(digest(&(1, "a")), digest(&(2, "a")));
 /// ```
-pub fn digest(value: &impl std::fmt::Debug) -> String {
+pub fn digest<T: Serialize + ?Sized>(value: &T) -> String {
     struct Fnv(u64);
-    impl std::fmt::Write for Fnv {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            for b in s.bytes() {
+    impl std::io::Write for Fnv {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            for &b in buf {
                 self.0 ^= b as u64;
                 self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
             }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    let _ = std::fmt::write(&mut h, format_args!("{value:?}"));
+    // Serializing plain data into a hasher cannot fail; if it ever did, the digest would differ
+    // and the merge refuse, never accept.
+    let _ = serde_json::to_writer(&mut h, value);
     format!("{:016x}", h.0)
-}
-
-/// `&'static str` by another name, for fields deserialized with [`static_str`]: serde's derive
-/// borrows every field spelled `&str` from its input (which a `'static` field cannot be), and
-/// this spelling keeps it from doing so.
-pub type StaticStr = &'static str;
-
-/// Deserializes a string into a `&'static str`, for result types whose names are static
-/// (interval rows, say). Each distinct string is allocated once and kept for the life of the
-/// process: the names are a handful, and a merge is one short process.
-pub fn static_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-    use std::collections::BTreeSet;
-    use std::sync::Mutex;
-    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
-    let s = String::deserialize(d)?;
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(&known) = names.get(s.as_str()) {
-        return Ok(known);
-    }
-    let leaked: &'static str = Box::leak(s.into_boxed_str());
-    names.insert(leaked);
-    Ok(leaked)
 }
 
 #[cfg(test)]
@@ -431,37 +469,75 @@ mod tests {
         assert_eq!(canonical_args(&a), ["simulate", "periodic", "--runs", "10"]);
     }
 
-    fn file(args: &[&str], index: u64, count: u64, total: u64) -> (String, String) {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let r = Shard { index, count }.range(total);
-        let results: Vec<u64> = r.collect();
-        (
-            format!("s{index}.json"),
-            to_json(&args, Shard { index, count }, total, "d", results),
-        )
+    /// A small job to shard: 12 runs of a short periodic simulation.
+    fn job(seed: u64) -> Job {
+        use crate::failure::Lifetime;
+        use crate::sim::periodic::{Failures, PeriodicConfig};
+        let s = 1_000_000_000;
+        let inputs = crate::report::simulate::PeriodicInputs {
+            work_s: 7200.0,
+            interval_s: 600.0,
+            cost_s: 60.0,
+            restart_s: 0.0,
+            mtbf_s: Some(3600.0),
+            nodes: None,
+            node_mtbf_s: None,
+            partners: 0,
+            dist: None,
+            trace: None,
+            trace_failures: None,
+            final_checkpoint: true,
+            walltime_s: None,
+        };
+        Job::SimulatePeriodic(crate::job::SimulatePeriodic {
+            config: PeriodicConfig {
+                work: 7200 * s,
+                interval: 600 * s,
+                cost: 60 * s,
+                restart: 0,
+                failures: Failures::Platform(Lifetime::exponential(3600.0).unwrap()),
+                final_checkpoint: true,
+                walltime: None,
+            },
+            inputs,
+            runs: 12,
+            seed,
+            format: crate::report::Format::Json,
+            args: vec!["simulate".into(), format!("--seed {seed}")],
+        })
+    }
+
+    fn file(job: &Job, index: u64, count: u64) -> (String, String) {
+        let shard = Some(Shard { index, count });
+        let text = job
+            .run(shard, 1, &crate::progress::NoProgress)
+            .unwrap()
+            .text;
+        (format!("s{index}.json"), text)
+    }
+
+    fn edit(f: &(String, String), edit: impl Fn(&mut serde_json::Value)) -> (String, String) {
+        let mut v: serde_json::Value = serde_json::from_str(&f.1).unwrap();
+        edit(&mut v);
+        (f.0.clone(), v.to_string())
     }
 
     #[test]
     fn checks_catch_missing_repeated_and_foreign_shards() {
-        let a = ["validate", "--mtbf", "1h"];
-        let good = vec![file(&a, 1, 3, 10), file(&a, 0, 3, 10), file(&a, 2, 3, 10)];
-        let (args, order) = check(&good).unwrap();
-        assert_eq!(args, a);
-        let all: Vec<u64> = concat(&good, &order).unwrap();
-        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        let j = job(1);
+        let good: Vec<_> = (0..3).rev().map(|i| file(&j, i, 3)).collect();
+        let (back, order) = check(&good).unwrap();
+        assert_eq!(back, j);
+        assert_eq!(order, [2, 1, 0]);
         assert!(matches!(
             check(&good[..2]),
-            Err(ShardError::Missing { index: 2, .. })
+            Err(ShardError::Missing { index: 0, .. })
         ));
-        let twice = vec![good[0].clone(), good[1].clone(), good[0].clone()];
+        let twice = vec![good[0].clone(), good[1].clone(), good[1].clone()];
         assert!(matches!(check(&twice), Err(ShardError::Repeated { .. })));
-        let other = vec![
-            good[0].clone(),
-            good[1].clone(),
-            file(&["validate", "--mtbf", "2h"], 2, 3, 10),
-        ];
+        let other = vec![good[0].clone(), file(&job(2), 1, 3)];
         assert!(matches!(check(&other), Err(ShardError::Mismatch { .. })));
-        let counts = vec![good[0].clone(), file(&a, 1, 4, 10)];
+        let counts = vec![good[0].clone(), file(&j, 1, 4)];
         assert!(matches!(
             check(&counts),
             Err(ShardError::Mismatch {
@@ -473,55 +549,75 @@ mod tests {
             check(&[("x".into(), "{}".into())]),
             Err(ShardError::NotShard { .. })
         ));
+        assert!(matches!(check(&[]), Err(ShardError::Empty)));
     }
 
     #[test]
-    fn checks_catch_other_versions_digests_and_short_slices() {
-        let a = ["simulate", "periodic"];
-        let good = [file(&a, 0, 2, 5), file(&a, 1, 2, 5)];
-        let edit = |f: &(String, String), key: &str, value: serde_json::Value| {
-            let mut v: serde_json::Value = serde_json::from_str(&f.1).unwrap();
-            v[key] = value;
-            (f.0.clone(), v.to_string())
-        };
-        let old = vec![
-            good[0].clone(),
-            edit(&good[1], "ckpt_version", "0.0.1".into()),
-        ];
-        assert!(matches!(check(&old), Err(ShardError::Version { file, .. }) if file == "s1.json"));
-        let other = vec![good[0].clone(), edit(&good[1], "digest", "e".into())];
+    fn checks_catch_old_formats_versions_edits_and_short_slices() {
+        let j = job(1);
+        let good: Vec<_> = (0..2).map(|i| file(&j, i, 2)).collect();
+        let old = edit(&good[1], |v| v["schema_version"] = 1.into());
+        let err = check(&[good[0].clone(), old]).unwrap_err();
+        assert!(
+            matches!(err, ShardError::OldFormat { found: 1, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("format 1"), "{err}");
+        let version = edit(&good[1], |v| v["ckpt_version"] = "0.0.1".into());
         assert!(matches!(
-            check(&other),
-            Err(ShardError::Mismatch { file, .. }) if file == "s1.json"
+            check(&[good[0].clone(), version]),
+            Err(ShardError::Version { file, .. }) if file == "s1.json"
         ));
-        let short = vec![good[0].clone(), edit(&good[1], "results", vec![3].into())];
-        let (_, order) = check(&short).unwrap();
+        // An edited input, with the job digest left as it was.
+        let job_edit = edit(&good[1], |v| v["job"]["seed"] = 9.into());
         assert!(matches!(
-            concat::<u64>(&short, &order),
-            Err(ShardError::Incomplete {
-                expected: 3,
-                found: 1,
+            check(&[good[0].clone(), job_edit]),
+            Err(ShardError::Tampered {
+                what: "job and its inputs",
                 ..
             })
         ));
-        let bad = vec![edit(
-            &good[0],
-            "shard",
-            serde_json::json!({"index": 2, "count": 2}),
-        )];
-        assert!(matches!(check(&bad), Err(ShardError::NotShard { .. })));
+        // An edited result.
+        let result_edit = edit(&good[1], |v| v["results"][0]["failures"] = 99.into());
+        let files = [good[0].clone(), result_edit];
+        let (_, order) = check(&files).unwrap();
+        assert!(matches!(
+            concat::<crate::sim::periodic::PeriodicRun>(&files, &order),
+            Err(ShardError::Tampered {
+                what: "results",
+                ..
+            })
+        ));
+        // A dropped result.
+        let short = edit(&good[1], |v| {
+            v["results"].as_array_mut().unwrap().pop();
+        });
+        let files = [good[0].clone(), short];
+        let (_, order) = check(&files).unwrap();
+        let err = concat::<crate::sim::periodic::PeriodicRun>(&files, &order).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ShardError::Incomplete {
+                    expected: 6,
+                    found: 5,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("results 6 to 11 (6), holds 5"),
+            "{err}"
+        );
     }
 
     #[test]
-    fn static_names_come_back_once() {
-        #[derive(Deserialize)]
-        struct Named {
-            #[serde(deserialize_with = "static_str")]
-            name: StaticStr,
-        }
-        let a: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
-        let b: Named = serde_json::from_str(r#"{"name": "daly-complete"}"#).unwrap();
-        assert_eq!(a.name, "daly-complete");
-        assert!(std::ptr::eq(a.name, b.name));
+    fn a_job_reads_back_as_it_was_written() {
+        let j = job(3);
+        let text = serde_json::to_string(&j).unwrap();
+        let back: Job = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, j);
+        assert_eq!(digest(&back), digest(&j));
     }
 }

@@ -1,0 +1,343 @@
+//! Jobs: the long commands (`simulate`, `sweep`, `validate`) as one validated, serializable
+//! description, run whole or in slices (shards) that `merge` puts back together.
+//!
+//! Every job has a number of independent items (runs or points), a way to compute the items of
+//! a range, and a way to finish the command from all items in order ([`Task`]). Run whole, a job
+//! computes `0..total` and finishes. Run as shard `i/N`, it computes its slice and writes a
+//! shard file that carries the job itself (its validated config, serialized) and the slice's
+//! items. [`merge`] rebuilds the job from that config, never from a command line, concatenates
+//! the items and finishes through the same code, so the bytes are those of a single process.
+//!
+//! ```
+//! use ckpt::failure::Lifetime;
+//! use ckpt::job::{Job, SimulatePeriodic, merge};
+//! use ckpt::job::shard::Shard;
+//! use ckpt::progress::NoProgress;
+//! use ckpt::report::Format;
+//! use ckpt::report::simulate::PeriodicInputs;
+//! use ckpt::sim::periodic::{Failures, PeriodicConfig};
+//! let s = 1_000_000_000;
+//! let config = PeriodicConfig {
+//!     work: 10 * 3600 * s, interval: 3600 * s, cost: 60 * s, restart: 60 * s,
+//!     failures: Failures::Platform(Lifetime::exponential(6.0 * 3600.0).unwrap()),
+//!     final_checkpoint: true, walltime: None,
+//! };
+//! let inputs = PeriodicInputs {
+//!     work_s: 36000.0, interval_s: 3600.0, cost_s: 60.0, restart_s: 60.0, mtbf_s: Some(21600.0),
+//!     nodes: None, node_mtbf_s: None, partners: 0, dist: None, trace: None,
+//!     trace_failures: None, final_checkpoint: true, walltime_s: None,
+//! };
+//! let job = Job::SimulatePeriodic(SimulatePeriodic {
+//!     config, inputs, runs: 40, seed: 7, format: Format::Json, args: vec![],
+//! });
+//! let whole = job.run(None, 1, &NoProgress).unwrap();
+//! let files: Vec<(String, String)> = (0..3)
+//!     .map(|i| {
+//!         let shard = Shard { index: i, count: 3 };
+//!         (format!("shard-{i}"), job.run(Some(shard), 1, &NoProgress).unwrap().text)
+//!     })
+//!     .collect();
+//! assert_eq!(merge(&files, None).unwrap(), whole);
+//! ```
+
+pub mod shard;
+mod simulate;
+mod sweep;
+mod validate;
+
+pub use simulate::{SimulatePeriodic, SimulateReplicated, SimulateStencil};
+pub use sweep::SweepJob;
+pub use validate::{ValidateIntervals, ValidateStencil};
+
+use crate::progress::Progress;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use shard::{Shard, ShardError};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// What a command gives its caller: text for stdout and, with a report folder, its files.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Output {
+    /// Printed to stdout as is.
+    pub text: String,
+    /// The report folder, when the command writes one.
+    pub out: Option<PathBuf>,
+    /// `(file name, bytes)` for `out`.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+impl Output {
+    /// Text only.
+    pub fn text(text: String) -> Output {
+        Output {
+            text,
+            ..Output::default()
+        }
+    }
+}
+
+/// A job that could not run or finish.
+#[derive(Debug, Error)]
+pub enum JobError {
+    /// The periodic or replicated simulator refused its inputs or made no progress.
+    #[error(transparent)]
+    Sim(#[from] crate::sim::run::SimError),
+    /// The stencil simulator failed.
+    #[error(transparent)]
+    Stencil(#[from] crate::sim::stencil::SimError),
+    /// A sweep failed.
+    #[error(transparent)]
+    Sweep(#[from] crate::sweep::SweepError),
+    /// A validation failed.
+    #[error(transparent)]
+    Validate(#[from] crate::validate::ValidateError),
+    /// A report could not be drawn.
+    #[error(transparent)]
+    Report(#[from] crate::report::plot::ReportError),
+    /// Shard files that cannot be merged.
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+}
+
+/// One shardable command: its items and how to finish from them.
+pub trait Task {
+    /// One item's result, as shard files carry it.
+    type Item: Serialize + DeserializeOwned + Send;
+    /// What a progress display says.
+    fn label(&self) -> &'static str;
+    /// Items in all.
+    fn total(&self) -> u64;
+    /// The items of `range`, in order, on `threads` threads (0: all cores); `tick` once per
+    /// finished item.
+    fn compute(
+        &self,
+        range: Range<u64>,
+        threads: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Self::Item>, JobError>;
+    /// The command's output from every item, in order.
+    fn finish(&self, items: Vec<Self::Item>) -> Result<Output, JobError>;
+}
+
+/// Every shardable command, validated. The serialized form is what a shard file carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "kebab-case")]
+#[allow(clippy::large_enum_variant)]
+pub enum Job {
+    /// `ckpt simulate periodic`.
+    SimulatePeriodic(SimulatePeriodic),
+    /// `ckpt simulate replicated`.
+    SimulateReplicated(SimulateReplicated),
+    /// `ckpt simulate stencil`.
+    SimulateStencil(SimulateStencil),
+    /// `ckpt sweep`.
+    Sweep(SweepJob),
+    /// `ckpt validate` against the periodic or replicated simulator.
+    ValidateIntervals(ValidateIntervals),
+    /// `ckpt validate --sim stencil`.
+    ValidateStencil(ValidateStencil),
+}
+
+/// Calls `$body` with `$t` bound to the job's [`Task`].
+macro_rules! with_task {
+    ($job:expr, $t:ident => $body:expr) => {
+        match $job {
+            Job::SimulatePeriodic($t) => $body,
+            Job::SimulateReplicated($t) => $body,
+            Job::SimulateStencil($t) => $body,
+            Job::Sweep($t) => $body,
+            Job::ValidateIntervals($t) => $body,
+            Job::ValidateStencil($t) => $body,
+        }
+    };
+}
+
+impl Job {
+    /// Runs the job whole, or with `shard` only its slice, whose output is then the shard file.
+    pub fn run(
+        &self,
+        shard: Option<Shard>,
+        threads: usize,
+        progress: &dyn Progress,
+    ) -> Result<Output, JobError> {
+        with_task!(self, t => run_task(self, t, shard, threads, progress))
+    }
+
+    /// Items in all (runs or points).
+    pub fn total(&self) -> u64 {
+        with_task!(self, t => t.total())
+    }
+
+    /// The command line (after `ckpt`, canonical) the job was made from, for messages and the
+    /// report's quote; never parsed again.
+    pub fn args(&self) -> &[String] {
+        match self {
+            Job::SimulatePeriodic(t) => &t.args,
+            Job::SimulateReplicated(t) => &t.args,
+            Job::SimulateStencil(t) => &t.args,
+            Job::Sweep(t) => &t.args,
+            Job::ValidateIntervals(t) => &t.report.args,
+            Job::ValidateStencil(t) => &t.report.args,
+        }
+    }
+
+    /// The report folder, if the command writes one.
+    pub fn out(&self) -> Option<&Path> {
+        match self {
+            Job::Sweep(t) => Some(&t.out),
+            Job::ValidateIntervals(t) => t.report.out.as_deref(),
+            Job::ValidateStencil(t) => t.report.out.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The same job writing its report to `out` instead; `None` for a command that writes no
+    /// report folder.
+    pub fn with_out(mut self, out: &Path) -> Option<Job> {
+        match &mut self {
+            Job::Sweep(t) => {
+                t.args = args_with_out(&t.args, out);
+                t.out = out.to_path_buf();
+            }
+            Job::ValidateIntervals(t) => t.report.redirect(out),
+            Job::ValidateStencil(t) => t.report.redirect(out),
+            _ => return None,
+        }
+        Some(self)
+    }
+
+    /// Checks a job read back from a file as the command-line path checks a new one, so that a
+    /// hand-edited shard cannot carry inputs the validation would refuse.
+    fn check(&self) -> Result<(), JobError> {
+        match self {
+            Job::SimulatePeriodic(t) => t.config.validate()?,
+            Job::SimulateReplicated(t) => t.config.validate()?,
+            Job::Sweep(t) => crate::sweep::check(&t.inputs, &t.spec)?,
+            Job::SimulateStencil(_) | Job::ValidateIntervals(_) | Job::ValidateStencil(_) => {}
+        }
+        Ok(())
+    }
+}
+
+/// Reports with an optional folder: the format and the command line that report.md quotes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reporting {
+    /// Table or JSON on stdout.
+    pub format: crate::report::Format,
+    /// The report folder, if asked for.
+    pub out: Option<PathBuf>,
+    /// The command line after `ckpt`, canonical.
+    pub args: Vec<String>,
+}
+
+impl Reporting {
+    fn redirect(&mut self, out: &Path) {
+        self.args = args_with_out(&self.args, out);
+        self.out = Some(out.to_path_buf());
+    }
+
+    /// The command line as report.md quotes it.
+    pub fn command(&self) -> String {
+        command_line(&self.args)
+    }
+}
+
+/// `ckpt` and `args`, as reports quote a command.
+pub fn command_line(args: &[String]) -> String {
+    format!("ckpt {}", args.join(" "))
+}
+
+/// `args` with its `--out` replaced by `out` in place (or `--out out` added at the end): the
+/// command line a merged report quotes when the merge moves the folder.
+fn args_with_out(args: &[String], out: &Path) -> Vec<String> {
+    let out = out.display().to_string();
+    let mut v = Vec::new();
+    let mut replaced = false;
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--out" || a.starts_with("--out=") {
+            skip = a == "--out";
+            if !replaced {
+                v.push("--out".to_string());
+                v.push(out.clone());
+                replaced = true;
+            }
+            continue;
+        }
+        v.push(a.clone());
+    }
+    if !replaced {
+        v.push("--out".into());
+        v.push(out);
+    }
+    v
+}
+
+fn run_task<T: Task>(
+    job: &Job,
+    task: &T,
+    shard: Option<Shard>,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<Output, JobError> {
+    let total = task.total();
+    let range = shard.map_or(0..total, |s| s.range(total));
+    progress.start(task.label(), range.end - range.start);
+    let items = task.compute(range, threads, &|| progress.tick());
+    progress.finish();
+    let items = items?;
+    match shard {
+        None => task.finish(items),
+        Some(s) => Ok(Output::text(shard::to_json(job, s, total, &items))),
+    }
+}
+
+fn finish_task<T: Task>(
+    task: &T,
+    files: &[(String, String)],
+    order: &[usize],
+) -> Result<Output, JobError> {
+    let items = shard::concat::<T::Item>(files, order)?;
+    task.finish(items)
+}
+
+/// Checks that `files` (name, text) are all the slices of one job, and finishes it as one
+/// process would; with `out`, its report goes to that folder instead of the recorded one.
+pub fn merge(files: &[(String, String)], out: Option<&Path>) -> Result<Output, JobError> {
+    let (job, order) = shard::check(files)?;
+    job.check()?;
+    let job = match out {
+        None => job,
+        Some(dir) => {
+            let first = files[order[0]].0.clone();
+            job.with_out(dir)
+                .ok_or(ShardError::NoReportFolder { file: first })?
+        }
+    };
+    with_task!(&job, t => finish_task(t, files, &order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_is_replaced() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Path::new("c");
+        assert_eq!(
+            args_with_out(&args(&["sweep", "--out", "a", "--log", "--out=b"]), c),
+            ["sweep", "--out", "c", "--log"]
+        );
+        assert_eq!(
+            args_with_out(&args(&["validate", "--log"]), c),
+            ["validate", "--log", "--out", "c"]
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! `ckpt validate`: the simulations behind a validation as jobs.
+
+use super::{JobError, Output, Reporting, Task};
+use crate::interval::IntervalInputs;
+use crate::report::{self, Format};
+use crate::sim::engine::Nanos;
+use crate::sim::stencil::{RunFigures, StencilConfig};
+use crate::validate::{self, SimKind, SimOptions};
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// Every model's interval against the periodic or replicated simulator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidateIntervals {
+    /// The validated model inputs.
+    pub inputs: IntervalInputs,
+    /// Which simulator.
+    pub sim: SimKind,
+    /// Runs, seed, grid and simulator options.
+    pub options: SimOptions,
+    /// How to report.
+    pub report: Reporting,
+}
+
+/// The stencil's checkpoint levels under both strategies, against the models' predictions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidateStencil {
+    /// The validated stencil setup.
+    pub config: StencilConfig,
+    /// Runs per level and strategy.
+    pub runs: u64,
+    /// Seed of the failure streams.
+    pub seed: u64,
+    /// How to report.
+    pub report: Reporting,
+}
+
+impl Reporting {
+    /// The table or JSON on stdout, and the report files when a folder is asked for.
+    fn output(
+        &self,
+        table: impl FnOnce() -> String,
+        json: impl FnOnce() -> String,
+        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, report::plot::ReportError>,
+    ) -> Result<Output, JobError> {
+        let text = match self.format {
+            Format::Table => table(),
+            Format::Json => json(),
+        };
+        let files = match self.out {
+            Some(_) => files(&self.command())?,
+            None => Vec::new(),
+        };
+        Ok(Output {
+            text,
+            out: self.out.clone(),
+            files,
+        })
+    }
+}
+
+impl Task for ValidateIntervals {
+    /// One run's wall time at every simulated interval.
+    type Item = Vec<Nanos>;
+    fn label(&self) -> &'static str {
+        "validate"
+    }
+    fn total(&self) -> u64 {
+        self.options.runs
+    }
+    fn compute(
+        &self,
+        range: Range<u64>,
+        threads: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Self::Item>, JobError> {
+        Ok(validate::per_run(
+            &self.inputs,
+            self.sim,
+            &self.options,
+            threads,
+            range,
+            tick,
+        )?)
+    }
+    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
+        let v = validate::finish(&self.inputs, self.sim, &self.options, runs)?;
+        self.report.output(
+            || report::validate::table(&v),
+            || report::validate::json(&v),
+            |command| report::validate::files(&v, command),
+        )
+    }
+}
+
+impl Task for ValidateStencil {
+    /// One run's figures under every (level, strategy).
+    type Item = Vec<RunFigures>;
+    fn label(&self) -> &'static str {
+        "validate stencil"
+    }
+    fn total(&self) -> u64 {
+        self.runs
+    }
+    fn compute(
+        &self,
+        range: Range<u64>,
+        threads: usize,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Self::Item>, JobError> {
+        Ok(validate::stencil::per_run(
+            &self.config,
+            self.seed,
+            threads,
+            range,
+            tick,
+        )?)
+    }
+    fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
+        let v = validate::stencil::finish(&self.config, self.seed, runs)?;
+        self.report.output(
+            || report::validate_stencil::table(&v),
+            || report::validate_stencil::json(&v),
+            |command| report::validate_stencil::files(&v, command),
+        )
+    }
+}

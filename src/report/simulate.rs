@@ -1,0 +1,380 @@
+//! `ckpt simulate`: the figures of the periodic, replicated and stencil simulators as an
+//! aligned table or as one JSON document (seconds throughout).
+
+use super::table::{Align, ruled};
+use super::{Format, json_document};
+use crate::failure::Shape;
+use crate::sim::engine::ns_to_secs;
+use crate::sim::periodic::PeriodicFigures;
+use crate::sim::replicated::ReplicatedFigures;
+use crate::sim::stats::Estimate;
+use crate::sim::stencil::config::{Failures as StencilFailures, Recovery, StencilConfig};
+use crate::sim::stencil::{RunFigures, Summary};
+use crate::units::format_duration;
+use serde::{Deserialize, Serialize};
+
+/// The JSON document of one simulation.
+#[derive(Serialize)]
+struct Document<'a, I: Serialize, F: Serialize> {
+    schema_version: u32,
+    simulator: &'static str,
+    inputs: &'a I,
+    runs: u64,
+    seed: u64,
+    figures: F,
+}
+
+/// The inputs of `simulate periodic` as its JSON echoes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PeriodicInputs {
+    /// Work to do.
+    pub work_s: f64,
+    /// Work between checkpoints.
+    pub interval_s: f64,
+    /// One checkpoint.
+    pub cost_s: f64,
+    /// One restart.
+    pub restart_s: f64,
+    /// The system MTBF, when one is given or follows from exponential nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtbf_s: Option<f64>,
+    /// Nodes, when failures are per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// One node's MTBF.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_mtbf_s: Option<f64>,
+    /// Nodes with a redundant partner.
+    pub partners: u64,
+    /// The lifetime family.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dist: Option<Shape>,
+    /// The trace file, as named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// Failures in the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_failures: Option<usize>,
+    /// Whether the job ends with a checkpoint.
+    pub final_checkpoint: bool,
+    /// The deadline, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walltime_s: Option<f64>,
+}
+
+/// The inputs of `simulate replicated` as its JSON echoes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplicatedInputs {
+    /// Work to do.
+    pub work_s: f64,
+    /// Work per interval.
+    pub interval_s: f64,
+    /// One checkpoint.
+    pub cost_s: f64,
+    /// One host's MTBF.
+    pub mtbf_s: f64,
+    /// Processes.
+    pub procs: u64,
+    /// Replicas per process.
+    pub replicas: u64,
+    /// `end` or `immediate`.
+    pub detect: crate::model::replicated::Detect,
+    /// Restart after an abandoned attempt.
+    pub restart_s: f64,
+    /// Delay of the detection.
+    pub heartbeat_s: f64,
+    /// The lifetime family.
+    pub dist: Shape,
+    /// Survivors keep their age.
+    pub aging: bool,
+    /// The deadline, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walltime_s: Option<f64>,
+}
+
+/// How a figure reads in a table.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    Duration,
+    Count,
+    Fraction,
+}
+
+fn cell(v: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Duration if v == 0.0 => "0s".to_string(),
+        Unit::Duration => format_duration(v),
+        Unit::Count => {
+            if v.abs() >= 1e6 {
+                format!("{v:.4e}")
+            } else {
+                format!("{v:.2}")
+            }
+        }
+        Unit::Fraction => format!("{:.2}%", v * 100.0),
+    }
+}
+
+/// Aligned columns: figure | mean | 95% CI | stderr, under a title line.
+fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(name, e, unit)| {
+            vec![
+                name.to_string(),
+                cell(e.point, *unit),
+                format!("{} .. {}", cell(e.ci95[0], *unit), cell(e.ci95[1], *unit)),
+                e.stderr
+                    .map(|s| cell(s, *unit))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let align = [Align::Left, Align::Right, Align::Right, Align::Right];
+    format!(
+        "{title}\n{}",
+        ruled(&["figure", "mean", "95% CI", "stderr"], &align, &cells)
+    )
+}
+
+/// `simulate periodic`'s output.
+pub fn periodic(
+    inputs: &PeriodicInputs,
+    figures: &PeriodicFigures,
+    runs: u64,
+    seed: u64,
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => json_document(&Document {
+            schema_version: 1,
+            simulator: "periodic",
+            inputs,
+            runs,
+            seed,
+            figures,
+        }),
+        Format::Table => {
+            let mut rows = vec![
+                ("wall time", figures.wall_time_s, Unit::Duration),
+                ("failures", figures.failures, Unit::Count),
+            ];
+            if let Some(e) = figures.node_failures {
+                rows.push(("node failures", e, Unit::Count));
+            }
+            rows.extend([
+                ("work", figures.work_s, Unit::Duration),
+                ("checkpoint", figures.checkpoint_s, Unit::Duration),
+                ("restart", figures.restart_s, Unit::Duration),
+                ("lost work", figures.lost_work_s, Unit::Duration),
+            ]);
+            if let Some(e) = figures.finished_within_walltime {
+                rows.push(("finished within walltime", e, Unit::Fraction));
+            }
+            figure_table(&format!("periodic: {runs} runs, seed {seed}"), &rows)
+        }
+    }
+}
+
+/// `simulate replicated`'s output.
+pub fn replicated(
+    inputs: &ReplicatedInputs,
+    figures: &ReplicatedFigures,
+    runs: u64,
+    seed: u64,
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => json_document(&Document {
+            schema_version: 1,
+            simulator: "replicated",
+            inputs,
+            runs,
+            seed,
+            figures,
+        }),
+        Format::Table => {
+            let mut rows = vec![
+                ("wall time", figures.wall_time_s, Unit::Duration),
+                ("attempts", figures.attempts, Unit::Count),
+                ("lost attempts", figures.lost_attempts, Unit::Count),
+                ("replica deaths", figures.replica_deaths, Unit::Count),
+                (
+                    "replicas recreated",
+                    figures.replicas_recreated,
+                    Unit::Count,
+                ),
+            ];
+            if let Some(e) = figures.finished_within_walltime {
+                rows.push(("finished within walltime", e, Unit::Fraction));
+            }
+            figure_table(&format!("replicated: {runs} runs, seed {seed}"), &rows)
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct StencilInputs {
+    width: u32,
+    rows: u32,
+    workers: u32,
+    level: u32,
+    checkpoint: bool,
+    recovery: Recovery,
+    process_cost_s: f64,
+    backup_cost_s: f64,
+    transfer_cost_s: f64,
+    failures: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mtbf_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_failures: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_bytes: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct StencilDocument<'a> {
+    schema_version: u32,
+    simulator: &'static str,
+    inputs: StencilInputs,
+    runs: u64,
+    seed: Option<u64>,
+    figures: &'a Summary,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tasks_per_worker: Option<&'a [u64]>,
+}
+
+fn stencil_inputs(cfg: &StencilConfig) -> StencilInputs {
+    let (failures, mtbf_s, trace_failures) = match &cfg.failures {
+        StencilFailures::None => ("none", None, None),
+        StencilFailures::Poisson { mtbf } => ("poisson", Some(ns_to_secs(*mtbf)), None),
+        StencilFailures::Trace(v) => ("trace", None, Some(v.len())),
+    };
+    StencilInputs {
+        width: cfg.width,
+        rows: cfg.rows,
+        workers: cfg.workers,
+        level: cfg.level,
+        checkpoint: cfg.checkpoint,
+        recovery: cfg.recovery,
+        process_cost_s: ns_to_secs(cfg.process_cost),
+        backup_cost_s: ns_to_secs(cfg.backup_cost),
+        transfer_cost_s: ns_to_secs(cfg.transfer_cost),
+        failures,
+        mtbf_s,
+        trace_failures,
+        output_bytes: cfg.output_bytes,
+    }
+}
+
+/// `simulate stencil`'s output; `one` is the single run's figures when there is one run.
+pub fn stencil(
+    cfg: &StencilConfig,
+    runs: u64,
+    seed: Option<u64>,
+    summary: &Summary,
+    one: Option<&RunFigures>,
+    format: Format,
+) -> String {
+    match format {
+        Format::Table => stencil_table(cfg, runs, seed, summary, one),
+        Format::Json => json_document(&StencilDocument {
+            schema_version: 1,
+            simulator: "stencil",
+            inputs: stencil_inputs(cfg),
+            runs,
+            seed,
+            figures: summary,
+            tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
+        }),
+    }
+}
+
+fn stencil_table(
+    cfg: &StencilConfig,
+    runs: u64,
+    seed: Option<u64>,
+    s: &Summary,
+    one: Option<&RunFigures>,
+) -> String {
+    let mut out = String::new();
+    let failures = match &cfg.failures {
+        StencilFailures::None => "none".to_string(),
+        StencilFailures::Poisson { mtbf } => format!(
+            "Poisson, MTBF {} s, seed {}",
+            ns_to_secs(*mtbf),
+            seed.unwrap_or(0)
+        ),
+        StencilFailures::Trace(v) => format!("trace of {} failures", v.len()),
+    };
+    out.push_str(&format!(
+        "stencil {} x {}, {} workers, {}, recovery {}, process {} s, backup {} s, transfer {} s\nfailures: {failures}; runs: {runs}\n\n",
+        cfg.width,
+        cfg.rows,
+        cfg.workers,
+        if cfg.checkpoint { format!("level {}", cfg.level) } else { "no checkpoints".to_string() },
+        cfg.recovery.name(),
+        ns_to_secs(cfg.process_cost),
+        ns_to_secs(cfg.backup_cost),
+        ns_to_secs(cfg.transfer_cost),
+    ));
+    let mut row = |name: &str, e: &Estimate, unit: &str| {
+        let ci = if e.runs > 1 {
+            format!("  95% CI [{:.4}, {:.4}]", e.ci95[0], e.ci95[1])
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("{name:<26}{:>16.4} {unit:<2}{ci}\n", e.point));
+    };
+    row("makespan", &s.makespan_s, "s");
+    row("executions", &s.executions, "");
+    row("cancelled executions", &s.cancelled_executions, "");
+    row("aggregate processing", &s.aggregate_processing_s, "s");
+    row("failures", &s.failures, "");
+    row("time: useful", &s.useful_s, "s");
+    row("time: transfer", &s.transfer_s, "s");
+    row("time: cancelled", &s.cancelled_s, "s");
+    row("time: waiting", &s.waiting_s, "s");
+    row("time: checkpointing", &s.checkpointing_s, "s");
+    row("  of which re-sends", &s.resend_s, "s");
+    row("time: idle", &s.idle_s, "s");
+    row("copies: local", &s.local_copies, "");
+    row("copies: remote", &s.remote_copies, "");
+    row("copies: re-sent", &s.resent_copies, "");
+    row("most copies held", &s.max_copies_held, "");
+    if let Some(b) = &s.max_bytes_held {
+        row("most bytes held", b, "B");
+    }
+    row("tasks per worker: min", &s.tasks_per_worker_min, "");
+    row("tasks per worker: max", &s.tasks_per_worker_max, "");
+    if let Some(f) = one {
+        out.push_str(&format!("\nmakespan exactly {} ns\n", f.makespan));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_aligned() {
+        let e = Estimate::from_samples(&[3600.0, 7200.0]);
+        let t = figure_table(
+            "t",
+            &[
+                ("wall time", e, Unit::Duration),
+                ("failures", Estimate::from_samples(&[1.0]), Unit::Count),
+            ],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "t");
+        assert!(lines[1].starts_with("figure"));
+        assert!(lines[3].starts_with("wall time") && lines[3].contains("1h 30m 0s"));
+        assert!(lines[4].ends_with('-'), "{}", lines[4]);
+        // Every mean ends in the same column.
+        let col = |l: &str, s: &str| l.find(s).map(|i| i + s.len());
+        assert_eq!(col(lines[1], "mean"), col(lines[3], "1h 30m 0s"));
+    }
+}
