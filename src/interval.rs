@@ -66,14 +66,7 @@ pub struct IntervalInputs {
     pub scheme: Option<crate::encoding::SchemeSummary>,
 }
 
-/// A system MTBF derived from `count` nodes of MTBF `node_mtbf` each: `node_mtbf / count`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-pub struct Nodes {
-    /// Number of nodes.
-    pub count: u64,
-    /// MTBF of one node (s).
-    pub node_mtbf_s: f64,
-}
+pub use crate::model::platform::Nodes;
 
 impl IntervalInputs {
     /// A single coordinated job: MTBF, checkpoint cost and restart cost.

@@ -162,25 +162,23 @@ impl ModelArgs {
                 "--cost is required (or its parts: --ckpt-bytes with --bandwidth)",
             )),
             (None, true) => {
-                let upload = match (self.ckpt_bytes, self.bandwidth) {
-                    (Some(b), Some(bw)) => b / bw,
-                    (None, None) => 0.0,
-                    (Some(_), None) => return Err(conflict("--ckpt-bytes needs --bandwidth")),
-                    (None, Some(_)) => return Err(conflict("--bandwidth needs --ckpt-bytes")),
+                use ckpt::model::platform::{CostError, UploadCost};
+                let parts = UploadCost {
+                    create_s: self.create_time.unwrap_or(0.0),
+                    latency_s: self.latency.unwrap_or(0.0),
+                    bytes: self.ckpt_bytes,
+                    bandwidth: self.bandwidth,
+                    ack_s: self.ack_time.unwrap_or(0.0),
                 };
-                let total = self.create_time.unwrap_or(0.0)
-                    + self.latency.unwrap_or(0.0)
-                    + upload
-                    + self.ack_time.unwrap_or(0.0);
-                if total > 0.0 && total.is_finite() {
-                    Ok(total)
-                } else {
-                    Err(CliError::Invalid {
+                parts.total().map_err(|e| match e {
+                    CostError::SizeWithoutBandwidth => conflict("--ckpt-bytes needs --bandwidth"),
+                    CostError::BandwidthWithoutSize => conflict("--bandwidth needs --ckpt-bytes"),
+                    CostError::NotPositive { total } => CliError::Invalid {
                         arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
                         value: format!("{total}"),
                         accepted: "parts that add up to a positive checkpoint cost".into(),
-                    })
-                }
+                    },
+                })
             }
         }
     }
@@ -216,13 +214,11 @@ impl ModelArgs {
                         "--nodes/--node-mtbf give a system MTBF and do not combine with --procs/--replicas, whose --mtbf is that of one host",
                     ));
                 }
-                (
-                    m / n as f64,
-                    Some(Nodes {
-                        count: n,
-                        node_mtbf_s: m,
-                    }),
-                )
+                let nodes = Nodes {
+                    count: n,
+                    node_mtbf_s: m,
+                };
+                (nodes.system_mtbf(), Some(nodes))
             }
             (None, Some(_), None) => return Err(conflict("--nodes needs --node-mtbf")),
             (None, None, Some(_)) => return Err(conflict("--node-mtbf needs --nodes")),

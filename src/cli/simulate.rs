@@ -478,7 +478,11 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         inputs.node_mtbf_s = Some(m);
         inputs.dist = Some(node.shape());
         if node.shape().is_exponential() {
-            inputs.mtbf_s = Some(m / nodes as f64);
+            let platform = ckpt::model::platform::Nodes {
+                count: nodes,
+                node_mtbf_s: m,
+            };
+            inputs.mtbf_s = Some(platform.system_mtbf());
         }
         Failures::Nodes {
             node,
