@@ -106,6 +106,8 @@ fn bench_replicated(c: &mut Criterion) {
         replicas: 2,
         lifetime: exp,
         detect: Detect::End,
+        restart: 0,
+        heartbeat: 0,
         aging: false,
         walltime: None,
     };
@@ -114,10 +116,9 @@ fn bench_replicated(c: &mut Criterion) {
         (
             "immediate_n64_r2",
             ReplicatedConfig {
-                detect: Detect::Immediate {
-                    restart: 120 * S,
-                    heartbeat: 30 * S,
-                },
+                detect: Detect::Immediate,
+                restart: 120 * S,
+                heartbeat: 30 * S,
                 ..base.clone()
             },
         ),

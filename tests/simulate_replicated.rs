@@ -54,6 +54,8 @@ fn config(n: u64, r: u64, life: Lifetime, detect: Detect, k: u64) -> ReplicatedC
         replicas: r,
         lifetime: life,
         detect,
+        restart: 0,
+        heartbeat: 0,
         aging: false,
         walltime: None,
     }
@@ -95,11 +97,10 @@ fn immediate_mode_agrees_with_its_variant() {
             let life = Lifetime::exponential(mtbf_for(n, r, T, 0.6)).unwrap();
             // With and without a restart cost.
             let restart = if r == 2 { 0.0 } else { 120.0 };
-            let detect = Detect::Immediate {
+            let cfg = ReplicatedConfig {
                 restart: restart as u64 * S,
-                heartbeat: 0,
+                ..config(n, r, life, Detect::Immediate, K)
             };
-            let cfg = config(n, r, life, detect, K);
             let f = simulate(&cfg, 200 + 10 * i as u64 + r, 600, 0, &|| {}).unwrap();
             let expected = K as f64 * g_immediate(&life, n, r, T, restart);
             let z = f.wall_time_s.z(expected);
@@ -146,11 +147,12 @@ fn a_heartbeat_delay_costs_more_than_the_immediate_model_says() {
     let (n, r) = (8, 2);
     let life = Lifetime::exponential(mtbf_for(n, r, T, 0.7)).unwrap();
     let expected = 30.0 * g_immediate(&life, n, r, T, 60.0);
-    let detect = Detect::Immediate {
+    let cfg = ReplicatedConfig {
         restart: 60 * S,
         heartbeat: 120 * S,
+        ..config(n, r, life, Detect::Immediate, 30)
     };
-    let f = simulate(&config(n, r, life, detect, 30), 41, 600, 0, &|| {}).unwrap();
+    let f = simulate(&cfg, 41, 600, 0, &|| {}).unwrap();
     let z = f.wall_time_s.z(expected);
     assert!(
         z > 4.0,
@@ -166,16 +168,10 @@ fn a_heartbeat_longer_than_the_attempt_is_end_mode() {
     // h >= T every run is the same as in `end` mode, number for number.
     let life = Lifetime::exponential(mtbf_for(8, 2, T, 0.6)).unwrap();
     let end = config(8, 2, life, Detect::End, K);
-    let late = config(
-        8,
-        2,
-        life,
-        Detect::Immediate {
-            restart: 0,
-            heartbeat: 660 * S,
-        },
-        K,
-    );
+    let late = ReplicatedConfig {
+        heartbeat: 660 * S,
+        ..config(8, 2, life, Detect::Immediate, K)
+    };
     for run in 0..50 {
         assert_eq!(
             simulate_run(&end, 5, run).unwrap(),
@@ -228,12 +224,16 @@ mod properties {
         ) {
             let mean = mtbf_for(n, r, T, survive);
             let life = Lifetime::new(Shape::Weibull { shape: weibull }, mean).unwrap();
-            let detect = if immediate {
-                Detect::Immediate { restart: restart * S, heartbeat: heartbeat * S }
+            let cfg = if immediate {
+                ReplicatedConfig {
+                    restart: restart * S,
+                    heartbeat: heartbeat * S,
+                    aging,
+                    ..config(n, r, life, Detect::Immediate, k)
+                }
             } else {
-                Detect::End
+                ReplicatedConfig { aging, ..config(n, r, life, Detect::End, k) }
             };
-            let cfg = ReplicatedConfig { aging, ..config(n, r, life, detect, k) };
             let o = simulate_run(&cfg, 3, run).unwrap();
             let nr = n * r;
             prop_assert_eq!(o.attempts, k + o.lost_attempts);

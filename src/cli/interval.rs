@@ -36,15 +36,6 @@ pub enum IntervalFormat {
     Scr,
 }
 
-/// Detection variants on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DetectArg {
-    /// A lost process is noticed at the next checkpoint (the seed paper's assumption).
-    End,
-    /// A lost process is noticed at once and the interval retried after --restart.
-    Immediate,
-}
-
 fn replicas(s: &str) -> Result<u32, String> {
     let v = count(s)?;
     if v > 64 {
@@ -95,8 +86,8 @@ pub struct ModelArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = replicas)]
     pub replicas: Option<u32>,
     /// When a lost process is acted on: at the next checkpoint, or at once.
-    #[arg(long, value_enum)]
-    pub detect: Option<DetectArg>,
+    #[arg(long, value_parser = super::parse::detect())]
+    pub detect: Option<Detect>,
     /// Host lifetime distribution of the replicated model: exp, weibull:K, gamma:K, lognormal:SIGMA.
     #[arg(long, allow_hyphen_values = true, value_name = "DIST", value_parser = shape)]
     pub dist: Option<Shape>,
@@ -250,10 +241,7 @@ impl ModelArgs {
         let replication = replicated.then(|| Replication {
             procs: self.procs.unwrap_or(1),
             replicas: self.replicas.unwrap_or(1),
-            detect: match self.detect.unwrap_or(DetectArg::End) {
-                DetectArg::End => Detect::End,
-                DetectArg::Immediate => Detect::Immediate,
-            },
+            detect: self.detect.unwrap_or(Detect::End),
             shape: self.dist.unwrap_or(Shape::Exponential),
         });
         Ok(IntervalInputs {

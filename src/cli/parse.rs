@@ -1,7 +1,9 @@
 //! Value parsers shared by the commands' clap definitions: each turns a typed string into a
 //! number or says, in words clap prints after the argument's name, what is accepted.
 
+use ckpt::model::replicated::Detect;
 use ckpt::units;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 /// A positive duration in seconds.
 pub fn duration(s: &str) -> Result<f64, String> {
@@ -20,4 +22,20 @@ pub fn count(s: &str) -> Result<u64, String> {
         Ok(v) => Ok(v),
         Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
     }
+}
+
+/// `--detect`: when a lost process is noticed, as the library's [`Detect`].
+pub fn detect() -> impl TypedValueParser<Value = Detect> {
+    PossibleValuesParser::new([
+        PossibleValue::new("end").help(
+            "At the next checkpoint, the end of the attempt (the seed paper's assumption)",
+        ),
+        PossibleValue::new("immediate").help(
+            "When the last replica of a process dies (plus --heartbeat); the attempt is retried after --restart",
+        ),
+    ])
+    .map(|s| match s.as_str() {
+        "immediate" => Detect::Immediate,
+        _ => Detect::End,
+    })
 }

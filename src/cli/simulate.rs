@@ -155,15 +155,6 @@ pub struct PeriodicArgs {
     pub common: RunArgs,
 }
 
-/// Detection mode of lost processes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DetectArg {
-    /// At checkpoint time, the end of the attempt (the seed paper's assumption).
-    End,
-    /// When the last replica of a process dies (plus --heartbeat).
-    Immediate,
-}
-
 /// `ckpt simulate replicated`.
 #[derive(Debug, Args)]
 pub struct ReplicatedArgs {
@@ -186,8 +177,8 @@ pub struct ReplicatedArgs {
     #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
     pub replicas: u64,
     /// When a lost process is noticed: end or immediate.
-    #[arg(long, value_enum, default_value_t = DetectArg::End)]
-    pub detect: DetectArg,
+    #[arg(long, default_value = "end", value_parser = super::parse::detect())]
+    pub detect: Detect,
     /// With --detect immediate: time before the retry starts.
     #[arg(long, allow_hyphen_values = true)]
     pub restart: Option<String>,
@@ -521,30 +512,19 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
         .map(|w| duration_ns("--walltime", w, true))
         .transpose()?;
     let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", &a.mtbf)?, "--mtbf")?;
-    let detect = match a.detect {
-        DetectArg::End => {
-            if a.restart.is_some() || a.heartbeat.is_some() {
-                return Err(conflict(
-                    "--restart and --heartbeat go with --detect immediate: with --detect end a loss is found at checkpoint time and retried at once",
-                ));
-            }
-            Detect::End
-        }
-        DetectArg::Immediate => Detect::Immediate {
-            restart: a
-                .restart
-                .as_deref()
-                .map(|r| duration_ns("--restart", r, false))
-                .transpose()?
-                .unwrap_or(0),
-            heartbeat: a
-                .heartbeat
-                .as_deref()
-                .map(|h| duration_ns("--heartbeat", h, false))
-                .transpose()?
-                .unwrap_or(0),
-        },
+    if a.detect == Detect::End && (a.restart.is_some() || a.heartbeat.is_some()) {
+        return Err(conflict(
+            "--restart and --heartbeat go with --detect immediate: with --detect end a loss is found at checkpoint time and retried at once",
+        ));
+    }
+    let optional = |arg, v: &Option<String>| -> Result<Nanos, CliError> {
+        Ok(v.as_deref()
+            .map(|t| duration_ns(arg, t, false))
+            .transpose()?
+            .unwrap_or(0))
     };
+    let restart = optional("--restart", &a.restart)?;
+    let heartbeat = optional("--heartbeat", &a.heartbeat)?;
     let cfg = ReplicatedConfig {
         work,
         interval,
@@ -552,15 +532,13 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
         procs: a.procs,
         replicas: a.replicas,
         lifetime: life,
-        detect,
+        detect: a.detect,
+        restart,
+        heartbeat,
         aging: a.aging,
         walltime,
     };
     cfg.validate().map_err(sim_error)?;
-    let (restart, heartbeat) = match detect {
-        Detect::End => (0, 0),
-        Detect::Immediate { restart, heartbeat } => (restart, heartbeat),
-    };
     let inputs = ReplicatedInputs {
         work_s: ns_to_secs(work),
         interval_s: ns_to_secs(interval),
@@ -568,10 +546,7 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
         mtbf_s: life.mean(),
         procs: a.procs,
         replicas: a.replicas,
-        detect: match a.detect {
-            DetectArg::End => ckpt::model::replicated::Detect::End,
-            DetectArg::Immediate => ckpt::model::replicated::Detect::Immediate,
-        },
+        detect: a.detect,
         restart_s: ns_to_secs(restart),
         heartbeat_s: ns_to_secs(heartbeat),
         dist: life.shape(),

@@ -20,21 +20,7 @@ pub const MAX_ATTEMPTS_PER_RUN: u64 = 10_000_000;
 /// Most replicas in all (`procs * replicas`).
 pub const MAX_REPLICAS: u64 = 1 << 24;
 
-/// When a lost process is noticed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Detect {
-    /// At the end of the attempt, at checkpoint time (the seed paper's assumption).
-    End,
-    /// When the last replica of a process dies, `heartbeat` later (but no later than the end of
-    /// the attempt, whose checkpoint finds the dead process anyway); the retry starts `restart`
-    /// after that.
-    Immediate {
-        /// Time between abandoning an attempt and starting the retry.
-        restart: Nanos,
-        /// Delay between the death and its detection.
-        heartbeat: Nanos,
-    },
-}
+pub use crate::model::replicated::Detect;
 
 /// A validated replicated setup, in nanoseconds.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -51,8 +37,14 @@ pub struct ReplicatedConfig {
     pub replicas: u64,
     /// One replica's (host's) lifetime.
     pub lifetime: Lifetime,
-    /// Detection mode.
+    /// When a lost process is noticed: at the end of the attempt, or (`Immediate`) when the
+    /// last replica of a process dies, `heartbeat` later but no later than the end of the
+    /// attempt, whose checkpoint finds the dead process anyway.
     pub detect: Detect,
+    /// `Immediate`: time between abandoning an attempt and starting the retry.
+    pub restart: Nanos,
+    /// `Immediate`: delay between the death and its detection.
+    pub heartbeat: Nanos,
     /// Survivors keep their age across committed intervals; otherwise every attempt starts
     /// from fresh lifetimes, as the model assumes.
     pub aging: bool,
@@ -76,6 +68,11 @@ impl ReplicatedConfig {
         }
         if self.interval == 0 {
             return invalid("interval", "0".into(), "a positive duration".into());
+        }
+        if self.detect == Detect::End && (self.restart > 0 || self.heartbeat > 0) {
+            return Err(SimError::Conflict(
+                "a restart or heartbeat delay goes with immediate detection: with end detection a loss is found at checkpoint time and retried at once".into(),
+            ));
         }
         if self.procs == 0 {
             return invalid(
@@ -260,9 +257,10 @@ pub fn simulate_run(
             out.lost_attempts += 1;
             let (abandon, restart) = match cfg.detect {
                 Detect::End => (end, 0),
-                Detect::Immediate { restart, heartbeat } => {
-                    (job_death.saturating_add(heartbeat).min(end), restart)
-                }
+                Detect::Immediate => (
+                    job_death.saturating_add(cfg.heartbeat).min(end),
+                    cfg.restart,
+                ),
             };
             out.replica_deaths += death.iter().filter(|&&d| d <= abandon).count() as u64;
             out.replicas_recreated += nr as u64;
@@ -317,7 +315,7 @@ pub fn summarize(cfg: &ReplicatedConfig, runs: &[ReplicatedRun]) -> ReplicatedFi
 /// let s = 1_000_000_000;
 /// let cfg = ReplicatedConfig {
 ///     work: 3600 * s, interval: 360 * s, cost: 60 * s, procs: 8, replicas: 2,
-///     lifetime: Lifetime::exponential(3600.0).unwrap(), detect: Detect::End,
+///     lifetime: Lifetime::exponential(3600.0).unwrap(), detect: Detect::End, restart: 0, heartbeat: 0,
 ///     aging: false, walltime: None,
 /// };
 /// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
@@ -364,6 +362,8 @@ mod tests {
             replicas: 2,
             lifetime: Lifetime::exponential(7200.0).unwrap(),
             detect,
+            restart: if detect == Detect::End { 0 } else { 30 * S },
+            heartbeat: if detect == Detect::End { 0 } else { 10 * S },
             aging: false,
             walltime: None,
         }
@@ -371,13 +371,7 @@ mod tests {
 
     #[test]
     fn bookkeeping_adds_up() {
-        for detect in [
-            Detect::End,
-            Detect::Immediate {
-                restart: 30 * S,
-                heartbeat: 10 * S,
-            },
-        ] {
+        for detect in [Detect::End, Detect::Immediate] {
             for aging in [false, true] {
                 let c = ReplicatedConfig {
                     aging,

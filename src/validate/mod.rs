@@ -6,7 +6,7 @@
 
 use crate::failure::Lifetime;
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs};
-use crate::model::replicated::Detect as ModelDetect;
+use crate::model::replicated::Detect;
 use crate::sim::engine::{Nanos, run_parallel_range, secs_to_ns};
 use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
@@ -168,19 +168,16 @@ impl Setup {
                         "--sim replicated needs --procs and/or --replicas".into(),
                     )
                 })?;
-                let detect = match rep.detect {
-                    ModelDetect::End => {
+                let (restart, heartbeat) = match rep.detect {
+                    Detect::End => {
                         if o.heartbeat_s > 0.0 {
                             return Err(ValidateError::Conflict(
                                 "--heartbeat needs --detect immediate".into(),
                             ));
                         }
-                        rsim::Detect::End
+                        (0, 0)
                     }
-                    ModelDetect::Immediate => rsim::Detect::Immediate {
-                        restart: secs_to_ns(inputs.restart),
-                        heartbeat: secs_to_ns(o.heartbeat_s),
-                    },
+                    Detect::Immediate => (secs_to_ns(inputs.restart), secs_to_ns(o.heartbeat_s)),
                 };
                 Setup::Replicated(ReplicatedConfig {
                     work,
@@ -189,7 +186,9 @@ impl Setup {
                     procs: rep.procs,
                     replicas: rep.replicas as u64,
                     lifetime: Lifetime::new(rep.shape, inputs.mtbf).map_err(IntervalError::from)?,
-                    detect,
+                    detect: rep.detect,
+                    restart,
+                    heartbeat,
                     aging: o.aging,
                     walltime: None,
                 })
