@@ -1,16 +1,43 @@
 //! `ckpt`: how often to checkpoint, with every model of the literature side by side, minimized
 //! numerically, held against closed forms, and checked by simulation.
 //!
-//! The binary is a thin shell over this crate: everything it does is a library call that a
-//! scheduler plug-in or a notebook can make too.
+//! The `ckpt` binary is a thin shell over this crate: everything it does is a library call that
+//! a scheduler plug-in or a notebook can make too. Data flows one way: validated inputs (plain
+//! serde types) → computation ([`interval`], [`sim`], [`sweep`], [`validate`], [`encoding`],
+//! [`fit`]) → plain results → [`report`] (tables, JSON, CSV, plots as bytes). Long commands are
+//! [`job::Job`]s, which run whole or as shards that [`job::merge`] puts back together. The
+//! library never prints, reads files or exits; the caller does.
+//!
+//! Compute an interval, then check it by simulation:
 //!
 //! ```
-//! use ckpt::interval::{IntervalInputs, compute};
+//! use ckpt::{IntervalInputs, Lifetime, PeriodicConfig, PeriodicFailures};
 //! // Daly's example: MTBF 24 h, checkpoint 5 min, restart 10 min.
-//! let answer = compute(&IntervalInputs::single(86400.0, 300.0, 600.0)).unwrap();
+//! let answer = ckpt::compute_interval(&IntervalInputs::single(86400.0, 300.0, 600.0)).unwrap();
 //! assert_eq!(answer.recommended, "daly-complete");
-//! assert!((answer.recommended_interval_s / 60.0 - 116.69).abs() < 0.005);
+//! let tau = answer.recommended_interval_s;
+//! assert!((tau / 60.0 - 116.69).abs() < 0.005);
+//!
+//! // 200 seeded runs of a 100-hour job checkpointing every tau.
+//! let ns = |s: f64| (s * 1e9).round() as u64;
+//! let config = PeriodicConfig {
+//!     work: ns(100.0 * 3600.0),
+//!     interval: ns(tau),
+//!     cost: ns(300.0),
+//!     restart: ns(600.0),
+//!     failures: PeriodicFailures::Platform(Lifetime::exponential(86400.0).unwrap()),
+//!     final_checkpoint: true,
+//!     walltime: None,
+//! };
+//! let sim = ckpt::simulate_periodic(&config, 42, 200, 1, &|| {}).unwrap();
+//! // The simulated mean wall time per unit of work agrees with the model's overhead.
+//! let overhead = sim.wall_time_s.point / (100.0 * 3600.0);
+//! assert!((overhead - answer.recommended_overhead).abs() < 0.02);
 //! ```
+//!
+//! Features: `plots` (default) draws the reports' SVG and PNG figures; `cli` (default) builds
+//! the `ckpt` binary. With `default-features = false` the crate needs neither a drawing backend
+//! nor any command-line crate.
 
 // `!(x > 0.0)` is how this crate rejects NaN together with the out-of-range values; the
 // partial_cmp form clippy suggests hides that.
@@ -28,3 +55,19 @@ pub mod sim;
 pub mod sweep;
 pub mod units;
 pub mod validate;
+
+/// Failure-log fitting, an area of its own on top of the models.
+pub use failure::fit;
+
+pub use failure::{Lifetime, Shape};
+pub use interval::{IntervalAnswer, IntervalError, IntervalInputs, compute as compute_interval};
+pub use job::{Job, JobError, Output};
+pub use model::platform::Nodes;
+pub use model::replicated::Detect;
+pub use progress::{NoProgress, Progress};
+pub use sim::periodic::{
+    Failures as PeriodicFailures, PeriodicConfig, PeriodicFigures, simulate as simulate_periodic,
+};
+pub use sim::replicated::{ReplicatedConfig, ReplicatedFigures, simulate as simulate_replicated};
+pub use sim::stats::Estimate;
+pub use sim::stencil::StencilConfig;
