@@ -1,7 +1,7 @@
 //! `ckpt fit`: the sample logs regenerated from their seeds, parameters recovered from them,
 //! censoring and exposure handled as they should be, and bad input refused with exit 2.
 //!
-//! `CKPT_REGENERATE=1 cargo test --test fit` rewrites the generated logs in data/failures/.
+//! `CKPT_REGENERATE=1 cargo test --test it fit::` rewrites the generated logs in data/failures/.
 
 use assert_cmd::Command;
 use ckpt::failure::fit::{Family, FitOptions, FitReport, fit_log};
