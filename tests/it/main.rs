@@ -3,6 +3,8 @@
 //! them. Tests run with the package root as the current folder, so the modules' relative paths
 //! (data/...) are found as before.
 
+mod common;
+
 mod encoding;
 mod fit;
 mod interval_cli;
