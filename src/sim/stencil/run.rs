@@ -907,7 +907,7 @@ pub fn simulate(
             }
         }
         s.f.max_copies_held = s.f.max_copies_held.max(s.copies_held);
-        if cfg!(debug_assertions) && total <= 4096 {
+        if cfg!(any(debug_assertions, feature = "invariants")) && total <= 4096 {
             s.check_consistency();
         }
         if s.complete == total {

@@ -1,6 +1,6 @@
 //! `ckpt sweep`: the report layer in memory, and the command through the binary.
 
-use assert_cmd::Command;
+use crate::common::ckpt;
 use ckpt::interval::{IntervalInputs, Replication};
 use ckpt::model::replicated::Detect;
 use ckpt::report::plot::{self, Plot};
@@ -188,10 +188,6 @@ fn integer_parameters_are_deduplicated() {
     let spec = SweepSpec::parse("procs=1..10", 50, true).unwrap();
     let v = spec.values();
     assert_eq!(v, (1..=10).map(|x| x as f64).collect::<Vec<_>>());
-}
-
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
 }
 
 #[test]

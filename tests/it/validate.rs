@@ -1,6 +1,6 @@
 //! `ckpt validate`: verdicts where the models hold, losses where they do not, and reports.
 
-use assert_cmd::Command;
+use crate::common::{ckpt, package_file};
 use ckpt::failure::Shape;
 use ckpt::interval::{IntervalInputs, Replication};
 use ckpt::model::replicated::Detect;
@@ -168,10 +168,6 @@ fn the_grid_is_log_spaced_around_the_recommendation() {
     );
 }
 
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
-
 #[test]
 fn validate_writes_its_report() {
     let dir = std::env::temp_dir().join(format!("ckpt-validate-test-{}", std::process::id()));
@@ -272,7 +268,7 @@ fn bad_validations_get_status_2() {
 }
 
 fn stencil_config(path: &str) -> (ckpt::sim::stencil::StencilConfig, u64) {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let p = package_file(path);
     let (cfg, seed) = ckpt::sim::stencil::config::read_ini(&p)
         .unwrap()
         .validate(true)

@@ -3,13 +3,9 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use assert_cmd::Command;
+use crate::common::ckpt;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
 
 /// A fresh, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {

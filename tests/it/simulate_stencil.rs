@@ -1,7 +1,7 @@
 //! The stencil simulator (SIMULATION.md section 3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
-use assert_cmd::Command;
+use crate::common::{ckpt, temp_file};
 use ckpt::sim::engine::{Nanos, run_rng};
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
@@ -335,10 +335,6 @@ fn the_papers_five_failure_trace_reproduces_the_direction_and_growth() {
     assert_eq!(d1.cancelled_executions, 5);
 }
 
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
-
 #[test]
 fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     let args = [
@@ -393,11 +389,7 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
 }
 
 fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-stencil-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+    temp_file("ckpt-stencil", name, text)
 }
 
 #[test]

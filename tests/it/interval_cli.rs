@@ -1,22 +1,7 @@
 //! `ckpt interval` through the binary: formats, committed examples, and bad input.
 
-use assert_cmd::Command;
+use crate::common::{ckpt, read_package_file, same_json, stdout_of};
 use predicates::prelude::*;
-
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = ckpt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    String::from_utf8(out).unwrap()
-}
 
 #[test]
 fn table_answers_the_embedded_default() {
@@ -77,44 +62,16 @@ fn json_matches_the_committed_examples() {
         all.extend(args);
         all.extend(["--format", "json"]);
         let got = stdout_of(&all);
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
-        let want = std::fs::read_to_string(&path).unwrap();
+        let want = read_package_file(file);
         let (g, w): (serde_json::Value, serde_json::Value) = (
             serde_json::from_str(&got).unwrap(),
             serde_json::from_str(&want).unwrap(),
         );
-        if let Err(path) = same_json(&g, &w, "$") {
+        // Equal structure, equal strings, numbers equal to 1e-9 relative: the committed example
+        // pins the schema and the figures, not the last bits of the floating-point arithmetic.
+        if let Err(path) = same_json(&g, &w, "$", 1e-9, &[]) {
             panic!("{file} differs at {path}: regenerate it if the change is intended");
         }
-    }
-}
-
-/// Equal structure, equal strings, numbers equal to 1e-9 relative: the committed example pins
-/// the schema and the figures, not the last bits of the floating-point arithmetic.
-fn same_json(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Result<(), String> {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Number(x), Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-            if (x - y).abs() <= 1e-9 * x.abs().max(y.abs()) {
-                Ok(())
-            } else {
-                Err(format!("{path}: {x} vs {y}"))
-            }
-        }
-        (Array(x), Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .try_for_each(|(i, (p, q))| same_json(p, q, &format!("{path}[{i}]"))),
-        (Object(x), Object(y)) if x.len() == y.len() => {
-            x.iter().try_for_each(|(k, v)| match y.get(k) {
-                Some(w) => same_json(v, w, &format!("{path}.{k}")),
-                None => Err(format!("{path}.{k} missing")),
-            })
-        }
-        _ if a == b => Ok(()),
-        _ => Err(format!("{path}: {a} vs {b}")),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Diskless checkpoint encodings (ENCODING.md): survival closed forms against enumeration and
 //! Monte Carlo, floating-point recovery and its round-off, the fault-tolerant CG, the CLI.
 
-use assert_cmd::Command;
+use crate::common::ckpt;
 use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
 use ckpt::encoding::matrix::{
     MatrixKind, checkpoint_matrix, condition_number, standard_normal, submatrix,
@@ -386,10 +386,6 @@ fn pcg_survives_zero_to_m_failures_with_residuals_of_the_same_order() {
 
 // ---------------------------------------------------------------------------------------------
 // CLI
-
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
 
 #[test]
 fn survive_json_lists_one_row_per_k() {

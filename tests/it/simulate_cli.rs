@@ -1,19 +1,11 @@
 //! `ckpt simulate` from the outside: byte-identical JSON across thread counts, the JSON shape,
 //! and bad input (exit status 2, one line naming the argument or the file, line and field).
 
-use assert_cmd::Command;
+use crate::common::{ckpt, temp_file};
 use std::path::PathBuf;
 
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
-
 fn write_trace(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-simulate-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+    temp_file("ckpt-simulate-cli", name, text)
 }
 
 const PERIODIC: &[&str] = &[

@@ -1,23 +1,17 @@
 //! `ckpt fit`: the sample logs regenerated from their seeds, parameters recovered from them,
 //! censoring and exposure handled as they should be, and bad input refused with exit 2.
 //!
-//! `CKPT_REGENERATE=1 cargo test --test fit` rewrites the generated logs in data/failures/.
+//! `CKPT_REGENERATE=1 cargo test --test it fit::` rewrites the generated logs in data/failures/.
 
-use assert_cmd::Command;
+use crate::common::{ckpt, package_file, read_package_file, same_json, stdout_of, temp_file};
 use ckpt::failure::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::run_rng;
 use predicates::prelude::*;
 use std::path::PathBuf;
 
-fn ckpt() -> Command {
-    Command::cargo_bin("ckpt").unwrap()
-}
-
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("data/failures")
-        .join(name)
+    package_file("data/failures").join(name)
 }
 
 fn read(name: &str) -> String {
@@ -351,14 +345,7 @@ fn the_real_log_fits_as_published() {
 // ---------------------------------------------------------------- the binary
 
 fn run_json(args: &[&str]) -> serde_json::Value {
-    let out = ckpt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout_of(args);
     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -434,11 +421,7 @@ fn per_node_flags_name_the_nodes() {
 }
 
 fn temp_log(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-fit-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+    temp_file("ckpt-fit-test", name, text)
 }
 
 #[test]
@@ -539,37 +522,6 @@ fn a_two_failure_log_fits_what_it_can() {
     assert!(doc["fits"][1]["aic"].is_null());
 }
 
-/// Numbers within 1e-6 relative (the Nelder-Mead fits are exact to about 1e-7), iteration
-/// counts ignored (they depend on the last bits of the platform's `ln` and `exp`).
-fn same_json(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Result<(), String> {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Number(x), Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-            if (x - y).abs() <= 1e-6 * x.abs().max(y.abs()) {
-                Ok(())
-            } else {
-                Err(format!("{path}: {x} vs {y}"))
-            }
-        }
-        (Array(x), Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .try_for_each(|(i, (p, q))| same_json(p, q, &format!("{path}[{i}]"))),
-        (Object(x), Object(y)) if x.len() == y.len() => {
-            x.iter()
-                .try_for_each(|(k, v)| match (k.as_str(), y.get(k)) {
-                    ("iterations", Some(_)) => Ok(()),
-                    (_, Some(w)) => same_json(v, w, &format!("{path}.{k}")),
-                    (_, None) => Err(format!("{path}.{k} missing")),
-                })
-        }
-        _ if a == b => Ok(()),
-        _ => Err(format!("{path}: {a} vs {b}")),
-    }
-}
-
 #[test]
 fn json_matches_the_committed_example() {
     let out = ckpt()
@@ -594,14 +546,11 @@ fn json_matches_the_committed_example() {
         .stdout
         .clone();
     let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let want: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/examples/fit-allocations.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    if let Err(at) = same_json(&got, &want, "$") {
+    let want: serde_json::Value =
+        serde_json::from_str(&read_package_file("data/examples/fit-allocations.json")).unwrap();
+    // Numbers within 1e-6 relative (the Nelder-Mead fits are exact to about 1e-7), iteration
+    // counts ignored (they depend on the last bits of the platform's `ln` and `exp`).
+    if let Err(at) = same_json(&got, &want, "$", 1e-6, &["iterations"]) {
         panic!("data/examples/fit-allocations.json differs at {at}: regenerate it if intended");
     }
 }
