@@ -45,7 +45,7 @@ mod simulate;
 mod sweep;
 mod validate;
 
-pub use simulate::{SimulatePeriodic, SimulateReplicated, SimulateStencil};
+pub use simulate::{Simulate, SimulatePeriodic, SimulateReplicated, SimulateStencil, Simulation};
 pub use sweep::SweepJob;
 pub use validate::{ValidateIntervals, ValidateStencil};
 
@@ -101,22 +101,27 @@ pub enum JobError {
     Shard(#[from] ShardError),
 }
 
+/// The part of a job one process computes: its items, on how many threads, and a tick per
+/// finished item.
+pub struct Slice<'a> {
+    /// The items (runs or points) to compute.
+    pub range: Range<u64>,
+    /// Worker threads (0: all cores); the results do not depend on it.
+    pub threads: usize,
+    /// Called once per finished item, from any thread.
+    pub tick: &'a (dyn Fn() + Sync),
+}
+
 /// One shardable command: its items and how to finish from them.
 pub trait Task {
     /// One item's result, as shard files carry it.
     type Item: Serialize + DeserializeOwned + Send;
     /// What a progress display says.
-    fn label(&self) -> &'static str;
+    const LABEL: &'static str;
     /// Items in all.
     fn total(&self) -> u64;
-    /// The items of `range`, in order, on `threads` threads (0: all cores); `tick` once per
-    /// finished item.
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Self::Item>, JobError>;
+    /// The items of the slice, in order.
+    fn compute(&self, slice: &Slice) -> Result<Vec<Self::Item>, JobError>;
     /// The command's output from every item, in order.
     fn finish(&self, items: Vec<Self::Item>) -> Result<Output, JobError>;
 }
@@ -288,8 +293,12 @@ fn run_task<T: Task>(
 ) -> Result<Output, JobError> {
     let total = task.total();
     let range = shard.map_or(0..total, |s| s.range(total));
-    progress.start(task.label(), range.end - range.start);
-    let items = task.compute(range, threads, &|| progress.tick());
+    progress.start(T::LABEL, range.end - range.start);
+    let items = task.compute(&Slice {
+        range,
+        threads,
+        tick: &|| progress.tick(),
+    });
     progress.finish();
     let items = items?;
     match shard {

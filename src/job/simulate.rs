@@ -1,21 +1,38 @@
 //! `ckpt simulate`: the simulators' runs as jobs.
 
-use super::{JobError, Output, Task};
+use super::{JobError, Output, Slice, Task};
 use crate::report::Format;
 use crate::report::simulate::{self, PeriodicInputs, ReplicatedInputs};
 use crate::sim::periodic::{self, PeriodicConfig, PeriodicRun};
 use crate::sim::replicated::{self, ReplicatedConfig, ReplicatedRun};
+use crate::sim::run::SimError;
 use crate::sim::stencil::{self, RunFigures, StencilConfig, Summary};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
-/// `ckpt simulate periodic`: `runs` runs of `config` from `seed`.
+/// A simulator whose validated config a [`Simulate`] job runs: its runs, and its report.
+pub trait Simulation: Serialize + DeserializeOwned {
+    /// One run's figures.
+    type Run: Serialize + DeserializeOwned + Send;
+    /// The inputs as the report echoes them.
+    type Inputs: Serialize + DeserializeOwned + std::fmt::Debug + Clone + PartialEq;
+    /// What a progress display says.
+    const LABEL: &'static str;
+    /// The runs of `slice`, run `i` on stream `i` of `seed`.
+    fn runs(&self, seed: u64, slice: &Slice) -> Result<Vec<Self::Run>, SimError>;
+    /// The report of every run.
+    fn report(&self, job: &Simulate<Self>, runs: &[Self::Run]) -> String;
+}
+
+/// `ckpt simulate periodic|replicated`: `runs` runs of `config` from `seed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SimulatePeriodic {
+// The bounds serde would infer repeat what `Simulation` already requires, ambiguously.
+#[serde(bound = "")]
+pub struct Simulate<C: Simulation> {
     /// The validated setup.
-    pub config: PeriodicConfig,
-    /// The inputs as the JSON output echoes them.
-    pub inputs: PeriodicInputs,
+    pub config: C,
+    /// The inputs as the report echoes them.
+    pub inputs: C::Inputs,
     /// Replications.
     pub runs: u64,
     /// Seed of the random streams (run `i` uses stream `i`).
@@ -26,93 +43,53 @@ pub struct SimulatePeriodic {
     pub args: Vec<String>,
 }
 
-impl Task for SimulatePeriodic {
-    type Item = PeriodicRun;
-    fn label(&self) -> &'static str {
-        "periodic"
-    }
+/// `ckpt simulate periodic`.
+pub type SimulatePeriodic = Simulate<PeriodicConfig>;
+/// `ckpt simulate replicated`.
+pub type SimulateReplicated = Simulate<ReplicatedConfig>;
+
+impl<C: Simulation> Task for Simulate<C> {
+    type Item = C::Run;
+    const LABEL: &'static str = C::LABEL;
     fn total(&self) -> u64 {
         self.runs
     }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<PeriodicRun>, JobError> {
-        Ok(periodic::simulate_range(
-            &self.config,
-            self.seed,
-            range,
-            threads,
-            tick,
-        )?)
+    fn compute(&self, slice: &Slice) -> Result<Vec<C::Run>, JobError> {
+        Ok(self.config.runs(self.seed, slice)?)
     }
-    fn finish(&self, items: Vec<PeriodicRun>) -> Result<Output, JobError> {
-        let figures = periodic::summarize(&self.config, &items);
-        Ok(Output::text(simulate::periodic(
-            &self.inputs,
-            &figures,
-            self.runs,
-            self.seed,
-            self.format,
-        )))
+    fn finish(&self, items: Vec<C::Run>) -> Result<Output, JobError> {
+        Ok(Output::text(self.config.report(self, &items)))
     }
 }
 
-/// `ckpt simulate replicated`: `runs` runs of `config` from `seed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SimulateReplicated {
-    /// The validated setup.
-    pub config: ReplicatedConfig,
-    /// The inputs as the JSON output echoes them.
-    pub inputs: ReplicatedInputs,
-    /// Replications.
-    pub runs: u64,
-    /// Seed of the random streams.
-    pub seed: u64,
-    /// Table or JSON.
-    pub format: Format,
-    /// The command line after `ckpt`, canonical, for messages.
-    pub args: Vec<String>,
+impl Simulation for PeriodicConfig {
+    type Run = PeriodicRun;
+    type Inputs = PeriodicInputs;
+    const LABEL: &'static str = "periodic";
+    fn runs(&self, seed: u64, s: &Slice) -> Result<Vec<PeriodicRun>, SimError> {
+        periodic::simulate_range(self, seed, s.range.clone(), s.threads, s.tick)
+    }
+    fn report(&self, job: &SimulatePeriodic, runs: &[PeriodicRun]) -> String {
+        let figures = periodic::summarize(self, runs);
+        simulate::periodic(&job.inputs, &figures, job.runs, job.seed, job.format)
+    }
 }
 
-impl Task for SimulateReplicated {
-    type Item = ReplicatedRun;
-    fn label(&self) -> &'static str {
-        "replicated"
+impl Simulation for ReplicatedConfig {
+    type Run = ReplicatedRun;
+    type Inputs = ReplicatedInputs;
+    const LABEL: &'static str = "replicated";
+    fn runs(&self, seed: u64, s: &Slice) -> Result<Vec<ReplicatedRun>, SimError> {
+        replicated::simulate_range(self, seed, s.range.clone(), s.threads, s.tick)
     }
-    fn total(&self) -> u64 {
-        self.runs
-    }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<ReplicatedRun>, JobError> {
-        Ok(replicated::simulate_range(
-            &self.config,
-            self.seed,
-            range,
-            threads,
-            tick,
-        )?)
-    }
-    fn finish(&self, items: Vec<ReplicatedRun>) -> Result<Output, JobError> {
-        let figures = replicated::summarize(&self.config, &items);
-        Ok(Output::text(simulate::replicated(
-            &self.inputs,
-            &figures,
-            self.runs,
-            self.seed,
-            self.format,
-        )))
+    fn report(&self, job: &SimulateReplicated, runs: &[ReplicatedRun]) -> String {
+        let figures = replicated::summarize(self, runs);
+        simulate::replicated(&job.inputs, &figures, job.runs, job.seed, job.format)
     }
 }
 
 /// `ckpt simulate stencil`: `runs` runs of `config`; the seed matters only with Poisson
-/// failures.
+/// failures, and a trace makes every run the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimulateStencil {
     /// The validated setup.
@@ -129,36 +106,25 @@ pub struct SimulateStencil {
 
 impl Task for SimulateStencil {
     type Item = RunFigures;
-    fn label(&self) -> &'static str {
-        "stencil runs"
-    }
+    const LABEL: &'static str = "stencil runs";
     fn total(&self) -> u64 {
         self.runs
     }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<RunFigures>, JobError> {
+    fn compute(&self, s: &Slice) -> Result<Vec<RunFigures>, JobError> {
+        let seed = self.seed.unwrap_or(0);
         Ok(stencil::simulate_range(
             &self.config,
-            self.seed.unwrap_or(0),
-            range,
-            threads,
-            tick,
+            seed,
+            s.range.clone(),
+            s.threads,
+            s.tick,
         )?)
     }
     fn finish(&self, figures: Vec<RunFigures>) -> Result<Output, JobError> {
         let summary = Summary::from_runs(&figures, self.config.output_bytes);
         let one = (self.runs == 1).then(|| &figures[0]);
-        Ok(Output::text(simulate::stencil(
-            &self.config,
-            self.runs,
-            self.seed,
-            &summary,
-            one,
-            self.format,
-        )))
+        let (cfg, runs, seed) = (&self.config, self.runs, self.seed);
+        let text = simulate::stencil(cfg, runs, seed, &summary, one, self.format);
+        Ok(Output::text(text))
     }
 }

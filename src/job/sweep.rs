@@ -1,11 +1,10 @@
 //! `ckpt sweep`: the points of a sweep as a job.
 
-use super::{JobError, Output, Task, command_line};
+use super::{JobError, Output, Slice, Task, command_line};
 use crate::interval::IntervalInputs;
 use crate::report;
 use crate::sweep::{self, SweepPoint, SweepSpec};
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 use std::path::PathBuf;
 
 /// `ckpt sweep`: `inputs` with one parameter varied as `spec` says, reported into `out`.
@@ -23,24 +22,13 @@ pub struct SweepJob {
 
 impl Task for SweepJob {
     type Item = SweepPoint;
-    fn label(&self) -> &'static str {
-        "sweep"
-    }
+    const LABEL: &'static str = "sweep";
     fn total(&self) -> u64 {
         self.spec.values().len() as u64
     }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        _threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<SweepPoint>, JobError> {
-        Ok(sweep::points(
-            &self.inputs,
-            &self.spec,
-            range.start as usize..range.end as usize,
-            tick,
-        )?)
+    fn compute(&self, s: &Slice) -> Result<Vec<SweepPoint>, JobError> {
+        let range = s.range.start as usize..s.range.end as usize;
+        Ok(sweep::points(&self.inputs, &self.spec, range, s.tick)?)
     }
     fn finish(&self, points: Vec<SweepPoint>) -> Result<Output, JobError> {
         let result = sweep::finish(&self.inputs, &self.spec, points)?;

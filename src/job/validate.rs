@@ -1,13 +1,12 @@
 //! `ckpt validate`: the simulations behind a validation as jobs.
 
-use super::{JobError, Output, Reporting, Task};
+use super::{JobError, Output, Reporting, Slice, Task};
 use crate::interval::IntervalInputs;
 use crate::report::{self, Format};
 use crate::sim::engine::Nanos;
 use crate::sim::stencil::{RunFigures, StencilConfig};
 use crate::validate::{self, SimKind, SimOptions};
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
 /// Every model's interval against the periodic or replicated simulator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,25 +61,15 @@ impl Reporting {
 impl Task for ValidateIntervals {
     /// One run's wall time at every simulated interval.
     type Item = Vec<Nanos>;
-    fn label(&self) -> &'static str {
-        "validate"
-    }
+    const LABEL: &'static str = "validate";
     fn total(&self) -> u64 {
         self.options.runs
     }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Self::Item>, JobError> {
+    fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
+        let (inputs, options) = (&self.inputs, &self.options);
+        let range = s.range.clone();
         Ok(validate::per_run(
-            &self.inputs,
-            self.sim,
-            &self.options,
-            threads,
-            range,
-            tick,
+            inputs, self.sim, options, s.threads, range, s.tick,
         )?)
     }
     fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
@@ -96,25 +85,14 @@ impl Task for ValidateIntervals {
 impl Task for ValidateStencil {
     /// One run's figures under every (level, strategy).
     type Item = Vec<RunFigures>;
-    fn label(&self) -> &'static str {
-        "validate stencil"
-    }
+    const LABEL: &'static str = "validate stencil";
     fn total(&self) -> u64 {
         self.runs
     }
-    fn compute(
-        &self,
-        range: Range<u64>,
-        threads: usize,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Self::Item>, JobError> {
-        Ok(validate::stencil::per_run(
-            &self.config,
-            self.seed,
-            threads,
-            range,
-            tick,
-        )?)
+    fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
+        let range = s.range.clone();
+        let runs = validate::stencil::per_run(&self.config, self.seed, s.threads, range, s.tick);
+        Ok(runs?)
     }
     fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
         let v = validate::stencil::finish(&self.config, self.seed, runs)?;
