@@ -2,7 +2,8 @@
 //! (target: under 50 ms on one core), and 1000 such runs in parallel on 2 threads (target:
 //! under 60 s).
 
-use ckpt::sim::engine::{Nanos, run_parallel, run_rng};
+use ckpt::rng::run_rng;
+use ckpt::sim::engine::{Nanos, run_parallel};
 use ckpt::sim::stencil::config::{TraceFailure, parse_trace};
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};

@@ -23,6 +23,7 @@ pub mod model;
 pub mod optimize;
 pub mod progress;
 pub mod report;
+pub mod rng;
 pub mod shard;
 pub mod sim;
 pub mod sweep;

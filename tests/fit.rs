@@ -6,7 +6,7 @@
 use assert_cmd::Command;
 use ckpt::failure::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::sim::engine::run_rng;
+use ckpt::rng::run_rng;
 use predicates::prelude::*;
 use std::path::PathBuf;
 

@@ -2,7 +2,8 @@
 //! seeds and traces, the paper's settings, and the command line.
 
 use assert_cmd::Command;
-use ckpt::sim::engine::{Nanos, run_rng};
+use ckpt::rng::run_rng;
+use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, RunFigures, StencilConfig, layout, simulate};

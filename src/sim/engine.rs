@@ -1,9 +1,7 @@
 //! The discrete-event core: integer-nanosecond time, an event queue ordered by time, then by the
-//! rule order a simulator gives, then by insertion; one seeded random stream per run; and the
-//! parallel driver that collects per-run results in run order.
+//! rule order a simulator gives, then by insertion, and the parallel driver that collects
+//! per-run results in run order. Each run's random stream comes from [`crate::rng::run_rng`].
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -34,14 +32,6 @@ pub fn secs_to_ns(seconds: f64) -> Nanos {
 /// Nanoseconds back to seconds, for reports.
 pub fn ns_to_secs(ns: Nanos) -> f64 {
     ns as f64 / NS_PER_S
-}
-
-/// The random stream of run `run` under `seed`: the same numbers whatever thread, shard or
-/// order the run is executed in.
-pub fn run_rng(seed: u64, run: u64) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(run);
-    rng
 }
 
 /// An entry of the event queue; ordered by `(time, rule, key, seq)`, never by the payload.
@@ -207,20 +197,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::RngExt;
-
-    #[test]
-    fn streams_depend_on_seed_and_index_only() {
-        let a: Vec<u64> = (0..4).map(|i| run_rng(42, i).random()).collect();
-        let b: Vec<u64> = (0..4)
-            .rev()
-            .map(|i| run_rng(42, i).random())
-            .collect::<Vec<_>>();
-        let b: Vec<u64> = b.into_iter().rev().collect();
-        assert_eq!(a, b);
-        assert_ne!(a[0], a[1]);
-        assert_ne!(run_rng(1, 0).random::<u64>(), run_rng(2, 0).random::<u64>());
-    }
 
     #[test]
     fn rounding_is_nearest_ties_up() {
