@@ -4,7 +4,7 @@
 
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::{Nanos, run_parallel};
-use ckpt::sim::stencil::config::{TraceFailure, parse_trace};
+use ckpt::sim::stencil::config::{TraceFailure, trace_failures};
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -16,11 +16,7 @@ fn paper(level: u32, recovery: Recovery) -> StencilConfig {
         "/data/paper/five-failures.csv"
     ))
     .unwrap();
-    let trace: Vec<TraceFailure> = parse_trace(&text, "five-failures.csv")
-        .unwrap()
-        .into_iter()
-        .map(|(f, _)| f)
-        .collect();
+    let trace: Vec<TraceFailure> = trace_failures(&text, "five-failures.csv", 128).unwrap();
     let ms: Nanos = 1_000_000;
     StencilConfig {
         width: 256,

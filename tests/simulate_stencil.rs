@@ -309,10 +309,10 @@ fn failure_order_within_an_instant_changes_no_figure() {
 #[test]
 fn the_papers_five_failure_trace_reproduces_the_direction_and_growth() {
     let file = std::fs::read_to_string("data/paper/five-failures.csv").unwrap();
-    let trace: Vec<(Nanos, u32)> = ckpt::sim::stencil::config::parse_trace(&file, "five")
+    let trace: Vec<(Nanos, u32)> = ckpt::sim::stencil::config::trace_failures(&file, "five", 128)
         .unwrap()
         .into_iter()
-        .map(|(f, _)| (f.time, f.worker))
+        .map(|f| (f.time, f.worker))
         .collect();
     let paper = |level, recovery| {
         let mut c = cfg(256, 256, 128, level, recovery);
@@ -484,7 +484,7 @@ fn cli_bad_input_is_one_line_with_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("range.csv:2") && err.contains("worker"),
+        err.contains("range.csv, line 2") && err.contains("worker"),
         "{err}"
     );
 

@@ -12,7 +12,7 @@ use ckpt::sim::periodic::{self, Failures, PeriodicConfig, PeriodicRun};
 use ckpt::sim::replicated::{self, Detect, ReplicatedConfig, ReplicatedRun};
 use ckpt::sim::run::SimError;
 use ckpt::sim::stats::Estimate;
-use ckpt::sim::trace::{IndexColumn, TraceError, read_trace};
+use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
 use ckpt::units::{format_duration, parse_duration};
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -339,14 +339,7 @@ fn flag_name(field: &'static str) -> &'static str {
 }
 
 fn trace_error(e: TraceError) -> CliError {
-    match e {
-        TraceError::Io { file, message } => CliError::Invalid {
-            arg: "--trace",
-            value: file,
-            accepted: format!("a readable trace file ({message})"),
-        },
-        field @ TraceError::Field { .. } => CliError::Conflict(format!("--trace {field}")),
-    }
+    CliError::Conflict(format!("--trace {e}"))
 }
 
 fn conflict(text: &str) -> CliError {
@@ -480,7 +473,8 @@ fn periodic_job(a: PeriodicArgs) -> Result<PeriodicJob, CliError> {
                 }
             }
         };
-        let trace = read_trace(path, column).map_err(trace_error)?;
+        let text = super::input::read_text("--trace", path, "trace file")?;
+        let trace = parse_trace(&text, &path.display().to_string(), column).map_err(trace_error)?;
         inputs.trace = Some(path.display().to_string());
         inputs.trace_failures = Some(trace.rows.len());
         Failures::Trace {
