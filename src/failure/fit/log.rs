@@ -43,11 +43,13 @@ fn header_column(name: &str) -> Option<Column> {
     }
 }
 
-/// Parses a failure log.
+/// Parses a failure log, given as text.
 ///
-/// Blank lines and lines starting with `#` are skipped. An optional header names the columns
-/// (`time`, `node`, `kind`, in any order); without one they are `time[,node[,kind]]`. Times are
-/// seconds or RFC 3339, one form per file. Events come back in file order.
+/// Blank lines and lines starting with `#` (after white space) are skipped. Fields are CSV, read
+/// by the csv crate: a field may be quoted (`"rack 1, node 3"`, the quote first in the field),
+/// and white space around a field is ignored. An optional header names the columns (`time`, `node`, `kind`, in any order); without
+/// one they are `time[,node[,kind]]`. Times are seconds or RFC 3339, one form per file. Events
+/// come back in file order.
 ///
 /// ```
 /// use ckpt::failure::fit::parse_log;
@@ -69,19 +71,44 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         value: value.to_string(),
         accepted: accepted.to_string(),
     };
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        // A byte-order mark would otherwise hide a header's `time`.
-        let raw = if line == 1 {
-            raw.trim_start_matches('\u{feff}')
-        } else {
-            raw
-        };
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
+    // A byte-order mark would otherwise hide a header's `time`.
+    let text = text.trim_start_matches('\u{feff}');
+    // Comment lines become empty lines before the csv crate sees them: its own comment option
+    // only knows a `#` in the first column, and an indented comment is a comment here too. The
+    // line count stays, so every record's line in the file can be found again.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with('#') {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect();
+    let cleaned = lines.join("\n");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(cleaned.as_bytes());
+    // The crate's position is where it started reading, before the empty lines it skips.
+    let line_of = |pos: Option<&csv::Position>| {
+        let mut line = pos.map_or(1, |p| p.line() as usize).max(1);
+        while lines.get(line - 1).is_some_and(|l| l.is_empty()) {
+            line += 1;
         }
-        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        line
+    };
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = line_of(e.position());
+            let value = lines.get(line - 1).copied().unwrap_or("");
+            err(line, "line", value.trim(), &format!("is not CSV: {e}"))
+        })?;
+        let line = line_of(record.position());
+        let trimmed = lines.get(line - 1).copied().unwrap_or("").trim();
+        let fields: Vec<&str> = record.iter().map(str::trim).collect();
         if !seen_data_line {
             seen_data_line = true;
             if header_column(fields[0]) == Some(Column::Time)
@@ -586,6 +613,20 @@ mod tests {
         let e = parse_log("5,n1,maintenance\n7\n", "f").unwrap();
         assert_eq!(e[0].node.as_deref(), Some("n1"));
         assert_eq!(e[1].node, None);
+    }
+
+    #[test]
+    fn quoted_fields_comments_and_line_numbers() {
+        let text =
+            "\u{feff}time,node\r\n1,\"rack 1, n3\" \r\n   # indented comment\r\n\r\n2,n4\r\n";
+        let e = parse_log(text, "f").unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].line, e[0].node.as_deref()), (2, Some("rack 1, n3")));
+        assert_eq!((e[1].line, e[1].node.as_deref()), (5, Some("n4")));
+        let e = parse_log("1\n  # c\n2,a,b,c\n", "f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:3: field `line`"), "{e}");
     }
 
     #[test]
