@@ -216,6 +216,10 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
 /// Seconds since 1970-01-01T00:00:00Z of `YYYY-MM-DD[T| ]HH:MM:SS[.frac][Z|±HH:MM]`; a time
 /// without an offset is read as UTC.
 ///
+/// The form is checked here, strictly (`T` may be `t`, `Z` may be `z`; the offset needs its
+/// colon; any number of fraction digits; second 60 is a leap second); the calendar (month
+/// lengths, leap years, days since 1970) is jiff's. `None` for anything else.
+///
 /// ```
 /// use ckpt::failure::fit::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some(86400.0));
@@ -223,6 +227,7 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
 /// assert_eq!(parse_rfc3339("2023-02-29T00:00:00Z"), None);
 /// ```
 pub fn parse_rfc3339(s: &str) -> Option<f64> {
+    use jiff::civil::{Date, Time, date};
     let b = s.as_bytes();
     if b.len() < 19 || !s.is_ascii() {
         return None;
@@ -235,25 +240,29 @@ pub fn parse_rfc3339(s: &str) -> Option<f64> {
             None
         }
     };
-    let year = num(0, 4)?;
-    let month = num(5, 2)?;
-    let day = num(8, 2)?;
-    let hour = num(11, 2)?;
-    let minute = num(14, 2)?;
-    let second = num(17, 2)?;
     if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
         return None;
     }
     if !matches!(b[10], b'T' | b't' | b' ') {
         return None;
     }
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    // 60 is a leap second.
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
+    let day = Date::new(
+        i16::try_from(num(0, 4)?).ok()?,
+        i8::try_from(num(5, 2)?).ok()?,
+        i8::try_from(num(8, 2)?).ok()?,
+    )
+    .ok()?;
+    let second = num(17, 2)?;
+    // jiff's clock stops at :59: a leap second :60 counts as the second after :59, the same
+    // instant as the next minute's :00, since the gaps of a log are in POSIX seconds.
+    let leap = i64::from(second == 60);
+    let time = Time::new(
+        i8::try_from(num(11, 2)?).ok()?,
+        i8::try_from(num(14, 2)?).ok()?,
+        i8::try_from(second - leap).ok()?,
+        0,
+    )
+    .ok()?;
     let mut rest = &s[19..];
     let mut frac = 0.0;
     if let Some(r) = rest.strip_prefix('.') {
@@ -288,33 +297,19 @@ pub fn parse_rfc3339(s: &str) -> Option<f64> {
             sign * (h * 3600 + m * 60)
         }
     };
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+    // Days between civil dates, not a jiff Timestamp: a Timestamp stops short of 9999-12-31,
+    // which this reader has always accepted.
+    let days = i64::from(
+        day.since((jiff::Unit::Day, date(1970, 1, 1)))
+            .ok()?
+            .get_days(),
+    );
+    let clock = i64::from(time.hour()) * 3600
+        + i64::from(time.minute()) * 60
+        + i64::from(time.second())
+        + leap;
+    let secs = days * 86400 + clock - offset;
     Some(secs as f64 + frac)
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if is_leap(y) => 29,
-        _ => 28,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
 }
 
 /// How many events of one kind the log has, and what they were taken for.
@@ -589,6 +584,20 @@ mod tests {
         );
         assert_eq!(parse_rfc3339("1969-12-31T23:59:59Z"), Some(-1.0));
         assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1709164800.0));
+        // The calendar's edges, as the hand-written calendar before jiff had them.
+        assert_eq!(
+            parse_rfc3339("2016-12-31T23:59:60Z"),
+            parse_rfc3339("2017-01-01T00:00:00Z")
+        );
+        assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z"), Some(951782400.0));
+        assert_eq!(parse_rfc3339("1900-02-29T00:00:00Z"), None);
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(-62167219200.0));
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59z"), Some(253402300799.0));
+        assert_eq!(
+            parse_rfc3339("2024-05-01t12:00:00-00:30"),
+            Some(1714566600.0)
+        );
+        assert_eq!(parse_rfc3339("2024-05-01T12:00:61Z"), None);
         for bad in [
             "2024-05-01",
             "2024-13-01T00:00:00Z",
