@@ -2,8 +2,9 @@
 //! (target: under 50 ms on one core), and 1000 such runs in parallel on 2 threads (target:
 //! under 60 s).
 
-use ckpt::sim::engine::{Nanos, run_parallel, run_rng};
-use ckpt::sim::stencil::config::{TraceFailure, parse_trace};
+use ckpt::rng::run_rng;
+use ckpt::sim::engine::{Nanos, run_parallel};
+use ckpt::sim::stencil::config::{TraceFailure, trace_failures};
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -15,11 +16,7 @@ fn paper(level: u32, recovery: Recovery) -> StencilConfig {
         "/data/paper/five-failures.csv"
     ))
     .unwrap();
-    let trace: Vec<TraceFailure> = parse_trace(&text, "five-failures.csv")
-        .unwrap()
-        .into_iter()
-        .map(|(f, _)| f)
-        .collect();
+    let trace: Vec<TraceFailure> = trace_failures(&text, "five-failures.csv", 128).unwrap();
     let ms: Nanos = 1_000_000;
     StencilConfig {
         width: 256,

@@ -51,6 +51,7 @@ pub mod model;
 pub mod optimize;
 pub mod progress;
 pub mod report;
+pub mod rng;
 pub mod sim;
 pub mod sweep;
 pub mod units;

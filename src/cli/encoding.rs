@@ -4,12 +4,12 @@
 use super::{CliError, Progress};
 use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
 use ckpt::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
-use ckpt::encoding::matrix::{MATRIX_STREAM, MatrixKind, standard_normal};
+use ckpt::encoding::matrix::{MATRIX_STREAM, MatrixKind};
 use ckpt::encoding::pcg::{PcgConfig, PcgRun, run_pcg};
 use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
 use ckpt::encoding::survival::try_survival;
 use ckpt::encoding::{CostParams, EncodingError};
-use ckpt::sim::engine::run_rng;
+use ckpt::rng::{run_rng, standard_normal};
 use ckpt::units::format_duration;
 use clap::{Args, ValueEnum};
 use rand::RngExt;

@@ -5,6 +5,7 @@
 
 pub mod encoding;
 pub mod fit;
+pub mod input;
 pub mod interval;
 pub mod merge;
 pub mod parse;

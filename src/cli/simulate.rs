@@ -12,7 +12,7 @@ use ckpt::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
 use ckpt::sim::periodic::{Failures, PeriodicConfig};
 use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::SimError;
-use ckpt::sim::trace::{IndexColumn, TraceError, read_trace};
+use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
 use ckpt::units::parse_duration;
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -348,14 +348,7 @@ fn flag_name(field: &'static str) -> &'static str {
 }
 
 fn trace_error(e: TraceError) -> CliError {
-    match e {
-        TraceError::Io { file, message } => CliError::Invalid {
-            arg: "--trace",
-            value: file,
-            accepted: format!("a readable trace file ({message})"),
-        },
-        field @ TraceError::Field { .. } => CliError::Conflict(format!("--trace {field}")),
-    }
+    CliError::Conflict(format!("--trace {e}"))
 }
 
 fn conflict(text: &str) -> CliError {
@@ -444,7 +437,8 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
                 }
             }
         };
-        let trace = read_trace(path, column).map_err(trace_error)?;
+        let text = super::input::read_text("--trace", path, "trace file")?;
+        let trace = parse_trace(&text, &path.display().to_string(), column).map_err(trace_error)?;
         inputs.trace = Some(path.display().to_string());
         inputs.trace_failures = Some(trace.rows.len());
         Failures::Trace {

@@ -4,7 +4,8 @@
 use super::CliError;
 use super::merge::ShardArg;
 use ckpt::job::SimulateStencil;
-use ckpt::sim::stencil::config::{ConfigError, Settings, decimal_ns, duration_ns, read_ini};
+use ckpt::sim::engine::parse_seconds_exact;
+use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -114,7 +115,7 @@ impl StencilArgs {
         let dur = |arg: &'static str, v: &Option<String>| -> Result<Option<u64>, CliError> {
             v.as_deref()
                 .map(|s| {
-                    decimal_ns(s).ok_or_else(|| {
+                    parse_seconds_exact(s).ok().ok_or_else(|| {
                         invalid(arg, s, "a non-negative number of seconds, e.g. 7.1")
                     })
                 })
@@ -181,13 +182,29 @@ impl StencilArgs {
     pub fn config(&self) -> Result<(StencilConfig, Option<u64>), CliError> {
         let flags = self.flag_settings()?;
         let (settings, from_file) = match &self.config {
-            Some(path) => (
-                read_ini(path).map_err(config_error)?.overridden_by(&flags),
-                true,
-            ),
+            Some(path) => {
+                let text = super::input::read_text("--config", path, "stencil configuration")?;
+                let folder = path.parent().unwrap_or(std::path::Path::new("."));
+                let file = parse_ini(&text, &path.display().to_string(), folder);
+                (file.map_err(config_error)?.overridden_by(&flags), true)
+            }
             None => (flags, false),
         };
-        settings.validate(from_file).map_err(config_error)
+        let trace = settings
+            .trace_to_read()
+            .map(|p| {
+                // The trace comes from the flag, or else from the file's FailureTrace.
+                let arg = if self.trace.is_some() {
+                    "--trace"
+                } else {
+                    "FailureTrace"
+                };
+                super::input::read_text(arg, p, "trace file")
+            })
+            .transpose()?;
+        settings
+            .validate(from_file, trace.as_deref())
+            .map_err(config_error)
     }
 }
 

@@ -160,10 +160,17 @@ impl ValidateArgs {
                     "a stencil configuration in the paper's INI format, required with --sim stencil"
                         .into(),
             })?;
-            let settings = ckpt::sim::stencil::config::read_ini(path)
-                .map_err(|e| CliError::Conflict(e.to_string()))?;
+            let text = super::input::read_text("--config", path, "stencil configuration")?;
+            let folder = path.parent().unwrap_or(std::path::Path::new("."));
+            let settings =
+                ckpt::sim::stencil::config::parse_ini(&text, &path.display().to_string(), folder)
+                    .map_err(|e| CliError::Conflict(e.to_string()))?;
+            let trace = settings
+                .trace_to_read()
+                .map(|p| super::input::read_text("FailureTrace", p, "trace file"))
+                .transpose()?;
             let (cfg, seed) = settings
-                .validate(true)
+                .validate(true, trace.as_deref())
                 .map_err(|e| CliError::Conflict(e.to_string()))?;
             let seed = self.seed.or(seed).unwrap_or(42);
             return Ok(Plan::Stencil(cfg, self.runs.unwrap_or(200), seed));

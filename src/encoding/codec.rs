@@ -413,8 +413,8 @@ pub fn bit_exact(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::matrix::standard_normal;
-    use crate::sim::engine::run_rng;
+    use crate::rng::run_rng;
+    use crate::rng::standard_normal;
 
     fn data(n: usize, len: usize, seed: u64) -> Vec<Vec<f64>> {
         let mut rng = run_rng(seed, 1);

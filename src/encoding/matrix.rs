@@ -1,9 +1,8 @@
 //! Checkpoint matrices (ENCODING.md section 3) and the conditioning of their submatrices.
 
 use super::EncodingError;
-use crate::sim::engine::run_rng;
+use crate::rng::{run_rng, standard_normal};
 use nalgebra::DMatrix;
-use rand::RngExt;
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -62,14 +61,6 @@ impl FromStr for MatrixKind {
 /// The generator stream the Gaussian matrix is drawn from; data and failure sets drawn by
 /// callers use other streams of the same seed.
 pub const MATRIX_STREAM: u64 = 0;
-
-/// One standard normal deviate by Box–Muller (one of the pair, so each draw uses exactly two
-/// uniforms and the sequence depends on the seed alone).
-pub fn standard_normal(rng: &mut impl rand::Rng) -> f64 {
-    let u1: f64 = 1.0 - rng.random::<f64>(); // (0, 1]: the logarithm stays finite
-    let u2: f64 = rng.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
 
 /// The `rows x cols` checkpoint matrix of `kind` (rows are checksums, columns processors).
 ///

@@ -10,7 +10,7 @@ use super::EncodingError;
 use super::codec::{Codec, bit_exact, erase, relative_error};
 use super::matrix::MatrixKind;
 use super::scheme::SchemeSpec;
-use crate::sim::engine::run_rng;
+use crate::rng::run_rng;
 use rand::RngExt;
 use serde::Serialize;
 use std::time::Instant;

@@ -232,8 +232,8 @@ impl Lifetime {
 
     /// Draws one lifetime (seconds) from `rng`: positive and finite.
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        // Inverse transform where it is exact and cheap, so a stream's numbers depend on this
-        // crate only; gamma and log-normal use statrs' samplers.
+        // Inverse transform where it is exact and cheap; gamma uses statrs' sampler and
+        // log-normal the crate's one normal draw, `crate::rng::standard_normal`.
         let t = match self.shape {
             Shape::Exponential => -self.mean * open01(rng).ln(),
             Shape::Weibull { shape } => self.param * (-open01(rng).ln()).powf(1.0 / shape),
@@ -244,7 +244,7 @@ impl Lifetime {
                     .unwrap_or(self.mean)
             }
             Shape::LogNormal { sigma } => {
-                let z = normal(rng);
+                let z = crate::rng::standard_normal(rng);
                 (self.param + sigma * z).exp()
             }
         };
@@ -274,13 +274,6 @@ impl Lifetime {
 /// A uniform draw in (0, 1]: never 0, so its logarithm is finite.
 fn open01<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     1.0 - rng.random::<f64>()
-}
-
-/// A standard normal draw by Box-Muller (one of the pair, to keep streams simple).
-fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    let u1 = open01(rng);
-    let u2: f64 = rng.random();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 /// `ln Phi(z)` for the standard normal cdf, stable in the far lower tail.

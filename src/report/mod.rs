@@ -27,6 +27,40 @@ pub fn csv_cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:?}")).unwrap_or_default()
 }
 
+/// A CSV document as every report writes it: the header, then one line per record, each line
+/// ending in `\n`. The csv crate quotes a cell only when it must (a comma, a quote or a line
+/// break in it), so ordinary numbers and names come out as written. Writing to memory cannot
+/// fail in practice; if it ever did, the error itself becomes the document rather than a panic.
+///
+/// ```
+/// let rows = [vec!["1.5".to_string(), "a,b".to_string()], vec!["2".into(), "say \"hi\"".into()]];
+/// assert_eq!(
+///     ckpt::report::csv_document(&["x", "name"], rows),
+///     "x,name\n1.5,\"a,b\"\n2,\"say \"\"hi\"\"\"\n"
+/// );
+/// ```
+pub fn csv_document<R, C>(header: &[&str], records: R) -> String
+where
+    R: IntoIterator<Item = C>,
+    C: IntoIterator<Item = String>,
+{
+    let write = || -> Result<Vec<u8>, String> {
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::new());
+        w.write_record(header).map_err(|e| e.to_string())?;
+        for record in records {
+            w.write_record(record).map_err(|e| e.to_string())?;
+        }
+        w.into_inner().map_err(|e| e.to_string())
+    };
+    match write() {
+        // Every cell is a `String`, so the bytes are UTF-8.
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => format!("error: {e}\n"),
+    }
+}
+
 /// How a command's answer is printed on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -50,27 +50,35 @@ pub fn json(r: &SweepResult) -> String {
 /// `sweep.csv`: one line per (point, row); empty cells where JSON has null. Numbers are
 /// written with Rust's shortest round-trip form, so CSV and JSON agree to the bit.
 pub fn csv(r: &SweepResult) -> String {
-    let mut out = String::from(
-        "param,value,model,kind,interval_s,overhead,efficiency,loss_pct,expected_failures,recommended\n",
-    );
-    for p in &r.points {
-        for m in &p.models {
-            out.push_str(&format!(
-                "{},{:?},{},{},{},{},{},{},{},{}\n",
-                r.spec.param,
-                p.value,
-                m.name,
-                m.kind,
+    let header = [
+        "param",
+        "value",
+        "model",
+        "kind",
+        "interval_s",
+        "overhead",
+        "efficiency",
+        "loss_pct",
+        "expected_failures",
+        "recommended",
+    ];
+    let records = r.points.iter().flat_map(|p| {
+        p.models.iter().map(move |m| {
+            [
+                r.spec.param.to_string(),
+                format!("{:?}", p.value),
+                m.name.to_string(),
+                m.kind.to_string(),
                 super::csv_cell(m.interval_s),
                 super::csv_cell(m.overhead),
                 super::csv_cell(m.efficiency),
                 super::csv_cell(m.loss_pct),
                 super::csv_cell(m.expected_failures),
-                m.name == p.recommended
-            ));
-        }
-    }
-    out
+                (m.name == p.recommended).to_string(),
+            ]
+        })
+    });
+    super::csv_document(&header, records)
 }
 
 fn param_name(param: SweepParam) -> &'static str {

@@ -46,24 +46,31 @@ pub fn json(v: &Validation) -> String {
 
 /// `validate.csv`: one line per simulated interval.
 pub fn csv(v: &Validation) -> String {
-    let mut out = String::from(
-        "interval_s,on_grid,overhead,stderr,ci95_lo,ci95_hi,runs,model_overhead,optimal_region\n",
-    );
-    for p in &v.points {
-        out.push_str(&format!(
-            "{:?},{},{:?},{},{:?},{:?},{},{},{}\n",
-            p.interval_s,
-            p.on_grid,
-            p.overhead.point,
+    let header = [
+        "interval_s",
+        "on_grid",
+        "overhead",
+        "stderr",
+        "ci95_lo",
+        "ci95_hi",
+        "runs",
+        "model_overhead",
+        "optimal_region",
+    ];
+    let records = v.points.iter().map(|p| {
+        [
+            format!("{:?}", p.interval_s),
+            p.on_grid.to_string(),
+            format!("{:?}", p.overhead.point),
             super::csv_cell(p.overhead.stderr),
-            p.overhead.ci95[0],
-            p.overhead.ci95[1],
-            p.overhead.runs,
+            format!("{:?}", p.overhead.ci95[0]),
+            format!("{:?}", p.overhead.ci95[1]),
+            p.overhead.runs.to_string(),
             super::csv_cell(p.model_overhead),
-            p.optimal_region
-        ));
-    }
-    out
+            p.optimal_region.to_string(),
+        ]
+    });
+    super::csv_document(&header, records)
 }
 
 /// Simulated overhead vs interval with its 95% CI band, the model's curve over it, and every

@@ -92,34 +92,50 @@ pub fn json(v: &StencilValidation) -> String {
 
 /// `validate.csv`: one line per (level, strategy).
 pub fn csv(v: &StencilValidation) -> String {
-    let mut out = String::from(
-        "level,interval_s,checkpoint_cost_s,recovery,makespan_s,makespan_ci_lo,makespan_ci_hi,cancelled_executions,aggregate_processing_s,regret_pct,useful_s,transfer_s,cancelled_s,waiting_s,checkpointing_s,idle_s\n",
-    );
-    for l in &v.levels {
-        for s in &l.strategies {
+    let header = [
+        "level",
+        "interval_s",
+        "checkpoint_cost_s",
+        "recovery",
+        "makespan_s",
+        "makespan_ci_lo",
+        "makespan_ci_hi",
+        "cancelled_executions",
+        "aggregate_processing_s",
+        "regret_pct",
+        "useful_s",
+        "transfer_s",
+        "cancelled_s",
+        "waiting_s",
+        "checkpointing_s",
+        "idle_s",
+    ];
+    let records = v.levels.iter().flat_map(|l| {
+        l.strategies.iter().map(move |s| {
             let t = s.time_split_s;
-            out.push_str(&format!(
-                "{},{:?},{:?},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}\n",
-                l.level,
-                l.interval_s,
-                l.checkpoint_cost_s,
-                s.recovery,
-                s.makespan_s.point,
-                s.makespan_s.ci95[0],
-                s.makespan_s.ci95[1],
-                s.cancelled_executions.point,
-                s.aggregate_processing_s.point,
-                s.regret_pct.point,
-                t[0],
-                t[1],
-                t[2],
-                t[3],
-                t[4],
-                t[5]
-            ));
-        }
-    }
-    out
+            let mut record = vec![
+                l.level.to_string(),
+                format!("{:?}", l.interval_s),
+                format!("{:?}", l.checkpoint_cost_s),
+                s.recovery.to_string(),
+            ];
+            record.extend(
+                [
+                    s.makespan_s.point,
+                    s.makespan_s.ci95[0],
+                    s.makespan_s.ci95[1],
+                    s.cancelled_executions.point,
+                    s.aggregate_processing_s.point,
+                    s.regret_pct.point,
+                ]
+                .into_iter()
+                .chain(t)
+                .map(|x| format!("{x:?}")),
+            );
+            record
+        })
+    });
+    super::csv_document(&header, records)
 }
 
 fn per_level(

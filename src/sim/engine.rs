@@ -1,9 +1,7 @@
 //! The discrete-event core: integer-nanosecond time, an event queue ordered by time, then by the
-//! rule order a simulator gives, then by insertion; one seeded random stream per run; and the
-//! parallel driver that collects per-run results in run order.
+//! rule order a simulator gives, then by insertion, and the parallel driver that collects
+//! per-run results in run order. Each run's random stream comes from [`crate::rng::run_rng`].
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -31,17 +29,108 @@ pub fn secs_to_ns(seconds: f64) -> Nanos {
     }
 }
 
+/// The largest exponent, either way, that [`parse_seconds_exact`] accepts.
+pub const MAX_EXPONENT: i64 = 60;
+
+/// The most significant digits [`parse_seconds_exact`] accepts.
+pub const MAX_DIGITS: usize = 36;
+
+/// Reads a decimal number of seconds exactly and rounds it once to the nearest nanosecond,
+/// ties up. Every trace time and every stencil duration goes through here.
+///
+/// The rules:
+/// - white space around the number is ignored;
+/// - an optional `+` sign; any `-` is refused as negative, `-0` included, since a negative
+///   sign on a time is a mistake even when the digits are zero;
+/// - digits with at most one `.`, at least one digit in all (`12`, `0.5`, `.5`, `5.`);
+/// - an optional exponent `e` or `E`, signed or not, from -60 to 60 whatever the digits
+///   (`0e400` is refused too): beyond it no time fits or every time rounds to zero;
+/// - at most 36 significant digits, leading zeros and trailing zeros of the fraction not
+///   counted, so the value is held exactly in a `u128`;
+/// - the rounded value must fit a [`Nanos`]: 0 to 18446744073.709551615 s (584 years).
+///
+/// The error says what is wrong and what is accepted; the caller adds where.
+///
+/// ```
+/// use ckpt::sim::engine::parse_seconds_exact;
+/// assert_eq!(parse_seconds_exact("0.0013").unwrap(), 1_300_000);
+/// assert_eq!(parse_seconds_exact("2.5e-9").unwrap(), 3);
+/// assert!(parse_seconds_exact("-1").is_err());
+/// assert!(parse_seconds_exact("-0").is_err());
+/// assert!(parse_seconds_exact("ten").is_err());
+/// ```
+pub fn parse_seconds_exact(text: &str) -> Result<Nanos, String> {
+    let accepted = "a time in seconds, zero or more (such as 12, 0.5 or 1.5e3)";
+    let bad = || format!("is not a number: use {accepted}");
+    let s = text.trim();
+    let (negative, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(p) => {
+            let e: i64 = s[p + 1..].parse().map_err(|_| bad())?;
+            (&s[..p], e)
+        }
+        None => (s, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return Err(bad());
+    }
+    if !int_part.bytes().all(|b| b.is_ascii_digit())
+        || !frac_part.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    if negative {
+        return Err(format!("is negative: use {accepted}"));
+    }
+    if !(-MAX_EXPONENT..=MAX_EXPONENT).contains(&exponent) {
+        return Err(format!(
+            "has an exponent outside -{MAX_EXPONENT} to {MAX_EXPONENT}: use {accepted}"
+        ));
+    }
+    let frac_part = frac_part.trim_end_matches('0');
+    let digits: String = format!("{int_part}{frac_part}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    let too_large = || "is too large: use at most 18446744073 seconds (584 years)".to_string();
+    if digits.len() > MAX_DIGITS {
+        return Err(
+            if (int_part.trim_start_matches('0').len() as i64 + exponent) > 12 {
+                too_large()
+            } else {
+                format!("has too many digits: use at most {MAX_DIGITS} significant digits")
+            },
+        );
+    }
+    let m: u128 = digits.parse().map_err(|_| bad())?;
+    // The value in ns is m * 10^power; |power| <= 60 + 36 + 9, so only its sign needs care.
+    let power = exponent - frac_part.len() as i64 + 9;
+    let ns: u128 = if power >= 0 {
+        if power > 30 {
+            return Err(too_large());
+        }
+        m.checked_mul(10u128.pow(power as u32))
+            .ok_or_else(too_large)?
+    } else if power < -38 {
+        // m < 10^36, so the value is under 0.001 ns.
+        0
+    } else {
+        let d = 10u128.pow((-power) as u32);
+        let (q, r) = (m / d, m % d);
+        if r >= d - r { q + 1 } else { q }
+    };
+    u64::try_from(ns).map_err(|_| too_large())
+}
+
 /// Nanoseconds back to seconds, for reports.
 pub fn ns_to_secs(ns: Nanos) -> f64 {
     ns as f64 / NS_PER_S
-}
-
-/// The random stream of run `run` under `seed`: the same numbers whatever thread, shard or
-/// order the run is executed in.
-pub fn run_rng(seed: u64, run: u64) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(run);
-    rng
 }
 
 /// An entry of the event queue; ordered by `(time, rule, key, seq)`, never by the payload.
@@ -207,19 +296,70 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::RngExt;
 
     #[test]
-    fn streams_depend_on_seed_and_index_only() {
-        let a: Vec<u64> = (0..4).map(|i| run_rng(42, i).random()).collect();
-        let b: Vec<u64> = (0..4)
-            .rev()
-            .map(|i| run_rng(42, i).random())
-            .collect::<Vec<_>>();
-        let b: Vec<u64> = b.into_iter().rev().collect();
-        assert_eq!(a, b);
-        assert_ne!(a[0], a[1]);
-        assert_ne!(run_rng(1, 0).random::<u64>(), run_rng(2, 0).random::<u64>());
+    fn exact_decimals() {
+        assert_eq!(parse_seconds_exact("7.1").unwrap(), 7_100_000_000);
+        assert_eq!(parse_seconds_exact("0.5e-9").unwrap(), 1);
+        assert_eq!(parse_seconds_exact("0.49e-9").unwrap(), 0);
+        assert_eq!(parse_seconds_exact("1.5e3").unwrap(), 1_500_000_000_000);
+        assert_eq!(parse_seconds_exact(".25").unwrap(), 250_000_000);
+        assert_eq!(parse_seconds_exact("3.").unwrap(), 3_000_000_000);
+        assert_eq!(parse_seconds_exact(" +0 ").unwrap(), 0);
+        assert_eq!(
+            parse_seconds_exact("1.0000000000000000000000000000000000000000000").unwrap(),
+            1_000_000_000
+        );
+        for bad in [
+            "",
+            ".",
+            "e3",
+            "1e",
+            "nan",
+            "inf",
+            "1,5",
+            "0x10",
+            "1.2.3",
+            "--1",
+            "1e99999999999999999999",
+        ] {
+            assert!(parse_seconds_exact(bad).is_err(), "{bad}");
+        }
+        assert!(
+            parse_seconds_exact("-0.1")
+                .unwrap_err()
+                .contains("negative")
+        );
+        assert!(
+            parse_seconds_exact("1e12")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert_eq!(
+            parse_seconds_exact("18446744073.709551615").unwrap(),
+            u64::MAX
+        );
+        assert!(parse_seconds_exact("18446744073.709551616").is_err());
+    }
+
+    // The two readers this one replaces disagreed here; the stricter rule won.
+    #[test]
+    fn minus_zero_and_far_exponents_are_refused() {
+        for minus in ["-0", "-0.0", "-.0", "-0e5"] {
+            assert!(
+                parse_seconds_exact(minus).unwrap_err().contains("negative"),
+                "{minus}"
+            );
+        }
+        for far in ["1e-61", "1e61", "0e400", "0.5e-100", "0e99999999999"] {
+            assert!(
+                parse_seconds_exact(far).unwrap_err().contains("exponent"),
+                "{far}"
+            );
+        }
+        assert_eq!(parse_seconds_exact("1e-60"), Ok(0));
+        assert_eq!(parse_seconds_exact("0e60"), Ok(0));
+        assert_eq!(parse_seconds_exact("1e+1"), Ok(10_000_000_000));
     }
 
     #[test]

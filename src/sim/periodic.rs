@@ -11,11 +11,12 @@
 //! Ties: failures come first within an instant, so a failure at the very instant a checkpoint
 //! or restart would end interrupts it (the same rule as the stencil, SIMULATION.md 3.4).
 
-use super::engine::{EventQueue, Nanos, ns_to_secs, run_rng, secs_to_ns};
+use super::engine::{EventQueue, Nanos, ns_to_secs, secs_to_ns};
 use super::run::{SimError, estimate, proportion, replicate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
 use crate::failure::Lifetime;
+use crate::rng::run_rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -7,10 +7,11 @@
 //! queue. Ties: failures come first within an instant, so a replica dying at the very end of an
 //! attempt is dead at its checkpoint.
 
-use super::engine::{Nanos, ns_to_secs, run_rng, secs_to_ns};
+use super::engine::{Nanos, ns_to_secs, secs_to_ns};
 use super::run::{SimError, estimate, proportion, replicate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, log1mexp};
+use crate::rng::run_rng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

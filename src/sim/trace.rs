@@ -2,12 +2,17 @@
 //! replay recorded failures instead of drawing them (SIMULATION.md 1 and 3.4).
 //!
 //! Blank lines and `#` comments are allowed (a `#` after data starts a comment too), as is a
-//! header line whose first field is literally `time_seconds`. Times are read exactly as decimals
-//! and rounded once to the nearest nanosecond, ties up. Rows are sorted stably by time, so rows
-//! at equal times keep the order of the file. Every error names the file, the line and the field.
+//! header line whose first field is literally `time_seconds`. Times are read exactly by
+//! [`parse_seconds_exact`], rounded once to the nearest nanosecond, ties up. Rows are sorted
+//! stably by time, so rows at equal times keep the order of the file. Every error names the
+//! file, the line and the field.
+//!
+//! The text comes from the caller: this module reads no file. It stays a hand parser rather than
+//! the `csv` crate because a `#` after data on the same line starts a comment (`5,0 # again`),
+//! which the crate's comment option (whole lines only) cannot express, and a trace has no
+//! quoting to gain from it.
 
-use super::engine::Nanos;
-use std::path::Path;
+use super::engine::{Nanos, parse_seconds_exact};
 use thiserror::Error;
 
 /// One failure of a trace.
@@ -52,14 +57,6 @@ pub enum IndexColumn {
 /// A trace that cannot be read.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum TraceError {
-    /// The file itself could not be read.
-    #[error("cannot read trace file {file}: {message}")]
-    Io {
-        /// The file as given.
-        file: String,
-        /// What the system said.
-        message: String,
-    },
     /// One field of one line is wrong.
     #[error("{file}, line {line}, field {field}: `{value}` {problem}")]
     Field {
@@ -76,17 +73,7 @@ pub enum TraceError {
     },
 }
 
-/// Reads and parses the trace at `path`.
-pub fn read_trace(path: &Path, column: IndexColumn) -> Result<Trace, TraceError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| TraceError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
-    parse_trace(&text, &file, column)
-}
-
-/// Parses trace text; `file` names it in messages.
+/// Parses trace text; `file` names it in messages (the caller has read it).
 ///
 /// ```
 /// use ckpt::sim::trace::{parse_trace, IndexColumn};
@@ -176,129 +163,9 @@ pub fn parse_trace(text: &str, file: &str, column: IndexColumn) -> Result<Trace,
     Ok(Trace { rows })
 }
 
-/// Reads a non-negative decimal number of seconds (`12`, `0.0013`, `1.5e3`) exactly and rounds it
-/// once to the nearest nanosecond, ties up. The error says what is wrong and what is accepted.
-///
-/// ```
-/// use ckpt::sim::trace::parse_seconds_exact;
-/// assert_eq!(parse_seconds_exact("0.0013").unwrap(), 1_300_000);
-/// assert_eq!(parse_seconds_exact("2.5e-9").unwrap(), 3);
-/// assert!(parse_seconds_exact("-1").is_err());
-/// assert!(parse_seconds_exact("ten").is_err());
-/// ```
-pub fn parse_seconds_exact(text: &str) -> Result<Nanos, String> {
-    let accepted = "a time in seconds, zero or more (such as 12, 0.5 or 1.5e3)";
-    let bad = || format!("is not a number: use {accepted}");
-    let s = text.trim();
-    let (negative, s) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let (mantissa, exponent) = match s.find(['e', 'E']) {
-        Some(p) => {
-            let e: i64 = s[p + 1..].parse().map_err(|_| bad())?;
-            (&s[..p], e)
-        }
-        None => (s, 0),
-    };
-    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if int_part.is_empty() && frac_part.is_empty() {
-        return Err(bad());
-    }
-    if !int_part.bytes().all(|b| b.is_ascii_digit())
-        || !frac_part.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(bad());
-    }
-    let frac_part = frac_part.trim_end_matches('0');
-    let digits: String = format!("{int_part}{frac_part}");
-    let digits = digits.trim_start_matches('0');
-    if digits.is_empty() {
-        return Ok(0);
-    }
-    if negative {
-        return Err(format!("is negative: use {accepted}"));
-    }
-    let too_large = || "is too large: use at most 18446744073 seconds (584 years)".to_string();
-    if digits.len() > 36 {
-        return Err(
-            if (int_part.trim_start_matches('0').len() as i64 + exponent) > 12 {
-                too_large()
-            } else {
-                format!("has too many digits: use {accepted}")
-            },
-        );
-    }
-    let m: u128 = digits.parse().map_err(|_| bad())?;
-    // value in ns = m * 10^(exponent - frac_len + 9)
-    let power = exponent
-        .saturating_sub(frac_part.len() as i64)
-        .saturating_add(9);
-    let ns: u128 = if power >= 0 {
-        if power > 30 {
-            return Err(too_large());
-        }
-        m.checked_mul(10u128.pow(power as u32))
-            .ok_or_else(too_large)?
-    } else if power < -38 {
-        0
-    } else {
-        let d = 10u128.pow((-power) as u32);
-        let (q, r) = (m / d, m % d);
-        if r >= d - r { q + 1 } else { q }
-    };
-    u64::try_from(ns).map_err(|_| too_large())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exact_decimals() {
-        assert_eq!(parse_seconds_exact("7.1").unwrap(), 7_100_000_000);
-        assert_eq!(parse_seconds_exact("0.5e-9").unwrap(), 1);
-        assert_eq!(parse_seconds_exact("0.49e-9").unwrap(), 0);
-        assert_eq!(parse_seconds_exact("1.5e3").unwrap(), 1_500_000_000_000);
-        assert_eq!(parse_seconds_exact(".25").unwrap(), 250_000_000);
-        assert_eq!(parse_seconds_exact("3.").unwrap(), 3_000_000_000);
-        assert_eq!(parse_seconds_exact("-0").unwrap(), 0);
-        assert_eq!(
-            parse_seconds_exact("1.0000000000000000000000000000000000000000000").unwrap(),
-            1_000_000_000
-        );
-        for bad in [
-            "",
-            ".",
-            "e3",
-            "1e",
-            "nan",
-            "inf",
-            "1,5",
-            "0x10",
-            "1.2.3",
-            "--1",
-            "1e99999999999999999999",
-        ] {
-            assert!(parse_seconds_exact(bad).is_err(), "{bad}");
-        }
-        assert!(
-            parse_seconds_exact("-0.1")
-                .unwrap_err()
-                .contains("negative")
-        );
-        assert!(
-            parse_seconds_exact("1e12")
-                .unwrap_err()
-                .contains("too large")
-        );
-        assert_eq!(
-            parse_seconds_exact("18446744073.709551615").unwrap(),
-            u64::MAX
-        );
-        assert!(parse_seconds_exact("18446744073.709551616").is_err());
-    }
 
     #[test]
     fn sorted_stably_with_comments_and_header() {
@@ -318,6 +185,18 @@ mod tests {
             .map(|r| (r.time / 1_000_000_000, r.index, r.line))
             .collect();
         assert_eq!(v, vec![(1, Some(1), 5), (5, Some(2), 3), (5, Some(0), 6)]);
+    }
+
+    // The stencil's reader refused `-0` and the periodic one took it as 0: now refused.
+    #[test]
+    fn a_negative_zero_time_is_refused() {
+        let e = parse_trace("1\n-0\n", "t.csv", IndexColumn::Forbidden)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.csv, line 2, field time_seconds: `-0` is negative"),
+            "{e}"
+        );
     }
 
     #[test]

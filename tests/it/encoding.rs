@@ -3,12 +3,10 @@
 
 use crate::common::ckpt;
 use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
-use ckpt::encoding::matrix::{
-    MatrixKind, checkpoint_matrix, condition_number, standard_normal, submatrix,
-};
+use ckpt::encoding::matrix::{MatrixKind, checkpoint_matrix, condition_number, submatrix};
 use ckpt::encoding::pcg::{PcgConfig, run_pcg};
 use ckpt::encoding::{SchemeKind, SchemeSpec, survival};
-use ckpt::sim::engine::run_rng;
+use ckpt::rng::{run_rng, standard_normal};
 use rand::RngExt;
 
 fn spec(kind: SchemeKind, n: usize, g: Option<usize>, m: Option<usize>) -> SchemeSpec {

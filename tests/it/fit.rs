@@ -6,7 +6,7 @@
 use crate::common::{ckpt, package_file, read_package_file, same_json, stdout_of, temp_file};
 use ckpt::failure::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::sim::engine::run_rng;
+use ckpt::rng::run_rng;
 use predicates::prelude::*;
 use std::path::PathBuf;
 

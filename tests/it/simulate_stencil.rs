@@ -2,7 +2,8 @@
 //! seeds and traces, the paper's settings, and the command line.
 
 use crate::common::{ckpt, temp_file};
-use ckpt::sim::engine::{Nanos, run_rng};
+use ckpt::rng::run_rng;
+use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, RunFigures, StencilConfig, layout, simulate};
@@ -308,10 +309,10 @@ fn failure_order_within_an_instant_changes_no_figure() {
 #[test]
 fn the_papers_five_failure_trace_reproduces_the_direction_and_growth() {
     let file = std::fs::read_to_string("data/paper/five-failures.csv").unwrap();
-    let trace: Vec<(Nanos, u32)> = ckpt::sim::stencil::config::parse_trace(&file, "five")
+    let trace: Vec<(Nanos, u32)> = ckpt::sim::stencil::config::trace_failures(&file, "five", 128)
         .unwrap()
         .into_iter()
-        .map(|(f, _)| (f.time, f.worker))
+        .map(|f| (f.time, f.worker))
         .collect();
     let paper = |level, recovery| {
         let mut c = cfg(256, 256, 128, level, recovery);
@@ -475,7 +476,7 @@ fn cli_bad_input_is_one_line_with_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("range.csv:2") && err.contains("worker"),
+        err.contains("range.csv, line 2") && err.contains("worker"),
         "{err}"
     );
 

@@ -5,7 +5,8 @@
 // The reference spells each rule of the spec as its own plain nested test, on purpose.
 #![allow(clippy::collapsible_if)]
 
-use ckpt::sim::engine::{Nanos, run_rng};
+use ckpt::rng::run_rng;
+use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};

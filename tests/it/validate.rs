@@ -269,9 +269,11 @@ fn bad_validations_get_status_2() {
 
 fn stencil_config(path: &str) -> (ckpt::sim::stencil::StencilConfig, u64) {
     let p = package_file(path);
-    let (cfg, seed) = ckpt::sim::stencil::config::read_ini(&p)
+    let text = std::fs::read_to_string(&p).unwrap();
+    let folder = p.parent().unwrap();
+    let (cfg, seed) = ckpt::sim::stencil::config::parse_ini(&text, path, folder)
         .unwrap()
-        .validate(true)
+        .validate(true, None)
         .unwrap();
     (cfg, seed.unwrap())
 }

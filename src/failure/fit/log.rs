@@ -43,11 +43,13 @@ fn header_column(name: &str) -> Option<Column> {
     }
 }
 
-/// Parses a failure log.
+/// Parses a failure log, given as text.
 ///
-/// Blank lines and lines starting with `#` are skipped. An optional header names the columns
-/// (`time`, `node`, `kind`, in any order); without one they are `time[,node[,kind]]`. Times are
-/// seconds or RFC 3339, one form per file. Events come back in file order.
+/// Blank lines and lines starting with `#` (after white space) are skipped. Fields are CSV, read
+/// by the csv crate: a field may be quoted (`"rack 1, node 3"`, the quote first in the field),
+/// and white space around a field is ignored. An optional header names the columns (`time`, `node`, `kind`, in any order); without
+/// one they are `time[,node[,kind]]`. Times are seconds or RFC 3339, one form per file. Events
+/// come back in file order.
 ///
 /// ```
 /// use ckpt::failure::fit::parse_log;
@@ -69,19 +71,44 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         value: value.to_string(),
         accepted: accepted.to_string(),
     };
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        // A byte-order mark would otherwise hide a header's `time`.
-        let raw = if line == 1 {
-            raw.trim_start_matches('\u{feff}')
-        } else {
-            raw
-        };
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
+    // A byte-order mark would otherwise hide a header's `time`.
+    let text = text.trim_start_matches('\u{feff}');
+    // Comment lines become empty lines before the csv crate sees them: its own comment option
+    // only knows a `#` in the first column, and an indented comment is a comment here too. The
+    // line count stays, so every record's line in the file can be found again.
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with('#') {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect();
+    let cleaned = lines.join("\n");
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(cleaned.as_bytes());
+    // The crate's position is where it started reading, before the empty lines it skips.
+    let line_of = |pos: Option<&csv::Position>| {
+        let mut line = pos.map_or(1, |p| p.line() as usize).max(1);
+        while lines.get(line - 1).is_some_and(|l| l.is_empty()) {
+            line += 1;
         }
-        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        line
+    };
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = line_of(e.position());
+            let value = lines.get(line - 1).copied().unwrap_or("");
+            err(line, "line", value.trim(), &format!("is not CSV: {e}"))
+        })?;
+        let line = line_of(record.position());
+        let trimmed = lines.get(line - 1).copied().unwrap_or("").trim();
+        let fields: Vec<&str> = record.iter().map(str::trim).collect();
         if !seen_data_line {
             seen_data_line = true;
             if header_column(fields[0]) == Some(Column::Time)
@@ -189,6 +216,10 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
 /// Seconds since 1970-01-01T00:00:00Z of `YYYY-MM-DD[T| ]HH:MM:SS[.frac][Z|±HH:MM]`; a time
 /// without an offset is read as UTC.
 ///
+/// The form is checked here, strictly (`T` may be `t`, `Z` may be `z`; the offset needs its
+/// colon; any number of fraction digits; second 60 is a leap second); the calendar (month
+/// lengths, leap years, days since 1970) is jiff's. `None` for anything else.
+///
 /// ```
 /// use ckpt::failure::fit::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some(86400.0));
@@ -196,6 +227,7 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
 /// assert_eq!(parse_rfc3339("2023-02-29T00:00:00Z"), None);
 /// ```
 pub fn parse_rfc3339(s: &str) -> Option<f64> {
+    use jiff::civil::{Date, Time, date};
     let b = s.as_bytes();
     if b.len() < 19 || !s.is_ascii() {
         return None;
@@ -208,25 +240,29 @@ pub fn parse_rfc3339(s: &str) -> Option<f64> {
             None
         }
     };
-    let year = num(0, 4)?;
-    let month = num(5, 2)?;
-    let day = num(8, 2)?;
-    let hour = num(11, 2)?;
-    let minute = num(14, 2)?;
-    let second = num(17, 2)?;
     if b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
         return None;
     }
     if !matches!(b[10], b'T' | b't' | b' ') {
         return None;
     }
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    // 60 is a leap second.
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
+    let day = Date::new(
+        i16::try_from(num(0, 4)?).ok()?,
+        i8::try_from(num(5, 2)?).ok()?,
+        i8::try_from(num(8, 2)?).ok()?,
+    )
+    .ok()?;
+    let second = num(17, 2)?;
+    // jiff's clock stops at :59: a leap second :60 counts as the second after :59, the same
+    // instant as the next minute's :00, since the gaps of a log are in POSIX seconds.
+    let leap = i64::from(second == 60);
+    let time = Time::new(
+        i8::try_from(num(11, 2)?).ok()?,
+        i8::try_from(num(14, 2)?).ok()?,
+        i8::try_from(second - leap).ok()?,
+        0,
+    )
+    .ok()?;
     let mut rest = &s[19..];
     let mut frac = 0.0;
     if let Some(r) = rest.strip_prefix('.') {
@@ -261,33 +297,19 @@ pub fn parse_rfc3339(s: &str) -> Option<f64> {
             sign * (h * 3600 + m * 60)
         }
     };
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86400 + hour * 3600 + minute * 60 + second - offset;
+    // Days between civil dates, not a jiff Timestamp: a Timestamp stops short of 9999-12-31,
+    // which this reader has always accepted.
+    let days = i64::from(
+        day.since((jiff::Unit::Day, date(1970, 1, 1)))
+            .ok()?
+            .get_days(),
+    );
+    let clock = i64::from(time.hour()) * 3600
+        + i64::from(time.minute()) * 60
+        + i64::from(time.second())
+        + leap;
+    let secs = days * 86400 + clock - offset;
     Some(secs as f64 + frac)
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if is_leap(y) => 29,
-        _ => 28,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
 }
 
 /// How many events of one kind the log has, and what they were taken for.
@@ -562,6 +584,20 @@ mod tests {
         );
         assert_eq!(parse_rfc3339("1969-12-31T23:59:59Z"), Some(-1.0));
         assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1709164800.0));
+        // The calendar's edges, as the hand-written calendar before jiff had them.
+        assert_eq!(
+            parse_rfc3339("2016-12-31T23:59:60Z"),
+            parse_rfc3339("2017-01-01T00:00:00Z")
+        );
+        assert_eq!(parse_rfc3339("2000-02-29T00:00:00Z"), Some(951782400.0));
+        assert_eq!(parse_rfc3339("1900-02-29T00:00:00Z"), None);
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(-62167219200.0));
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59z"), Some(253402300799.0));
+        assert_eq!(
+            parse_rfc3339("2024-05-01t12:00:00-00:30"),
+            Some(1714566600.0)
+        );
+        assert_eq!(parse_rfc3339("2024-05-01T12:00:61Z"), None);
         for bad in [
             "2024-05-01",
             "2024-13-01T00:00:00Z",
@@ -586,6 +622,20 @@ mod tests {
         let e = parse_log("5,n1,maintenance\n7\n", "f").unwrap();
         assert_eq!(e[0].node.as_deref(), Some("n1"));
         assert_eq!(e[1].node, None);
+    }
+
+    #[test]
+    fn quoted_fields_comments_and_line_numbers() {
+        let text =
+            "\u{feff}time,node\r\n1,\"rack 1, n3\" \r\n   # indented comment\r\n\r\n2,n4\r\n";
+        let e = parse_log(text, "f").unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].line, e[0].node.as_deref()), (2, Some("rack 1, n3")));
+        assert_eq!((e[1].line, e[1].node.as_deref()), (5, Some("n4")));
+        let e = parse_log("1\n  # c\n2,a,b,c\n", "f")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:3: field `line`"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,13 @@
 //! The stencil's configuration: the paper's INI format read as is (SIMULATION.md 3.8), the
-//! failure trace (3.4), exact decimal durations, and validation into [`StencilConfig`].
+//! failure trace (3.4), and validation into [`StencilConfig`].
+//!
+//! Nothing here reads a file: the caller reads the INI and passes its text to [`parse_ini`],
+//! then reads the trace it names ([`Settings::trace_to_read`]) and passes that text to
+//! [`Settings::validate`]. Durations and trace times are exact decimals
+//! ([`parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
 
-use crate::sim::engine::{Nanos, secs_to_ns};
+use crate::sim::engine::{Nanos, parse_seconds_exact, secs_to_ns};
+use crate::sim::trace::{IndexColumn, TraceError, parse_trace};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -25,18 +31,9 @@ pub enum ConfigError {
         line: usize,
         message: String,
     },
-    /// A line of a failure trace cannot be accepted.
-    #[error("{file}:{line}: field {field}: `{value}` {message}")]
-    Trace {
-        file: String,
-        line: usize,
-        field: &'static str,
-        value: String,
-        message: String,
-    },
-    /// A file cannot be read.
-    #[error("cannot read {file}: {message}")]
-    Io { file: String, message: String },
+    /// A line of the failure trace cannot be accepted.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
 }
 
 /// The recovery strategy of SIMULATION.md 3.5.
@@ -186,133 +183,44 @@ impl Settings {
     }
 }
 
-/// Parses a decimal number of seconds (`7.1`, `0.0013`, `1800`, `2.5e-3`) exactly and rounds it
-/// once to the nearest nanosecond, ties up. `None` for anything else (negative, non-numeric,
-/// too large).
-///
-/// ```
-/// use ckpt::sim::stencil::config::decimal_ns;
-/// assert_eq!(decimal_ns("7.1"), Some(7_100_000_000));
-/// assert_eq!(decimal_ns("0.0013"), Some(1_300_000));
-/// assert_eq!(decimal_ns("0.0000000025"), Some(3));
-/// assert_eq!(decimal_ns("-1"), None);
-/// ```
-pub fn decimal_ns(text: &str) -> Option<Nanos> {
-    let s = text.trim();
-    let s = s.strip_prefix('+').unwrap_or(s);
-    let (mant, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = match mant.find('.') {
-        Some(i) => (&mant[..i], &mant[i + 1..]),
-        None => (mant, ""),
-    };
-    if int.is_empty() && frac.is_empty() {
-        return None;
-    }
-    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let digits: String = int.chars().chain(frac.chars()).collect();
-    let digits = digits.trim_start_matches('0');
-    if digits.is_empty() {
-        return Some(0);
-    }
-    if digits.len() > 36 || !(-60..=60).contains(&exp) {
-        return None;
-    }
-    let m: u128 = digits.parse().ok()?;
-    let scale = 9 + exp - frac.len() as i32;
-    let v = if scale >= 0 {
-        m.checked_mul(10u128.checked_pow(scale as u32)?)?
-    } else {
-        let neg = (-scale) as u32;
-        if neg > 38 {
-            return Some(0);
-        }
-        let d = 10u128.pow(neg);
-        let (q, r) = (m / d, m % d);
-        if r >= d - r { q + 1 } else { q }
-    };
-    u64::try_from(v).ok()
-}
-
-/// A duration in seconds: exact decimal, or a humantime form (`30m`) through
-/// [`crate::units::parse_duration`].
+/// A duration in seconds: exact decimal ([`parse_seconds_exact`]), or a humantime form (`30m`)
+/// through [`crate::units::parse_duration`].
 pub fn duration_ns(text: &str) -> Option<Nanos> {
-    if let Some(v) = decimal_ns(text) {
+    if let Ok(v) = parse_seconds_exact(text) {
         return Some(v);
     }
     let s = crate::units::parse_duration(text).ok()?;
     (s.is_finite() && (0.0..1.8e10).contains(&s)).then(|| secs_to_ns(s))
 }
 
-/// Reads a `time_seconds,worker` trace: blank lines and `#` comments allowed; rows sorted stably
-/// by time. Workers are range-checked in [`Settings::validate`]; here only their form.
-pub fn parse_trace(text: &str, file: &str) -> Result<Vec<(TraceFailure, usize)>, ConfigError> {
-    let mut rows = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let content = raw.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
-        }
-        let mut fields = content.split(',');
-        let err = |field: &'static str, value: &str, message: &str| ConfigError::Trace {
-            file: file.to_string(),
-            line,
-            field,
-            value: value.to_string(),
-            message: message.to_string(),
-        };
-        let time_text = fields.next().unwrap_or("").trim();
-        let worker_text = fields.next().map(str::trim);
-        if fields.next().is_some() {
-            return Err(err(
-                "row",
-                content,
-                "has more than two fields: expected time_seconds,worker",
-            ));
-        }
-        let time = decimal_ns(time_text).ok_or_else(|| {
-            err(
-                "time_seconds",
-                time_text,
-                "is not a non-negative number of seconds",
-            )
-        })?;
-        let worker_text = worker_text
-            .ok_or_else(|| err("worker", "", "is missing: expected time_seconds,worker"))?;
-        let worker: u32 = worker_text
-            .parse()
-            .map_err(|_| err("worker", worker_text, "is not a worker index (0, 1, ...)"))?;
-        rows.push((TraceFailure { time, worker }, line));
-    }
-    rows.sort_by_key(|(f, _)| f.time);
-    Ok(rows)
-}
-
-/// A failure trace as read, with the lines of its rows for error messages.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawTrace {
-    /// The file, as named.
-    pub file: String,
-    /// Rows sorted stably by time, with their line numbers.
-    pub rows: Vec<(TraceFailure, usize)>,
-}
-
-/// Reads a trace file.
-pub fn read_trace(path: &Path) -> Result<RawTrace, ConfigError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
-    Ok(RawTrace {
-        rows: parse_trace(&text, &file)?,
-        file,
-    })
+/// Parses the stencil's failure trace, `time_seconds,worker` lines with every worker in
+/// `0..workers`, through [`parse_trace`]; `file` names it in messages.
+///
+/// ```
+/// use ckpt::sim::stencil::config::trace_failures;
+/// let t = trace_failures("# time_seconds,worker\n5,1\n2.5,0\n", "t.csv", 2).unwrap();
+/// assert_eq!((t[0].time, t[0].worker), (2_500_000_000, 0));
+/// assert!(trace_failures("1,2\n", "t.csv", 2).is_err());
+/// ```
+pub fn trace_failures(
+    text: &str,
+    file: &str,
+    workers: u32,
+) -> Result<Vec<TraceFailure>, TraceError> {
+    let column = IndexColumn::Required {
+        name: "worker",
+        count: workers as usize,
+    };
+    let trace = parse_trace(text, file, column)?;
+    // `Required` gives every row an index below `workers`, so both conversions are exact.
+    Ok(trace
+        .rows
+        .iter()
+        .map(|r| TraceFailure {
+            time: r.time,
+            worker: r.index.unwrap_or_default() as u32,
+        })
+        .collect())
 }
 
 fn yes_no(v: &str) -> Option<bool> {
@@ -323,8 +231,9 @@ fn yes_no(v: &str) -> Option<bool> {
     }
 }
 
-/// Reads the paper's INI format. `file` names the file in errors; `folder` is where a relative
-/// `FailureTrace` is read from.
+/// Parses the paper's INI format from the text of the file. `file` names the file in errors;
+/// `folder` is the folder of the file, against which a relative `FailureTrace` is resolved (the
+/// caller reads that file: see [`Settings::trace_to_read`]).
 ///
 /// ```
 /// use ckpt::sim::stencil::config::parse_ini;
@@ -494,23 +403,26 @@ fn decimal_or_duration(v: &str) -> Option<Nanos> {
     duration_ns(v)
 }
 
-/// Reads an INI file.
-pub fn read_ini(path: &Path) -> Result<Settings, ConfigError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
-    let folder = path.parent().unwrap_or(Path::new("."));
-    parse_ini(&text, &file, folder)
-}
-
 impl Settings {
-    /// Validates into a config, reading the trace file if one is named. `seed_required`: an
-    /// MTBF from a file needs a `Seed` (3.8); the seed itself is returned for the runs.
+    /// Failures are on: as set, or because a failure source is given.
+    fn fail(&self) -> bool {
+        self.fail
+            .unwrap_or(self.mtbf.is_some() || self.trace.is_some())
+    }
+
+    /// The trace file these settings replay, if failures are on and a trace is named: the
+    /// caller reads it and passes its text to [`Settings::validate`].
+    pub fn trace_to_read(&self) -> Option<&Path> {
+        self.trace.as_deref().filter(|_| self.fail())
+    }
+
+    /// Validates into a config. `trace_text` is the text of [`Settings::trace_to_read`] when
+    /// that names a file. `seed_required`: an MTBF from a file needs a `Seed` (3.8); the seed
+    /// itself is returned for the runs.
     pub fn validate(
         &self,
         seed_required: bool,
+        trace_text: Option<&str>,
     ) -> Result<(StencilConfig, Option<u64>), ConfigError> {
         let missing = |key: &str, hint: &str| ConfigError::Missing {
             key: key.to_string(),
@@ -592,28 +504,19 @@ impl Settings {
                 "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
             ));
         }
-        let source_given = self.mtbf.is_some() || self.trace.is_some();
-        let fail = self.fail.unwrap_or(source_given);
         let mut seed = self.seed;
-        let failures = if !fail {
+        let failures = if !self.fail() {
             Failures::None
         } else if let Some(path) = &self.trace {
-            let raw = read_trace(path)?;
-            let mut v = Vec::with_capacity(raw.rows.len());
-            for (f, line) in raw.rows {
-                if f.worker >= workers {
-                    return Err(ConfigError::Trace {
-                        file: raw.file.clone(),
-                        line,
-                        field: "worker",
-                        value: f.worker.to_string(),
-                        message: format!("is outside 0..{}", workers - 1),
-                    });
-                }
-                v.push(f);
-            }
+            let file = path.display().to_string();
+            let text = trace_text.ok_or_else(|| {
+                missing(
+                    "FailureTrace text",
+                    &format!("read {file} and pass its text to validate"),
+                )
+            })?;
             seed = None;
-            Failures::Trace(v)
+            Failures::Trace(trace_failures(text, &file, workers)?)
         } else if let Some(mtbf) = self.mtbf {
             if mtbf == 0 {
                 return Err(invalid("MTBF", "0".into(), "a positive duration"));
@@ -652,6 +555,11 @@ impl Settings {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    // The stencil's former `decimal_ns`, now the crate's one exact parser.
+    fn decimal_ns(text: &str) -> Option<Nanos> {
+        parse_seconds_exact(text).ok()
+    }
 
     proptest! {
         // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
@@ -697,7 +605,7 @@ mod tests {
                     Recovery = Default        ; Default = global\nFail = Y\nMTBF = 1800   # seconds\nSeed = 42\n\
                     Scheduler = Horizontal\n[Stencil]\nBackupCost = 0.0013\nProcessCost = 7.1\nStencilSize = 256\nTimesteps = 256\n";
         let s = parse_ini(text, "p.ini", Path::new(".")).unwrap();
-        let (c, seed) = s.validate(true).unwrap();
+        let (c, seed) = s.validate(true, None).unwrap();
         assert_eq!(seed, Some(42));
         assert_eq!(c.workers, 128);
         assert_eq!(c.level, 6);
@@ -747,36 +655,41 @@ mod tests {
     fn fail_defaults_and_seed_rules() {
         let base = "[GENERAL]\nWorkerCount = 2\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
         let s = parse_ini(base, "f", Path::new(".")).unwrap();
-        assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
+        assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
         let s = parse_ini(
             &base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"),
             "f",
             Path::new("."),
         )
         .unwrap();
-        assert!(s.validate(true).unwrap_err().to_string().contains("Seed"));
-        assert_eq!(s.validate(false).unwrap().1, Some(42));
+        assert!(
+            s.validate(true, None)
+                .unwrap_err()
+                .to_string()
+                .contains("Seed")
+        );
+        assert_eq!(s.validate(false, None).unwrap().1, Some(42));
         let s = parse_ini(
             &base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"),
             "f",
             Path::new("."),
         )
         .unwrap();
-        assert_eq!(s.validate(true).unwrap().1, Some(7));
+        assert_eq!(s.validate(true, None).unwrap().1, Some(7));
         let s = parse_ini(
             &base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"),
             "f",
             Path::new("."),
         )
         .unwrap();
-        assert_eq!(s.validate(true).unwrap().0.failures, Failures::None);
+        assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
         let s = parse_ini(
             &base.replace("[Stencil]", "Fail = Y\n[Stencil]"),
             "f",
             Path::new("."),
         )
         .unwrap();
-        assert!(s.validate(true).is_err());
+        assert!(s.validate(true, None).is_err());
         let s = parse_ini(
             &base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"),
             "f",
@@ -785,30 +698,67 @@ mod tests {
         assert!(s.is_err());
         let mut s = parse_ini(base, "f", Path::new(".")).unwrap();
         s.level = Some(3);
-        assert!(s.validate(true).unwrap_err().to_string().contains("level"));
+        assert!(
+            s.validate(true, None)
+                .unwrap_err()
+                .to_string()
+                .contains("level")
+        );
     }
 
     #[test]
     fn traces_sort_stably_and_name_the_line() {
-        let rows = parse_trace("# t,w\n5,1\n\n2.5,0\n5,0 # again\n", "t.csv").unwrap();
-        let v: Vec<_> = rows.iter().map(|(f, l)| (f.time, f.worker, *l)).collect();
+        let rows = trace_failures("# t,w\n5,1\n\n2.5,0\n5,0 # again\n", "t.csv", 2).unwrap();
+        let v: Vec<_> = rows.iter().map(|f| (f.time, f.worker)).collect();
         assert_eq!(
             v,
-            [
-                (2_500_000_000, 0, 4),
-                (5_000_000_000, 1, 2),
-                (5_000_000_000, 0, 5)
-            ]
+            [(2_500_000_000, 0), (5_000_000_000, 1), (5_000_000_000, 0)]
         );
-        let e = parse_trace("1,0\n-3,1\n", "t.csv").unwrap_err().to_string();
+        let e = trace_failures("1,0\n-3,1\n", "t.csv", 2)
+            .unwrap_err()
+            .to_string();
         assert!(
-            e.contains("t.csv:2") && e.contains("time_seconds") && e.contains("-3"),
+            e.contains("t.csv, line 2") && e.contains("time_seconds") && e.contains("-3"),
             "{e}"
         );
-        let e = parse_trace("1,x\n", "t.csv").unwrap_err().to_string();
+        let e = trace_failures("1,x\n", "t.csv", 2).unwrap_err().to_string();
         assert!(e.contains("worker"), "{e}");
-        assert!(parse_trace("1\n", "t.csv").is_err());
-        assert!(parse_trace("1,2,3\n", "t.csv").is_err());
+        assert!(trace_failures("1\n", "t.csv", 2).is_err());
+        assert!(trace_failures("1,2,3\n", "t.csv", 4).is_err());
+        let e = trace_failures("1,2\n", "t.csv", 2).unwrap_err().to_string();
+        assert!(
+            e.contains("line 1, field worker: `2` is out of range"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_named_trace_is_read_by_the_caller() {
+        let base = "[GENERAL]\nWorkerCount = 2\nFailureTrace = t.csv\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
+        let s = parse_ini(base, "f", Path::new("runs")).unwrap();
+        assert_eq!(s.trace_to_read(), Some(Path::new("runs/t.csv")));
+        assert!(
+            s.validate(true, None)
+                .unwrap_err()
+                .to_string()
+                .contains("t.csv")
+        );
+        let (c, seed) = s.validate(true, Some("3,1\n")).unwrap();
+        assert_eq!(
+            c.failures,
+            Failures::Trace(vec![TraceFailure {
+                time: 3_000_000_000,
+                worker: 1
+            }])
+        );
+        assert_eq!(seed, None);
+        let off = parse_ini(
+            &base.replace("[Stencil]", "Fail = N\n[Stencil]"),
+            "f",
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(off.trace_to_read(), None);
     }
 
     #[test]

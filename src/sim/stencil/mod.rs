@@ -15,7 +15,8 @@ pub mod triangles;
 pub use config::{Failures, Recovery, StencilConfig};
 pub use run::{RunFigures, SimError, simulate};
 
-use crate::sim::engine::{ns_to_secs, run_parallel_range, run_rng};
+use crate::rng::run_rng;
+use crate::sim::engine::{ns_to_secs, run_parallel_range};
 use crate::sim::stats::Estimate;
 use serde::Serialize;
 use std::ops::Range;

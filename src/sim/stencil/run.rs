@@ -961,12 +961,7 @@ mod tests {
 
     fn run(cfg: &StencilConfig) -> RunFigures {
         let l = layout(cfg);
-        let f = simulate(
-            &l,
-            cfg,
-            FailureStream::new(cfg, crate::sim::engine::run_rng(1, 0)),
-        )
-        .unwrap();
+        let f = simulate(&l, cfg, FailureStream::new(cfg, crate::rng::run_rng(1, 0))).unwrap();
         check_accounting(cfg, &f);
         f
     }
