@@ -1,5 +1,5 @@
 //! Encode and recover 64 processors x 1 MiB with m = 4 weighted checksums, against a plain
-//! memory copy of the same bytes (ENCODING.md section 3; issue 7's benchmark).
+//! memory copy of the same bytes (docs/encodings.md §3; issue 7's benchmark).
 
 use ckpt::encoding::codec::{Codec, erase};
 use ckpt::encoding::matrix::MatrixKind;

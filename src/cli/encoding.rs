@@ -1,4 +1,4 @@
-//! `ckpt survive`, `ckpt encode` and `ckpt pcg` (ENCODING.md), and [`SchemeArgs`], the
+//! `ckpt survive`, `ckpt encode` and `ckpt pcg` (docs/encodings.md), and [`SchemeArgs`], the
 //! scheme flags `ckpt interval` flattens in to take its checkpoint cost from a scheme.
 
 use super::{CliError, Progress};
@@ -126,7 +126,7 @@ impl SchemeSizeArgs {
 // survive
 
 /// `ckpt survive`: the probability that a scheme's in-memory checkpoint survives k
-/// simultaneous failures (ENCODING.md section 2).
+/// simultaneous failures (docs/encodings.md §2).
 #[derive(Debug, Clone, Args)]
 #[command(
     after_help = "Example:\n  ckpt survive --scheme checksum-1d --procs 64 --groups 8 --failures 0..8"
@@ -519,7 +519,7 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
 // ---------------------------------------------------------------------------------------------
 // pcg
 
-/// `ckpt pcg`: the fault-tolerant conjugate gradient of ENCODING.md section 5, one row per
+/// `ckpt pcg`: the fault-tolerant conjugate gradient of docs/encodings.md §5, one row per
 /// number of simultaneous failures.
 #[derive(Debug, Clone, Args)]
 #[command(
@@ -750,7 +750,7 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
 // the scheme flags of `ckpt interval`
 
 /// Scheme flags for `ckpt interval`: the checkpoint cost then comes from the scheme's cost
-/// model (ENCODING.md section 4). `--procs` belongs to the interval command (it is also the
+/// model (docs/encodings.md §4). `--procs` belongs to the interval command (it is also the
 /// replicated model's process count) and is passed to [`SchemeArgs::to_cost_input`].
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemeArgs {

@@ -106,7 +106,7 @@ pub struct ModelArgs {
     /// Checkpoint cost from parts: time to acknowledge the upload.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
     pub ack_time: Option<f64>,
-    /// The checkpoint cost from an in-memory (diskless) scheme instead (ENCODING.md 4).
+    /// The checkpoint cost from an in-memory (diskless) scheme instead (docs/encodings.md §4).
     #[command(flatten)]
     pub scheme: super::encoding::SchemeArgs,
 }

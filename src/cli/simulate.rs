@@ -1,4 +1,4 @@
-//! `ckpt simulate periodic|replicated`: the Monte Carlo ground truth of SIMULATION.md 1 and 2.
+//! `ckpt simulate periodic|replicated`: the Monte Carlo ground truth of docs/simulation.md §1 and §2.
 //!
 //! The arguments are validated here into the simulators' configs; the figures come back as plain
 //! structs and are rendered as a table or as JSON.

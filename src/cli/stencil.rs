@@ -1,5 +1,5 @@
 //! `ckpt simulate stencil`: the task-based stencil with checkpoint levels and rollback
-//! (SIMULATION.md section 3), from the paper's INI file and/or flags.
+//! (docs/simulation.md §3), from the paper's INI file and/or flags.
 
 use super::CliError;
 use super::merge::ShardArg;
@@ -36,7 +36,7 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 --backup-cost 0.0013 --recovery global --mtbf 30m --runs 200"
 )]
 pub struct StencilArgs {
-    /// The paper's INI configuration (SIMULATION.md 3.8); flags override it.
+    /// The paper's INI configuration (docs/simulation.md §3.8); flags override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Tasks per row (StencilSize), even.

@@ -1,4 +1,4 @@
-//! Encoding and recovery on real f64 data (ENCODING.md section 3).
+//! Encoding and recovery on real f64 data (docs/encodings.md §3).
 //!
 //! A checkpoint lives in two places: `locals[i]`, computation processor i's own checkpoint,
 //! and `held[q]`, whatever redundancy processor q holds for others (a copy for the neighbour

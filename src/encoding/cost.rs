@@ -1,4 +1,4 @@
-//! The cost of one checkpoint (ENCODING.md section 4), which the interval models take as
+//! The cost of one checkpoint (docs/encodings.md §4), which the interval models take as
 //! their checkpoint cost.
 //!
 //! Neighbour schemes cost one transfer `l + s/B`. A plain checksum is a reduction over the `p`

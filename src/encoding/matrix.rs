@@ -1,4 +1,4 @@
-//! Checkpoint matrices (ENCODING.md section 3) and the conditioning of their submatrices.
+//! Checkpoint matrices (docs/encodings.md §3) and the conditioning of their submatrices.
 
 use super::EncodingError;
 use crate::rng::{run_rng, standard_normal};

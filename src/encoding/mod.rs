@@ -1,4 +1,4 @@
-//! Diskless checkpoint encodings (ENCODING.md): the schemes of the seed paper on fault-tolerant
+//! Diskless checkpoint encodings (docs/encodings.md): the schemes of the seed paper on fault-tolerant
 //! computing by a coding approach, the probability that each survives `k` simultaneous failures,
 //! the floating-point encoding and recovery with the round-off it costs, the cost of one
 //! checkpoint for the interval models, and the fault-tolerant conjugate gradient.

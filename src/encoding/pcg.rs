@@ -1,4 +1,4 @@
-//! The demonstration of ENCODING.md section 5: Jacobi-preconditioned conjugate gradient on
+//! The demonstration of docs/encodings.md §5: Jacobi-preconditioned conjugate gradient on
 //! the 2-D Poisson matrix, rows partitioned over `n` simulated processors, checkpointed in
 //! memory every `K` iterations with a scheme, surviving `k` processors that fail together.
 //!

@@ -1,4 +1,4 @@
-//! The schemes of ENCODING.md section 1 and their validated description.
+//! The schemes of docs/encodings.md §1 and their validated description.
 
 use super::EncodingError;
 use serde::Serialize;
@@ -28,7 +28,7 @@ pub enum SchemeKind {
 }
 
 impl SchemeKind {
-    /// Every scheme, in the order of ENCODING.md.
+    /// Every scheme, in the order of docs/encodings.md.
     pub const ALL: [SchemeKind; 7] = [
         SchemeKind::Mirror,
         SchemeKind::Ring,

@@ -1,4 +1,4 @@
-//! Survival of `k` simultaneous failures (ENCODING.md section 2): `k` distinct processors drawn
+//! Survival of `k` simultaneous failures (docs/encodings.md §2): `k` distinct processors drawn
 //! uniformly among all computation and extra processors.
 //!
 //! The closed forms are written as products of `k` ratios, each at most a small constant, so

@@ -1,4 +1,4 @@
-//! The analytical models of MODELS.md, in two shapes.
+//! The analytical models of docs/models.md, in two shapes.
 //!
 //! A [`CostModel`] is a value with an overhead function (expected wall time per unit of useful
 //! work, 1.0 = no loss) that the optimizer minimizes. An [`Estimator`] is a value that gives an

@@ -305,7 +305,7 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     }
     if advice.intervals.iter().any(|r| r.at == "best-fit") {
         out.push_str(
-            "  best-fit: the replicated model with one replica per node, which starts every interval with fresh nodes (MODELS.md 4): pessimistic for a falling hazard (shape below 1), optimistic for a rising one\n",
+            "  best-fit: the replicated model with one replica per node, which starts every interval with fresh nodes (docs/models.md §4): pessimistic for a falling hazard (shape below 1), optimistic for a rising one\n",
         );
     }
     out.push_str("flags of each row:\n");

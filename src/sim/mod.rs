@@ -1,4 +1,4 @@
-//! The simulators of SIMULATION.md and the discrete-event core they share.
+//! The simulators of docs/simulation.md and the discrete-event core they share.
 //!
 //! A simulator is a function from a validated config, a seed and a run index to a plain figures
 //! struct; parallelism, progress and statistics live outside it, in [`engine`] and [`stats`].

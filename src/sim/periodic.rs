@@ -1,4 +1,4 @@
-//! Periodic checkpointing of one coordinated job (SIMULATION.md section 1): the setting of
+//! Periodic checkpointing of one coordinated job (docs/simulation.md §1): the setting of
 //! Young's and Daly's models.
 //!
 //! The failure process does not depend on what the job is doing (a failed node's new lifetime
@@ -9,7 +9,7 @@
 //! matters: non-exponential node lifetimes and redundant partners.
 //!
 //! Ties: failures come first within an instant, so a failure at the very instant a checkpoint
-//! or restart would end interrupts it (the same rule as the stencil, SIMULATION.md 3.4).
+//! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
 use super::engine::{EventQueue, Nanos, ns_to_secs, secs_to_ns};
 use super::run::{SimError, estimate, proportion, replicate_range};

@@ -1,4 +1,4 @@
-//! Replicated inter-dependent processes (SIMULATION.md section 2): `n` processes that advance
+//! Replicated inter-dependent processes (docs/simulation.md §2): `n` processes that advance
 //! only together, each run as `r` replicas; the volunteer-grid setting.
 //!
 //! Within one attempt no replica is recreated, so a process dies at the latest death of its

@@ -54,7 +54,7 @@ impl Estimate {
         }
     }
 
-    /// `(point - expected) / stderr`: the z statistic tests use (|z| < 4, SIMULATION.md 4).
+    /// `(point - expected) / stderr`: the z statistic tests use (|z| < 4, docs/simulation.md §4).
     pub fn z(&self, expected: f64) -> f64 {
         match self.stderr {
             Some(se) if se > 0.0 => (self.point - expected) / se,

@@ -1,5 +1,5 @@
 //! Failure traces: `time_seconds` or `time_seconds,index` lines, shared by the simulators that
-//! replay recorded failures instead of drawing them (SIMULATION.md 1 and 3.4).
+//! replay recorded failures instead of drawing them (docs/simulation.md §1 and §3.4).
 //!
 //! Blank lines and `#` comments are allowed (a `#` after data starts a comment too), as is a
 //! header line whose first field is literally `time_seconds`. Times are read exactly by

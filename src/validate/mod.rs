@@ -1,5 +1,5 @@
-//! `ckpt validate`: every model's predicted interval held against simulation (SIMULATION.md
-//! section 4). The periodic and replicated simulators run at every row's interval and on a
+//! `ckpt validate`: every model's predicted interval held against simulation (docs/simulation.md
+//! §4). The periodic and replicated simulators run at every row's interval and on a
 //! log-spaced grid around the recommended one, with common random numbers: run `i` uses the
 //! stream `(seed, i)` at every interval, so differences between intervals are measured on the
 //! same failure histories.
@@ -35,9 +35,9 @@ pub enum ValidateError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SimKind {
-    /// One coordinated job (SIMULATION.md 1): the setting of Young's and Daly's models.
+    /// One coordinated job (docs/simulation.md §1): the setting of Young's and Daly's models.
     Periodic,
-    /// n processes x r replicas (SIMULATION.md 2).
+    /// n processes x r replicas (docs/simulation.md §2).
     Replicated,
 }
 

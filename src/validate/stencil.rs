@@ -1,4 +1,4 @@
-//! The stencil validation (SIMULATION.md section 4, last rule): every valid checkpoint level
+//! The stencil validation (docs/simulation.md §4, last rule): every valid checkpoint level
 //! under both recovery strategies, each level's interval and checkpoint cost, the level every
 //! model row predicts, the empirical best level, and the regret of the prediction.
 

@@ -1,4 +1,4 @@
-//! Diskless checkpoint encodings (ENCODING.md): survival closed forms against enumeration and
+//! Diskless checkpoint encodings (docs/encodings.md): survival closed forms against enumeration and
 //! Monte Carlo, floating-point recovery and its round-off, the fault-tolerant CG, the CLI.
 
 use crate::common::ckpt;
@@ -22,7 +22,7 @@ fn binomial(n: usize, k: usize) -> f64 {
 
 #[test]
 fn reference_survival_values_of_section_2() {
-    // n = 64, g = 8, m = 4, as ENCODING.md lists them to six digits.
+    // n = 64, g = 8, m = 4, as docs/encodings.md lists them to six digits.
     let rows = [
         (spec(SchemeKind::Mirror, 64, None, None), 0.992126, 0.952945),
         (spec(SchemeKind::Ring, 64, None, None), 0.968254, 0.818640),

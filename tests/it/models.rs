@@ -147,7 +147,7 @@ fn replicated_immediate_single_process_without_restart_is_daly() {
 #[test]
 fn first_order_forms_converge_at_the_stated_rate() {
     // The relative error of the first-order forms falls like (delta/M)^(1/(r+1)): one
-    // order of the ratio per r+1 orders of delta/M, slowly for r >= 2 (MODELS.md 4).
+    // order of the ratio per r+1 orders of delta/M, slowly for r >= 2 (docs/models.md §4).
     for r in 1..=3u32 {
         for n in [1u64, 8, 64] {
             for detect in [Detect::End, Detect::Immediate] {
@@ -181,7 +181,7 @@ fn first_order_forms_converge_at_the_stated_rate() {
 
 #[test]
 fn restart_moves_the_immediate_optimum_by_about_eleven_percent() {
-    // MODELS.md 4: R = 5 delta moves the optimum by 11% for n = 8, r = 2 (at delta/M = 1e-2).
+    // docs/models.md §4: R = 5 delta moves the optimum by 11% for n = 8, r = 2 (at delta/M = 1e-2).
     let (mtbf, delta) = (1e4, 100.0);
     let m0 = Replicated::new(exp_system(8, 2, mtbf), delta, 0.0, Detect::Immediate).unwrap();
     let m5 = Replicated::new(

@@ -1,5 +1,5 @@
-//! The periodic simulator against Daly's complete model (MODELS.md 3) and the exact expectation
-//! of the simulated process, with fixed seeds and |z| < 4 (SIMULATION.md 4).
+//! The periodic simulator against Daly's complete model (docs/models.md §3) and the exact expectation
+//! of the simulated process, with fixed seeds and |z| < 4 (docs/simulation.md §4).
 //!
 //! With exponential failures (rate 1/M) one segment of wall time T (work tau plus checkpoint
 //! delta) is completed, from the checkpoint before it, in expected time

@@ -1,5 +1,5 @@
-//! The replicated simulator against the volunteer-grid model (MODELS.md 4), with fixed seeds
-//! and |z| < 4 (SIMULATION.md 4); and where the model's assumptions break (aging, a heartbeat
+//! The replicated simulator against the volunteer-grid model (docs/models.md §4), with fixed seeds
+//! and |z| < 4 (docs/simulation.md §4); and where the model's assumptions break (aging, a heartbeat
 //! delay), a pinned difference larger than the error bars.
 //!
 //! Model, per interval of wall time T = tau + delta, with S(t) = [1 - (1 - f(t))^r]^n:

@@ -1,4 +1,4 @@
-//! The stencil simulator (SIMULATION.md section 3): hand-checked cases, invariants over many
+//! The stencil simulator (docs/simulation.md §3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
 use crate::common::{ckpt, temp_file};
@@ -324,7 +324,7 @@ fn the_papers_five_failure_trace_reproduces_the_direction_and_growth() {
     let gap = |a: u64, b: u64| (a as f64 - b as f64) / a as f64;
     let (g1, d1) = (paper(1, Recovery::Global), paper(1, Recovery::Dependency));
     let (g6, d6) = (paper(6, Recovery::Global), paper(6, Recovery::Dependency));
-    // SIMULATION.md 3.9: 0.4-0.5% and 21-29% lower aggregate processing; makespan 0% and 16-29%.
+    // docs/simulation.md §3.9: 0.4-0.5% and 21-29% lower aggregate processing; makespan 0% and 16-29%.
     let a1 = gap(g1.aggregate_processing, d1.aggregate_processing);
     let a6 = gap(g6.aggregate_processing, d6.aggregate_processing);
     assert!((0.004..=0.005).contains(&a1), "{a1}");

@@ -1,4 +1,4 @@
-//! A second, naive implementation of SIMULATION.md section 3 (polling and full scans, no
+//! A second, naive implementation of docs/simulation.md §3 (polling and full scans, no
 //! incremental bookkeeping), held against the library's event-driven one on random traces:
 //! makespan to the nanosecond, executions, cancellations, aggregate processing, copies.
 

@@ -1,4 +1,4 @@
-//! The stencil's configuration: the paper's INI format read as is (SIMULATION.md 3.8), the
+//! The stencil's configuration: the paper's INI format read as is (docs/simulation.md §3.8), the
 //! failure trace (3.4), and validation into [`StencilConfig`].
 //!
 //! Nothing here reads a file: the caller reads the INI and passes its text to [`parse_ini`],
@@ -36,7 +36,7 @@ pub enum ConfigError {
     Trace(#[from] TraceError),
 }
 
-/// The recovery strategy of SIMULATION.md 3.5.
+/// The recovery strategy of docs/simulation.md §3.5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recovery {
@@ -489,7 +489,9 @@ impl Settings {
             return Err(invalid(
                 "level",
                 level.to_string(),
-                &format!("a level whose 2H = 2^L divides the width {width} (SIMULATION.md 3.2)"),
+                &format!(
+                    "a level whose 2H = 2^L divides the width {width} (docs/simulation.md §3.2)"
+                ),
             ));
         }
         // Keep every time of a run far from u64 overflow: the failure-free work of one worker

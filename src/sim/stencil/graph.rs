@@ -1,4 +1,4 @@
-//! The task graph of SIMULATION.md 3.1: tasks T(t, n) of a 1-D stencil with a periodic
+//! The task graph of docs/simulation.md §3.1: tasks T(t, n) of a 1-D stencil with a periodic
 //! boundary, up-triangles where t + n is even and down-triangles where it is odd.
 //!
 //! A task's id is its place in the queue order (t, U before D, n): row t holds ids

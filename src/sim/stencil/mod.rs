@@ -1,5 +1,5 @@
-//! The task-based stencil with checkpoint levels and two rollback strategies (SIMULATION.md
-//! section 3): the simulation of the seed paper on dependency-aware rollback, made exact.
+//! The task-based stencil with checkpoint levels and two rollback strategies (docs/simulation.md
+//! §3): the simulation of the seed paper on dependency-aware rollback, made exact.
 //!
 //! [`graph`] and [`triangles`] are pure functions of the configuration (tasks, dependencies,
 //! checkpoint triangles, checkpoint tasks); [`run`] is one run on the shared event core;

@@ -1,4 +1,4 @@
-//! The two recovery strategies of SIMULATION.md 3.5, run once per failure instant (step 4).
+//! The two recovery strategies of docs/simulation.md §3.5, run once per failure instant (step 4).
 
 use super::run::{Act, COMPLETE, COPIES, HELD, QUEUED, State};
 

@@ -1,4 +1,4 @@
-//! One run of the stencil simulation (SIMULATION.md 3.3, 3.4, 3.6): workers, the global queue,
+//! One run of the stencil simulation (docs/simulation.md §3.3, §3.4, §3.6): workers, the global queue,
 //! copies, failures and the per-instant phase loop.
 //!
 //! Each instant is processed in the order of 3.6: failures (with ring repair), ends of

@@ -1,4 +1,4 @@
-//! Checkpoint triangles of level L (SIMULATION.md 3.2), checkpoint tasks, and the precomputed
+//! Checkpoint triangles of level L (docs/simulation.md §3.2), checkpoint tasks, and the precomputed
 //! tables the simulation reads: membership, consumer triangles, entry checkpoints.
 
 use super::graph::Grid;
