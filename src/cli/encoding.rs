@@ -2,19 +2,16 @@
 //! scheme flags `ckpt interval` flattens in to take its checkpoint cost from a scheme.
 
 use super::{CliError, Progress};
-use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
+use ckpt::encoding::codec::Codec;
 use ckpt::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
-use ckpt::encoding::matrix::{MATRIX_STREAM, MatrixKind};
-use ckpt::encoding::pcg::{PcgConfig, PcgRun, run_pcg};
+use ckpt::encoding::experiment::{draw_failures, encode_experiment};
+use ckpt::encoding::matrix::MatrixKind;
+use ckpt::encoding::pcg::{PcgConfig, run_pcg};
 use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
 use ckpt::encoding::survival::try_survival;
 use ckpt::encoding::{CostParams, EncodingError};
-use ckpt::rng::{run_rng, standard_normal};
-use ckpt::units::format_duration;
+use ckpt::report::encoding::{self as report, EncodeInputs, PcgInputs, SurviveRow};
 use clap::{Args, ValueEnum};
-use rand::RngExt;
-use serde::Serialize;
-use std::fmt::Write as _;
 
 impl From<EncodingError> for CliError {
     fn from(e: EncodingError) -> CliError {
@@ -32,6 +29,15 @@ impl From<EncodingError> for CliError {
                 CliError::NoAnswer(e.to_string())
             }
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<Format> for ckpt::report::Format {
+    fn from(f: Format) -> ckpt::report::Format {
+        match f {
+            Format::Table => ckpt::report::Format::Table,
+            Format::Json => ckpt::report::Format::Json,
         }
     }
 }
@@ -74,24 +80,6 @@ pub fn parse_count_range(arg: &'static str, text: &str) -> Result<(usize, usize)
             Ok((k, k))
         }
     }
-}
-
-fn sci(v: f64) -> String {
-    if v == 0.0 {
-        "0".to_string()
-    } else {
-        format!("{v:.3e}")
-    }
-}
-
-fn opt_sci(v: Option<f64>) -> String {
-    v.map_or_else(|| "-".to_string(), sci)
-}
-
-fn to_json<T: Serialize>(v: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(v)
-        .map(|s| s + "\n")
-        .map_err(|e| CliError::Internal(e.to_string()))
 }
 
 /// The scheme and its sizes, as every command here takes them.
@@ -142,31 +130,8 @@ pub struct SurviveArgs {
     pub format: Format,
 }
 
-#[derive(Serialize)]
-struct SurviveInputs {
-    scheme: SchemeKind,
-    procs: usize,
-    groups: usize,
-    checksums: usize,
-    total_procs: usize,
-}
-
-#[derive(Serialize)]
-struct SurviveRow {
-    failures: usize,
-    survival: f64,
-}
-
-#[derive(Serialize)]
-struct SurviveOut {
-    schema_version: u32,
-    command: &'static str,
-    inputs: SurviveInputs,
-    rows: Vec<SurviveRow>,
-}
-
 /// Runs `ckpt survive` and returns the text to print.
-pub fn run_survive(args: &SurviveArgs, _progress: &dyn Progress) -> Result<String, CliError> {
+pub fn run_survive(args: &SurviveArgs, progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
     let (lo, hi) = parse_count_range("--failures", &args.failures)?;
     if hi - lo >= 100_000 {
@@ -176,41 +141,19 @@ pub fn run_survive(args: &SurviveArgs, _progress: &dyn Progress) -> Result<Strin
             accepted: "a range of at most 100000 failure counts".into(),
         });
     }
+    progress.start("survive", (hi - lo + 1) as u64);
     let rows = (lo..=hi)
         .map(|k| {
-            Ok(SurviveRow {
+            let row = SurviveRow {
                 failures: k,
                 survival: try_survival(&spec, k)?,
-            })
+            };
+            progress.tick();
+            Ok(row)
         })
-        .collect::<Result<Vec<_>, EncodingError>>()?;
-    match args.format {
-        Format::Json => to_json(&SurviveOut {
-            schema_version: 1,
-            command: "survive",
-            inputs: SurviveInputs {
-                scheme: spec.kind,
-                procs: spec.procs,
-                groups: spec.groups,
-                checksums: spec.checksums,
-                total_procs: spec.total_procs(),
-            },
-            rows,
-        }),
-        Format::Table => {
-            let mut s = format!("{spec} ({} processors in all)\n", spec.total_procs());
-            s.push_str("failures  survival\n");
-            for r in rows {
-                let p = if r.survival > 0.0 && r.survival < 1e-4 {
-                    format!("{:.3e}", r.survival)
-                } else {
-                    format!("{:.6}", r.survival)
-                };
-                let _ = writeln!(s, "{:>8}  {p}", r.failures);
-            }
-            Ok(s)
-        }
-    }
+        .collect::<Result<Vec<_>, EncodingError>>();
+    progress.finish();
+    Ok(report::survive(&spec, rows?, args.format.into()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,145 +188,6 @@ pub struct EncodeArgs {
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-}
-
-/// Stream of the seed the checkpoint data of `ckpt encode` are drawn from.
-const DATA_STREAM: u64 = MATRIX_STREAM + 1;
-/// Stream the failed set of `ckpt encode --fail K` is drawn from.
-const FAIL_STREAM: u64 = MATRIX_STREAM + 2;
-
-/// The result of one encode/fail/recover experiment.
-#[derive(Debug, Clone, Serialize)]
-pub struct EncodeOutcome {
-    /// Failed processors (computation and extra), sorted.
-    pub failed: Vec<usize>,
-    /// Whether the scheme rebuilt them.
-    pub recoverable: bool,
-    /// Computation processors rebuilt.
-    pub rebuilt: Vec<usize>,
-    /// Processors whose redundancy was re-encoded.
-    pub reencoded: Vec<usize>,
-    /// The systems solved, one per group with lost data.
-    pub solves: Vec<ckpt::encoding::codec::GroupSolve>,
-    /// Largest condition number of the recovery systems.
-    pub condition_number: Option<f64>,
-    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`).
-    pub effective_condition_number: Option<f64>,
-    /// Relative Frobenius error of the rebuilt checkpoints.
-    pub relative_error: Option<f64>,
-    /// Largest absolute error of a rebuilt value.
-    pub max_abs_error: Option<f64>,
-    /// Rebuilt bit for bit.
-    pub bit_exact: Option<bool>,
-    /// What a null means.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// Encodes standard-normal checkpoints (`len` values each, from `seed`), erases the `failed`
-/// processors, rebuilds them and measures the result.
-pub fn encode_experiment(
-    codec: &Codec,
-    len: usize,
-    seed: u64,
-    failed: &[usize],
-) -> Result<EncodeOutcome, EncodingError> {
-    let spec = codec.spec();
-    let mut rng = run_rng(seed, DATA_STREAM);
-    let orig: Vec<Vec<f64>> = (0..spec.procs)
-        .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
-        .collect();
-    let held = codec.encode(&orig)?;
-    let mut failed = failed.to_vec();
-    failed.sort_unstable();
-    failed.dedup();
-    let (mut locals, mut h) = (orig.clone(), held);
-    erase(&mut locals, &mut h, &failed);
-    match codec.recover(&mut locals, &mut h, &failed) {
-        Ok(report) => {
-            let lost: Vec<usize> = report.rebuilt.clone();
-            let note = if lost.is_empty() {
-                Some("no computation processor failed: only redundancy was re-encoded".to_string())
-            } else if report.solves.is_empty() {
-                Some("copies, no system solved: condition number not applicable".to_string())
-            } else {
-                None
-            };
-            let max_abs = (!lost.is_empty()).then(|| {
-                lost.iter()
-                    .flat_map(|&p| orig[p].iter().zip(&locals[p]).map(|(a, b)| (a - b).abs()))
-                    .fold(0.0, f64::max)
-            });
-            Ok(EncodeOutcome {
-                failed,
-                recoverable: true,
-                condition_number: report.max_condition_number(),
-                effective_condition_number: report.max_effective_condition_number(),
-                relative_error: if lost.is_empty() {
-                    None
-                } else {
-                    relative_error(&orig, &locals, &lost)
-                },
-                max_abs_error: max_abs.filter(|v| v.is_finite()),
-                bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
-                rebuilt: report.rebuilt,
-                reencoded: report.reencoded,
-                solves: report.solves,
-                note,
-            })
-        }
-        Err(EncodingError::Unrecoverable { .. }) => Ok(EncodeOutcome {
-            failed,
-            recoverable: false,
-            rebuilt: vec![],
-            reencoded: vec![],
-            solves: vec![],
-            condition_number: None,
-            effective_condition_number: None,
-            relative_error: None,
-            max_abs_error: None,
-            bit_exact: None,
-            note: Some(
-                "the scheme does not survive this failure set: the stable-storage level restarts"
-                    .into(),
-            ),
-        }),
-        Err(e) => Err(e),
-    }
-}
-
-#[derive(Serialize)]
-struct EncodeInputs {
-    scheme: SchemeKind,
-    procs: usize,
-    groups: usize,
-    checksums: usize,
-    total_procs: usize,
-    matrix: Option<MatrixKind>,
-    len: usize,
-    seed: u64,
-}
-
-#[derive(Serialize)]
-struct EncodeOut {
-    schema_version: u32,
-    command: &'static str,
-    inputs: EncodeInputs,
-    #[serde(flatten)]
-    outcome: EncodeOutcome,
-}
-
-/// `k` distinct processors among `total`, uniformly, from the seed's failure stream.
-fn draw_failures(seed: u64, total: usize, k: usize) -> Vec<usize> {
-    let mut rng = run_rng(seed, FAIL_STREAM);
-    let mut all: Vec<usize> = (0..total).collect();
-    for i in 0..k {
-        let j = rng.random_range(i..total);
-        all.swap(i, j);
-    }
-    let mut f = all[..k].to_vec();
-    f.sort_unstable();
-    f
 }
 
 /// Runs `ckpt encode` and returns the text to print.
@@ -445,75 +249,8 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
     };
     let codec = Codec::new(spec, args.matrix, args.seed);
     let outcome = encode_experiment(&codec, args.len, args.seed, &failed)?;
-    match args.format {
-        Format::Json => to_json(&EncodeOut {
-            schema_version: 1,
-            command: "encode",
-            inputs: EncodeInputs {
-                scheme: spec.kind,
-                procs: spec.procs,
-                groups: spec.groups,
-                checksums: spec.checksums,
-                total_procs: total,
-                matrix: codec.matrix_kind(),
-                len: args.len,
-                seed: args.seed,
-            },
-            outcome,
-        }),
-        Format::Table => {
-            let mut s = format!("{spec} ({total} processors in all)");
-            if let Some(m) = codec.matrix_kind() {
-                let _ = write!(s, ", {m} matrix");
-            }
-            let _ = writeln!(
-                s,
-                ", {} values per checkpoint, seed {}",
-                args.len, args.seed
-            );
-            let _ = writeln!(s, "failed processors   {:?}", outcome.failed);
-            let _ = writeln!(
-                s,
-                "recoverable         {}",
-                if outcome.recoverable { "yes" } else { "no" }
-            );
-            if outcome.recoverable {
-                let _ = writeln!(s, "rebuilt             {:?}", outcome.rebuilt);
-                let _ = writeln!(s, "re-encoded          {:?}", outcome.reencoded);
-                for g in &outcome.solves {
-                    let _ = writeln!(
-                        s,
-                        "group {:<4} lost {:?} from {} checksum rows, condition number {} (effective {})",
-                        g.group,
-                        g.failed,
-                        g.rows,
-                        sci(g.condition_number),
-                        sci(g.effective_condition_number)
-                    );
-                }
-                let _ = writeln!(
-                    s,
-                    "condition number    {}",
-                    opt_sci(outcome.condition_number)
-                );
-                let _ = writeln!(
-                    s,
-                    "effective condition {}",
-                    opt_sci(outcome.effective_condition_number)
-                );
-                let _ = writeln!(s, "relative error      {}", opt_sci(outcome.relative_error));
-                let _ = writeln!(s, "max abs error       {}", opt_sci(outcome.max_abs_error));
-                let exact = outcome
-                    .bit_exact
-                    .map_or("-", |b| if b { "yes" } else { "no" });
-                let _ = writeln!(s, "bit exact           {exact}");
-            }
-            if let Some(n) = &outcome.note {
-                let _ = writeln!(s, "note: {n}");
-            }
-            Ok(s)
-        }
-    }
+    let inputs = EncodeInputs::new(&spec, codec.matrix_kind(), args.len, args.seed);
+    Ok(report::encode(&spec, inputs, outcome, args.format.into()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -562,83 +299,6 @@ pub struct PcgArgs {
     pub timing: bool,
 }
 
-#[derive(Serialize)]
-struct PcgInputs {
-    grid: usize,
-    unknowns: usize,
-    scheme: SchemeKind,
-    procs: usize,
-    groups: usize,
-    checksums: usize,
-    matrix: Option<MatrixKind>,
-    every: usize,
-    at: usize,
-    tol: f64,
-    max_iter: usize,
-    seed: u64,
-}
-
-#[derive(Serialize)]
-struct PcgTiming {
-    failures: usize,
-    encode_s: f64,
-    recover_s: f64,
-}
-
-#[derive(Serialize)]
-struct PcgOut {
-    schema_version: u32,
-    command: &'static str,
-    inputs: PcgInputs,
-    runs: Vec<PcgRun>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timing: Option<Vec<PcgTiming>>,
-}
-
-/// The PCG rows as a Markdown table (for the README).
-pub fn pcg_markdown(runs: &[PcgRun]) -> String {
-    let mut s = String::from(
-        "| failures | failed processors | iterations | executed | final residual norm | relative residual | recovery error | condition number | effective condition | encode | recover |\n\
-         |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for r in runs {
-        let failed = if r.failed.is_empty() {
-            "-".to_string()
-        } else {
-            r.failed
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
-            "unrecoverable".to_string()
-        } else {
-            opt_sci(r.recovery_error)
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.failures,
-            failed,
-            r.iterations,
-            r.executed_iterations,
-            sci(r.final_residual_norm),
-            sci(r.final_relative_residual),
-            rec,
-            opt_sci(r.condition_number),
-            opt_sci(r.effective_condition_number),
-            format_duration(r.encode_s),
-            if r.failure_injected {
-                format_duration(r.recover_s)
-            } else {
-                "-".into()
-            },
-        );
-    }
-    s
-}
-
 /// Runs `ckpt pcg` and returns the text to print.
 pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
@@ -685,65 +345,27 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
         progress.tick();
     }
     progress.finish();
-    let matrix = Codec::new(spec, args.matrix, args.seed).matrix_kind();
-    match args.format {
-        Format::Json => to_json(&PcgOut {
-            schema_version: 1,
-            command: "pcg",
-            inputs: PcgInputs {
-                grid: args.grid,
-                unknowns: args.grid * args.grid,
-                scheme: spec.kind,
-                procs: spec.procs,
-                groups: spec.groups,
-                checksums: spec.checksums,
-                matrix,
-                every: args.every,
-                at: args.at,
-                tol: args.tol,
-                max_iter: args.max_iter,
-                seed: args.seed,
-            },
-            timing: args.timing.then(|| {
-                runs.iter()
-                    .map(|r| PcgTiming {
-                        failures: r.failures,
-                        encode_s: r.encode_s,
-                        recover_s: r.recover_s,
-                    })
-                    .collect()
-            }),
-            runs,
-        }),
-        Format::Table => {
-            let mut s = format!(
-                "PCG (Jacobi) on the {g}x{g} Poisson grid ({} unknowns), {spec}, checkpoint every {} iterations, failures after iteration {}, tol {:e}\n",
-                args.grid * args.grid,
-                args.every,
-                args.at,
-                args.tol,
-                g = args.grid
-            );
-            for r in &runs {
-                if r.failures > 0 && !r.failure_injected {
-                    let _ = writeln!(
-                        s,
-                        "note: with {} failures the solver converged before iteration {}",
-                        r.failures, args.at
-                    );
-                }
-                if !r.converged {
-                    let _ = writeln!(
-                        s,
-                        "note: with {} failures the solver stopped at --max-iter unconverged",
-                        r.failures
-                    );
-                }
-            }
-            s.push_str(&pcg_markdown(&runs));
-            Ok(s)
-        }
-    }
+    let inputs = PcgInputs {
+        grid: args.grid,
+        unknowns: args.grid * args.grid,
+        scheme: spec.kind,
+        procs: spec.procs,
+        groups: spec.groups,
+        checksums: spec.checksums,
+        matrix: Codec::new(spec, args.matrix, args.seed).matrix_kind(),
+        every: args.every,
+        at: args.at,
+        tol: args.tol,
+        max_iter: args.max_iter,
+        seed: args.seed,
+    };
+    Ok(report::pcg(
+        &spec,
+        inputs,
+        runs,
+        args.timing,
+        args.format.into(),
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -846,41 +468,6 @@ impl SchemeArgs {
     }
 }
 
-/// Lines for a table report of a [`SchemeSummary`]: the checkpoint cost and the survival
-/// probabilities.
-pub fn summary_lines(s: &SchemeSummary) -> String {
-    let mut out = format!(
-        "in-memory checkpoint: {} ({} processors in all)\n",
-        s.scheme, s.total_procs
-    );
-    let _ = write!(out, "checkpoint cost {}", format_duration(s.cost.total_s));
-    if let Some(r) = &s.cost.reduction {
-        let algo = match r.algorithm {
-            ckpt::encoding::ReductionAlgorithm::Tree => "tree",
-            ckpt::encoding::ReductionAlgorithm::Pipeline => "pipelined",
-        };
-        let _ = write!(
-            out,
-            " ({} {algo} reduction(s) over {} processors)",
-            r.reductions, r.group_procs
-        );
-    } else {
-        out.push_str(" (one neighbour transfer)");
-    }
-    out.push('\n');
-    let probs: Vec<String> = s
-        .survival
-        .iter()
-        .map(|r| format!("{}: {:.6}", r.failures, r.probability))
-        .collect();
-    let _ = writeln!(
-        out,
-        "survives k simultaneous failures with probability  {}",
-        probs.join("  ")
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -941,7 +528,10 @@ mod tests {
         assert_eq!(s.survival.len(), 7);
         assert_eq!(s.survival[3].probability, 1.0);
         assert_eq!(s.survival[4].probability, 0.0);
-        assert!(summary_lines(&s).contains("4 pipelined reduction(s) over 65 processors"));
+        assert!(
+            ckpt::report::encoding::summary_lines(&s)
+                .contains("4 pipelined reduction(s) over 65 processors")
+        );
         let odd = SchemeArgs {
             scheme: Some(SchemeKind::Pair),
             checksums: None,

@@ -286,7 +286,7 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
             let mut text = report::interval::table(&answer);
             if let Some(s) = &answer.inputs.scheme {
                 text.push('\n');
-                text.push_str(&super::encoding::summary_lines(s));
+                text.push_str(&ckpt::report::encoding::summary_lines(s));
             }
             text
         }

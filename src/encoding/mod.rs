@@ -9,6 +9,7 @@
 
 pub mod codec;
 pub mod cost;
+pub mod experiment;
 pub mod matrix;
 pub mod pcg;
 pub mod scheme;

@@ -1,5 +1,6 @@
 //! Reports: pure functions from results to bytes. Nothing here touches the disk or a terminal.
 
+pub mod encoding;
 pub mod fit;
 pub mod interval;
 pub mod plot;

@@ -1,0 +1,382 @@
+//! `ckpt survive`, `ckpt encode` and `ckpt pcg`, and the diskless-scheme block of `ckpt
+//! interval`: tables and JSON documents from the encodings' results.
+
+use super::json_document;
+use crate::encoding::cost::SchemeSummary;
+use crate::encoding::experiment::EncodeOutcome;
+use crate::encoding::matrix::MatrixKind;
+use crate::encoding::pcg::PcgRun;
+use crate::encoding::scheme::{SchemeKind, SchemeSpec};
+use crate::units::format_duration;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+use super::Format;
+
+fn sci(v: f64) -> String {
+    if v == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+fn opt_sci(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), sci)
+}
+
+/// The scheme as `survive` echoes it.
+#[derive(Serialize)]
+pub struct SurviveInputs {
+    scheme: SchemeKind,
+    procs: usize,
+    groups: usize,
+    checksums: usize,
+    total_procs: usize,
+}
+
+impl SurviveInputs {
+    /// The echo of `spec`.
+    pub fn of(spec: &SchemeSpec) -> SurviveInputs {
+        SurviveInputs {
+            scheme: spec.kind,
+            procs: spec.procs,
+            groups: spec.groups,
+            checksums: spec.checksums,
+            total_procs: spec.total_procs(),
+        }
+    }
+}
+
+/// One row of `survive`.
+#[derive(Serialize)]
+pub struct SurviveRow {
+    /// Simultaneous failures.
+    pub failures: usize,
+    /// Probability that the scheme survives them.
+    pub survival: f64,
+}
+
+#[derive(Serialize)]
+struct SurviveOut {
+    schema_version: u32,
+    command: &'static str,
+    inputs: SurviveInputs,
+    rows: Vec<SurviveRow>,
+}
+
+/// `ckpt survive`'s output.
+pub fn survive(spec: &SchemeSpec, rows: Vec<SurviveRow>, format: Format) -> String {
+    match format {
+        Format::Json => json_document(&SurviveOut {
+            schema_version: 1,
+            command: "survive",
+            inputs: SurviveInputs::of(spec),
+            rows,
+        }),
+        Format::Table => {
+            let mut s = format!("{spec} ({} processors in all)\n", spec.total_procs());
+            s.push_str("failures  survival\n");
+            for r in rows {
+                let p = if r.survival > 0.0 && r.survival < 1e-4 {
+                    format!("{:.3e}", r.survival)
+                } else {
+                    format!("{:.6}", r.survival)
+                };
+                let _ = writeln!(s, "{:>8}  {p}", r.failures);
+            }
+            s
+        }
+    }
+}
+
+/// The experiment as `encode` echoes it.
+#[derive(Serialize)]
+pub struct EncodeInputs {
+    scheme: SchemeKind,
+    procs: usize,
+    groups: usize,
+    checksums: usize,
+    total_procs: usize,
+    matrix: Option<MatrixKind>,
+    len: usize,
+    seed: u64,
+}
+
+impl EncodeInputs {
+    /// The echo of an experiment on `spec` with `matrix`, `len` values per checkpoint and
+    /// `seed`.
+    pub fn new(spec: &SchemeSpec, matrix: Option<MatrixKind>, len: usize, seed: u64) -> Self {
+        EncodeInputs {
+            scheme: spec.kind,
+            procs: spec.procs,
+            groups: spec.groups,
+            checksums: spec.checksums,
+            total_procs: spec.total_procs(),
+            matrix,
+            len,
+            seed,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EncodeOut {
+    schema_version: u32,
+    command: &'static str,
+    inputs: EncodeInputs,
+    #[serde(flatten)]
+    outcome: EncodeOutcome,
+}
+
+/// `ckpt encode`'s output.
+pub fn encode(
+    spec: &SchemeSpec,
+    inputs: EncodeInputs,
+    outcome: EncodeOutcome,
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => json_document(&EncodeOut {
+            schema_version: 1,
+            command: "encode",
+            inputs,
+            outcome,
+        }),
+        Format::Table => encode_table(spec, &inputs, &outcome),
+    }
+}
+
+fn encode_table(spec: &SchemeSpec, inputs: &EncodeInputs, outcome: &EncodeOutcome) -> String {
+    let mut s = format!("{spec} ({} processors in all)", inputs.total_procs);
+    if let Some(m) = inputs.matrix {
+        let _ = write!(s, ", {m} matrix");
+    }
+    let _ = writeln!(
+        s,
+        ", {} values per checkpoint, seed {}",
+        inputs.len, inputs.seed
+    );
+    let _ = writeln!(s, "failed processors   {:?}", outcome.failed);
+    let _ = writeln!(
+        s,
+        "recoverable         {}",
+        if outcome.recoverable { "yes" } else { "no" }
+    );
+    if outcome.recoverable {
+        let _ = writeln!(s, "rebuilt             {:?}", outcome.rebuilt);
+        let _ = writeln!(s, "re-encoded          {:?}", outcome.reencoded);
+        for g in &outcome.solves {
+            let _ = writeln!(
+                s,
+                "group {:<4} lost {:?} from {} checksum rows, condition number {} (effective {})",
+                g.group,
+                g.failed,
+                g.rows,
+                sci(g.condition_number),
+                sci(g.effective_condition_number)
+            );
+        }
+        let _ = writeln!(
+            s,
+            "condition number    {}",
+            opt_sci(outcome.condition_number)
+        );
+        let _ = writeln!(
+            s,
+            "effective condition {}",
+            opt_sci(outcome.effective_condition_number)
+        );
+        let _ = writeln!(s, "relative error      {}", opt_sci(outcome.relative_error));
+        let _ = writeln!(s, "max abs error       {}", opt_sci(outcome.max_abs_error));
+        let exact = outcome
+            .bit_exact
+            .map_or("-", |b| if b { "yes" } else { "no" });
+        let _ = writeln!(s, "bit exact           {exact}");
+    }
+    if let Some(n) = &outcome.note {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+/// The run as `pcg` echoes it.
+#[derive(Serialize)]
+pub struct PcgInputs {
+    /// Grid side.
+    pub grid: usize,
+    /// Unknowns (grid squared).
+    pub unknowns: usize,
+    /// The scheme.
+    pub scheme: SchemeKind,
+    /// Computation processors.
+    pub procs: usize,
+    /// Groups.
+    pub groups: usize,
+    /// Weighted checksums.
+    pub checksums: usize,
+    /// Checkpoint matrix of the weighted schemes.
+    pub matrix: Option<MatrixKind>,
+    /// Iterations between checkpoints.
+    pub every: usize,
+    /// The failures strike after this iteration.
+    pub at: usize,
+    /// Relative residual to stop at.
+    pub tol: f64,
+    /// Iterations at most.
+    pub max_iter: usize,
+    /// Seed of the matrix and the failed processors.
+    pub seed: u64,
+}
+
+#[derive(Serialize)]
+struct PcgTiming {
+    failures: usize,
+    encode_s: f64,
+    recover_s: f64,
+}
+
+#[derive(Serialize)]
+struct PcgOut {
+    schema_version: u32,
+    command: &'static str,
+    inputs: PcgInputs,
+    runs: Vec<PcgRun>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<Vec<PcgTiming>>,
+}
+
+/// `ckpt pcg`'s output; `timing` adds the run-to-run varying encode and recovery times to the
+/// JSON.
+pub fn pcg(
+    spec: &SchemeSpec,
+    inputs: PcgInputs,
+    runs: Vec<PcgRun>,
+    timing: bool,
+    format: Format,
+) -> String {
+    match format {
+        Format::Json => json_document(&PcgOut {
+            schema_version: 1,
+            command: "pcg",
+            timing: timing.then(|| {
+                runs.iter()
+                    .map(|r| PcgTiming {
+                        failures: r.failures,
+                        encode_s: r.encode_s,
+                        recover_s: r.recover_s,
+                    })
+                    .collect()
+            }),
+            inputs,
+            runs,
+        }),
+        Format::Table => {
+            let mut s = format!(
+                "PCG (Jacobi) on the {g}x{g} Poisson grid ({} unknowns), {spec}, checkpoint every {} iterations, failures after iteration {}, tol {:e}\n",
+                inputs.unknowns,
+                inputs.every,
+                inputs.at,
+                inputs.tol,
+                g = inputs.grid
+            );
+            for r in &runs {
+                if r.failures > 0 && !r.failure_injected {
+                    let _ = writeln!(
+                        s,
+                        "note: with {} failures the solver converged before iteration {}",
+                        r.failures, inputs.at
+                    );
+                }
+                if !r.converged {
+                    let _ = writeln!(
+                        s,
+                        "note: with {} failures the solver stopped at --max-iter unconverged",
+                        r.failures
+                    );
+                }
+            }
+            s.push_str(&pcg_markdown(&runs));
+            s
+        }
+    }
+}
+
+/// The PCG rows as a Markdown table (for the README).
+pub fn pcg_markdown(runs: &[PcgRun]) -> String {
+    let mut s = String::from(
+        "| failures | failed processors | iterations | executed | final residual norm | relative residual | recovery error | condition number | effective condition | encode | recover |\n\
+         |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in runs {
+        let failed = if r.failed.is_empty() {
+            "-".to_string()
+        } else {
+            r.failed
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
+            "unrecoverable".to_string()
+        } else {
+            opt_sci(r.recovery_error)
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.failures,
+            failed,
+            r.iterations,
+            r.executed_iterations,
+            sci(r.final_residual_norm),
+            sci(r.final_relative_residual),
+            rec,
+            opt_sci(r.condition_number),
+            opt_sci(r.effective_condition_number),
+            format_duration(r.encode_s),
+            if r.failure_injected {
+                format_duration(r.recover_s)
+            } else {
+                "-".into()
+            },
+        );
+    }
+    s
+}
+
+/// Lines for a table report of a [`SchemeSummary`]: the checkpoint cost and the survival
+/// probabilities.
+pub fn summary_lines(s: &SchemeSummary) -> String {
+    let mut out = format!(
+        "in-memory checkpoint: {} ({} processors in all)\n",
+        s.scheme, s.total_procs
+    );
+    let _ = write!(out, "checkpoint cost {}", format_duration(s.cost.total_s));
+    if let Some(r) = &s.cost.reduction {
+        let algo = match r.algorithm {
+            crate::encoding::ReductionAlgorithm::Tree => "tree",
+            crate::encoding::ReductionAlgorithm::Pipeline => "pipelined",
+        };
+        let _ = write!(
+            out,
+            " ({} {algo} reduction(s) over {} processors)",
+            r.reductions, r.group_procs
+        );
+    } else {
+        out.push_str(" (one neighbour transfer)");
+    }
+    out.push('\n');
+    let probs: Vec<String> = s
+        .survival
+        .iter()
+        .map(|r| format!("{}: {:.6}", r.failures, r.probability))
+        .collect();
+    let _ = writeln!(
+        out,
+        "survives k simultaneous failures with probability  {}",
+        probs.join("  ")
+    );
+    out
+}
