@@ -45,6 +45,7 @@
 
 pub mod encoding;
 pub mod failure;
+pub mod fit;
 pub mod interval;
 pub mod job;
 pub mod model;
@@ -56,9 +57,6 @@ pub mod sim;
 pub mod sweep;
 pub mod units;
 pub mod validate;
-
-/// Failure-log fitting, an area of its own on top of the models.
-pub use failure::fit;
 
 pub use failure::{Lifetime, Shape};
 pub use interval::{IntervalAnswer, IntervalError, IntervalInputs, compute as compute_interval};

@@ -105,6 +105,106 @@ fn unit_seconds(unit: &str) -> Option<f64> {
     })
 }
 
+/// A duration as a user typed it, read once: the nearest double in seconds (what the models
+/// take) and, when it is zero or more and below 2^64 ns (584 years), the exact number of
+/// nanoseconds rounded once, ties up (what the simulators take). Every duration flag goes
+/// through [`duration`], so `57m` is the same instant for `interval` and `simulate`.
+///
+/// ```
+/// let d = ckpt::units::duration("1.5h").unwrap();
+/// assert_eq!((d.seconds(), d.nanos()), (5400.0, Some(5_400_000_000_000)));
+/// // 0.1 s has no exact double, but an exact number of nanoseconds.
+/// assert_eq!(ckpt::units::duration("100ms").unwrap().nanos(), Some(100_000_000));
+/// assert_eq!(ckpt::units::duration("2.5e-9").unwrap().nanos(), Some(3));
+/// assert_eq!(ckpt::units::duration("1000y").unwrap().nanos(), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Duration {
+    seconds: f64,
+    nanos: Option<u64>,
+}
+
+impl Duration {
+    /// Seconds, the nearest double.
+    pub fn seconds(&self) -> f64 {
+        self.seconds
+    }
+
+    /// Nanoseconds, exact (rounded once), or `None` when negative or beyond `u64`.
+    pub fn nanos(&self) -> Option<u64> {
+        self.nanos
+    }
+}
+
+/// Reads a duration: plain seconds or humantime forms, as [`parse_duration`] accepts them.
+pub fn duration(text: &str) -> Result<Duration, UnitError> {
+    let seconds = parse_duration(text)?;
+    Ok(Duration {
+        seconds,
+        nanos: exact_nanos(text.trim()),
+    })
+}
+
+/// Nanoseconds in one unit of a humantime form (a year is 365.25 days, as humantime has it).
+fn unit_nanos(unit: &str) -> Option<u128> {
+    Some(match unit {
+        "ns" | "nsec" => 1,
+        "us" | "usec" | "µs" => 1_000,
+        "ms" | "msec" => 1_000_000,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
+        "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
+        "h" | "hr" | "hrs" | "hour" | "hours" => 3_600_000_000_000,
+        "d" | "day" | "days" => 86_400_000_000_000,
+        "w" | "week" | "weeks" => 604_800_000_000_000,
+        "y" | "year" | "years" => 31_557_600_000_000_000,
+        _ => return None,
+    })
+}
+
+/// The exact value of an already valid duration text in nanoseconds, rounded once (ties up):
+/// a plain number through the simulators' exact decimal reader, a humantime form as the exact
+/// sum of its number-unit pairs over a common power of ten. `None` when negative or too large.
+fn exact_nanos(s: &str) -> Option<u64> {
+    if s.parse::<f64>().is_ok() {
+        return crate::sim::engine::parse_seconds_exact(s).ok();
+    }
+    // Each pair is digits[.digits] and a unit (what `parse_duration` accepted).
+    let mut terms: Vec<(u128, u32, u128)> = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        rest = rest.trim_start();
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (int, frac) = rest[..n].split_once('.').unwrap_or((&rest[..n], ""));
+        rest = &rest[n..];
+        let u = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        let unit = unit_nanos(&rest[..u])?;
+        rest = &rest[u..];
+        let frac = frac.trim_end_matches('0');
+        let digits = format!("{int}{frac}");
+        let m: u128 = if digits.trim_start_matches('0').is_empty() {
+            0
+        } else {
+            digits.trim_start_matches('0').parse().ok()?
+        };
+        terms.push((m, u32::try_from(frac.len()).ok()?, unit));
+    }
+    let k = terms.iter().map(|t| t.1).max()?;
+    let scale = 10u128.checked_pow(k)?;
+    let mut numerator: u128 = 0;
+    for (m, places, unit) in terms {
+        let term = m
+            .checked_mul(unit)?
+            .checked_mul(10u128.checked_pow(k - places)?)?;
+        numerator = numerator.checked_add(term)?;
+    }
+    let ns = numerator.checked_add(scale / 2)? / scale;
+    u64::try_from(ns).ok()
+}
+
 /// Parses a duration that must be strictly positive.
 pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
@@ -302,5 +402,35 @@ mod tests {
         assert_eq!(format_duration(60.0), "1m 0s");
         assert_eq!(format_duration(90061.0), "1d 1h 1m");
         assert_eq!(format_duration(12.25), "12.2s");
+    }
+
+    #[test]
+    fn durations_are_exact_in_nanoseconds_whatever_the_spelling() {
+        // Independent spellings of the same instant: decimal seconds, nanoseconds, and a
+        // humantime sum of whole units.
+        for n in [
+            0u64,
+            1,
+            999,
+            1_000_000_007,
+            3_600_000_000_000,
+            86_399_999_999_999,
+        ] {
+            let decimal = format!("{}.{:09}", n / 1_000_000_000, n % 1_000_000_000);
+            assert_eq!(duration(&decimal).unwrap().nanos(), Some(n), "{decimal}");
+            assert_eq!(duration(&format!("{n}ns")).unwrap().nanos(), Some(n));
+            let (h, rest) = (n / 3_600_000_000_000, n % 3_600_000_000_000);
+            let (s, ns) = (rest / 1_000_000_000, rest % 1_000_000_000);
+            let human = format!("{h}h {s}s {ns}ns");
+            assert_eq!(duration(&human).unwrap().nanos(), Some(n), "{human}");
+        }
+        // Rounded once, ties up, after the units are summed exactly.
+        assert_eq!(duration("0.5ns 0.5ns").unwrap().nanos(), Some(1));
+        assert_eq!(
+            duration("1.0000000005s").unwrap().nanos(),
+            Some(1_000_000_001)
+        );
+        assert_eq!(duration("-1").unwrap().nanos(), None);
+        assert_eq!(duration("585y").unwrap().nanos(), None);
     }
 }

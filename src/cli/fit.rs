@@ -2,7 +2,7 @@
 
 use super::CliError;
 use super::parse::{count, duration, duration0};
-use ckpt::failure::fit::{self, FitError, FitOptions};
+use ckpt::fit::{self, FitError, FitOptions};
 use ckpt::report;
 use ckpt::report::fit::FitInputs;
 use clap::{Args, ValueEnum};

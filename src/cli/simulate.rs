@@ -8,7 +8,7 @@ use super::{CliError, Progress};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::job::{Job, Output, SimulatePeriodic, SimulateReplicated};
 use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
-use ckpt::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
+use ckpt::sim::engine::{Nanos, ns_to_secs};
 use ckpt::sim::periodic::{Failures, PeriodicConfig};
 use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::SimError;
@@ -251,19 +251,17 @@ fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, C
         value: text.to_string(),
         accepted,
     };
-    let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
+    let d = ckpt::units::duration(text).map_err(|e| invalid(e.to_string()))?;
     let what = if positive {
         "a positive duration"
     } else {
         "a duration of zero or more"
     };
-    if secs < 0.0 || (positive && secs_to_ns(secs) == 0) {
+    if d.seconds() < 0.0 || (positive && d.nanos() == Some(0)) {
         return Err(invalid(format!("must be {what} (of at least 1ns)")));
     }
-    if secs * 1e9 >= u64::MAX as f64 {
-        return Err(invalid(format!("must be {what} below 584 years")));
-    }
-    Ok(secs_to_ns(secs))
+    d.nanos()
+        .ok_or_else(|| invalid(format!("must be {what} below 584 years")))
 }
 
 fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {

@@ -4,7 +4,6 @@
 use super::CliError;
 use super::merge::ShardArg;
 use ckpt::job::SimulateStencil;
-use ckpt::sim::engine::parse_seconds_exact;
 use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::{Args, ValueEnum};
@@ -115,8 +114,12 @@ impl StencilArgs {
         let dur = |arg: &'static str, v: &Option<String>| -> Result<Option<u64>, CliError> {
             v.as_deref()
                 .map(|s| {
-                    parse_seconds_exact(s).ok().ok_or_else(|| {
-                        invalid(arg, s, "a non-negative number of seconds, e.g. 7.1")
+                    duration_ns(s).ok_or_else(|| {
+                        invalid(
+                            arg,
+                            s,
+                            "a duration of zero or more: seconds (7.1) or humantime (1.3ms)",
+                        )
                     })
                 })
                 .transpose()

@@ -4,8 +4,8 @@
 //! the shape parameter says how far from memoryless the failures are.
 
 mod dist;
-pub mod fit;
 
+pub(crate) use dist::ln_phi;
 pub use dist::{Lifetime, Shape, log1mexp};
 
 use thiserror::Error;

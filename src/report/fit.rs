@@ -2,7 +2,7 @@
 
 use super::interval::SCHEMA_VERSION;
 use super::table::{Align, render};
-use crate::failure::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount};
+use crate::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount};
 use crate::units::format_duration;
 use serde::Serialize;
 

@@ -4,8 +4,8 @@
 //! `CKPT_REGENERATE=1 cargo test --test it fit::` rewrites the generated logs in data/failures/.
 
 use crate::common::{ckpt, package_file, read_package_file, same_json, stdout_of, temp_file};
-use ckpt::failure::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::failure::{Lifetime, Shape};
+use ckpt::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::rng::run_rng;
 use predicates::prelude::*;
 use std::path::PathBuf;
@@ -193,7 +193,7 @@ fn committed_logs_are_regenerated_from_their_seeds() {
 fn civil_dates_invert_the_parser() {
     for ms in [0i64, 951_868_800_000, 1_709_164_800_123, 4_102_444_799_999] {
         let s = rfc3339(ms);
-        let back = ckpt::failure::fit::parse_rfc3339(&s).unwrap();
+        let back = ckpt::fit::parse_rfc3339(&s).unwrap();
         assert_eq!((back * 1000.0).round() as i64, ms, "{s}");
     }
 }
@@ -558,7 +558,7 @@ fn json_matches_the_committed_example() {
 // ---------------------------------------------------------------- properties
 
 mod properties {
-    use ckpt::failure::fit::{FitOptions, Fitted, Sample, fit_all, fit_log, mle};
+    use ckpt::fit::{FitOptions, Fitted, Sample, fit_all, fit_log, mle};
     use proptest::prelude::*;
 
     fn line() -> impl Strategy<Value = String> {
@@ -602,7 +602,7 @@ mod properties {
                         prop_assert!(x.is_finite(), "{:?}", f);
                     }
                 }
-                let advice = ckpt::failure::fit::advise(&r, Some(60.0), 30.0);
+                let advice = ckpt::fit::advise(&r, Some(60.0), 30.0);
                 for row in &advice.intervals {
                     prop_assert!(row.interval_s.is_none_or(|t| t.is_finite() && t > 0.0));
                 }

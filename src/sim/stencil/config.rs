@@ -6,7 +6,7 @@
 //! [`Settings::validate`]. Durations and trace times are exact decimals
 //! ([`parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
 
-use crate::sim::engine::{Nanos, parse_seconds_exact, secs_to_ns};
+use crate::sim::engine::Nanos;
 use crate::sim::trace::{IndexColumn, TraceError, parse_trace};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -183,14 +183,10 @@ impl Settings {
     }
 }
 
-/// A duration in seconds: exact decimal ([`parse_seconds_exact`]), or a humantime form (`30m`)
-/// through [`crate::units::parse_duration`].
+/// A duration in exact nanoseconds, as every duration flag reads ([`crate::units::duration`]):
+/// plain seconds or a humantime form (`30m`); `None` when negative or beyond 584 years.
 pub fn duration_ns(text: &str) -> Option<Nanos> {
-    if let Ok(v) = parse_seconds_exact(text) {
-        return Some(v);
-    }
-    let s = crate::units::parse_duration(text).ok()?;
-    (s.is_finite() && (0.0..1.8e10).contains(&s)).then(|| secs_to_ns(s))
+    crate::units::duration(text).ok()?.nanos()
 }
 
 /// Parses the stencil's failure trace, `time_seconds,worker` lines with every worker in
@@ -560,7 +556,7 @@ mod tests {
 
     // The stencil's former `decimal_ns`, now the crate's one exact parser.
     fn decimal_ns(text: &str) -> Option<Nanos> {
-        parse_seconds_exact(text).ok()
+        crate::sim::engine::parse_seconds_exact(text).ok()
     }
 
     proptest! {

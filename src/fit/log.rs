@@ -52,7 +52,7 @@ fn header_column(name: &str) -> Option<Column> {
 /// come back in file order.
 ///
 /// ```
-/// use ckpt::failure::fit::parse_log;
+/// use ckpt::fit::parse_log;
 /// let events = parse_log("time,node,kind\n0,n1,failure\n3600,n2,\n", "log.csv").unwrap();
 /// assert_eq!(events.len(), 2);
 /// assert_eq!(events[1].node.as_deref(), Some("n2"));
@@ -221,7 +221,7 @@ fn parse_time(value: &str) -> Option<(f64, TimeFormat)> {
 /// lengths, leap years, days since 1970) is jiff's. `None` for anything else.
 ///
 /// ```
-/// use ckpt::failure::fit::parse_rfc3339;
+/// use ckpt::fit::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-02T00:00:00Z"), Some(86400.0));
 /// assert_eq!(parse_rfc3339("2024-05-01T14:00:00+02:00"), parse_rfc3339("2024-05-01T12:00:00Z"));
 /// assert_eq!(parse_rfc3339("2023-02-29T00:00:00Z"), None);

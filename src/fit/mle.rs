@@ -20,7 +20,7 @@
 //!   when nothing is censored), up to the largest observed gap. With estimated parameters it is
 //!   a distance, not a test with a p-value.
 
-use crate::failure::dist::ln_phi;
+use crate::failure::ln_phi;
 use crate::failure::{Lifetime, Shape, log1mexp};
 use argmin::core::{CostFunction, Error as ArgminError, Executor, State, TerminationReason};
 use argmin::solver::neldermead::NelderMead;
@@ -31,7 +31,7 @@ use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
 /// Failure gaps and right-censored gaps (seconds), the input of every fit.
 ///
 /// ```
-/// use ckpt::failure::fit::Sample;
+/// use ckpt::fit::Sample;
 /// let s = Sample::new(vec![10.0, 20.0], vec![5.0, 5.0]);
 /// assert_eq!(s.failure_count(), 2);
 /// assert_eq!(s.censored(), &[(5.0, 2.0)]);
@@ -407,7 +407,7 @@ pub struct Mtbf {
 /// `T / r` and `[2T / chi2(0.975; 2r + 2), 2T / chi2(0.025; 2r)]`, or none without a failure.
 ///
 /// ```
-/// let m = ckpt::failure::fit::exponential_mtbf(10, 1000.0).unwrap();
+/// let m = ckpt::fit::exponential_mtbf(10, 1000.0).unwrap();
 /// assert_eq!(m.point_s, 100.0);
 /// // chi2(0.975; 22) = 36.781, chi2(0.025; 20) = 9.591
 /// assert!((m.ci95_s[0] - 2000.0 / 36.781).abs() < 0.01);

@@ -43,7 +43,7 @@ pub struct Advice {
 /// `x` rounded to `digits` significant digits, printed in the shortest form that reads back.
 ///
 /// ```
-/// use ckpt::failure::fit::advice_number;
+/// use ckpt::fit::advice_number;
 /// assert_eq!(advice_number(21634.2345, 6), "21634.2");
 /// assert_eq!(advice_number(0.703149, 4), "0.7031");
 /// assert_eq!(advice_number(2.5e9, 6), "2500000000");

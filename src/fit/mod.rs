@@ -9,7 +9,7 @@
 //! fits.
 //!
 //! ```
-//! use ckpt::failure::fit::{FitOptions, fit_log};
+//! use ckpt::fit::{FitOptions, fit_log};
 //! let log = "time,kind\n0,start\n100,failure\n250,failure\n300,end-of-allocation\n";
 //! let options = FitOptions {
 //!     exclude_kinds: vec!["start".into(), "end-of-allocation".into()],
