@@ -24,8 +24,11 @@ pub enum IntervalError {
     /// An input out of range.
     #[error("{name} = {value}: {accepted}")]
     Input {
+        /// The input's name.
         name: &'static str,
+        /// The value given.
         value: f64,
+        /// What is accepted.
         accepted: &'static str,
     },
 }
@@ -99,6 +102,7 @@ impl IntervalInputs {
 pub type Name = std::borrow::Cow<'static, str>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+/// One model's answer: its interval and figures under the reference cost model.
 pub struct Row {
     /// Model name.
     pub name: Name,

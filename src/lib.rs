@@ -42,6 +42,7 @@
 // `!(x > 0.0)` is how this crate rejects NaN together with the out-of-range values; the
 // partial_cmp form clippy suggests hides that.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
+#![warn(missing_docs)]
 
 pub mod encoding;
 pub mod failure;

@@ -22,22 +22,34 @@ const HUGE: f64 = 1e300;
 pub enum OptimizeError {
     /// The closed-form seed is not a positive number.
     #[error("{model}: no starting interval (closed-form estimate {seed})")]
-    Seed { model: &'static str, seed: f64 },
+    Seed {
+        /// The cost model, by name.
+        model: &'static str,
+        /// The closed-form estimate it started from.
+        seed: f64,
+    },
     /// The overhead at the best interval is beyond f64 range.
     #[error(
         "{model}: no interval makes progress (the expected overhead is beyond 1e308 at every interval)"
     )]
-    NoProgress { model: &'static str },
+    NoProgress {
+        /// The cost model, by name.
+        model: &'static str,
+    },
     /// The minimum kept running into the edge of the widest bracket.
     #[error("{model}: the overhead keeps falling towards {edge} intervals; no optimum exists")]
     Unbounded {
+        /// The cost model, by name.
         model: &'static str,
+        /// `short` or `long`: the end of the bracket the overhead falls towards.
         edge: &'static str,
     },
     /// argmin failed.
     #[error("{model}: the solver failed: {message}")]
     Solver {
+        /// The cost model, by name.
         model: &'static str,
+        /// What the library said.
         message: String,
     },
 }

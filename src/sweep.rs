@@ -14,18 +14,31 @@ pub enum SweepError {
     #[error(
         "`{value}` is not a sweep: use PARAM=LO..HI with PARAM one of mtbf, cost, restart, procs, replicas, interval (e.g. mtbf=1h..7d)"
     )]
-    Spec { value: String },
+    Spec {
+        /// The value given.
+        value: String,
+    },
     /// The range is empty or reversed.
     #[error("{param}: the range {lo}..{hi} must have 0 < LO < HI")]
-    Range { param: SweepParam, lo: f64, hi: f64 },
+    Range {
+        /// The parameter.
+        param: SweepParam,
+        /// The lo.
+        lo: f64,
+        /// The hi.
+        hi: f64,
+    },
     /// The parameter does not apply to these inputs.
     #[error("{0}")]
     NotApplicable(String),
     /// A point could not be computed.
     #[error("at {param} = {value}: {source}")]
     Point {
+        /// The parameter.
         param: SweepParam,
+        /// The value given.
         value: f64,
+        /// The underlying error.
         source: IntervalError,
     },
 }

@@ -12,21 +12,43 @@ pub enum UnitError {
     #[error(
         "`{value}` is not a duration: use seconds (`300`) or humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`)"
     )]
-    Duration { value: String },
+    /// Not a duration.
+    Duration {
+        /// The value given.
+        value: String,
+    },
     #[error(
         "`{value}` is ambiguous: humantime reads `M` as a month; write `30d` for days or `m`/`min` for minutes"
     )]
-    AmbiguousMonth { value: String },
+    /// `M`, which humantime reads as a month.
+    AmbiguousMonth {
+        /// The value given.
+        value: String,
+    },
     #[error("`{value}` must be {what}")]
-    Range { value: String, what: &'static str },
+    /// A value outside the accepted range.
+    Range {
+        /// The value given.
+        value: String,
+        /// What the value must be.
+        what: &'static str,
+    },
     #[error(
         "`{value}` is not a size: use bytes (`4096`) or a unit (`512kB`, `64MiB`, `1GiB`, `2TB`)"
     )]
-    Size { value: String },
+    /// Not a size.
+    Size {
+        /// The value given.
+        value: String,
+    },
     #[error(
         "`{value}` is not a bandwidth: use bytes per second (`1e9`) or a unit (`10GB/s`, `800MiB/s`, `100Gbit/s`)"
     )]
-    Bandwidth { value: String },
+    /// Not a bandwidth.
+    Bandwidth {
+        /// The value given.
+        value: String,
+    },
 }
 
 /// Parses a duration in seconds from a plain number or a humantime string.

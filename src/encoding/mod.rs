@@ -31,13 +31,21 @@ pub enum EncodingError {
     /// One input has a value the scheme cannot take.
     #[error("invalid value `{value}` for {arg}: {accepted}")]
     Invalid {
+        /// The flag.
         arg: &'static str,
+        /// The value given.
         value: String,
+        /// What is accepted.
         accepted: String,
     },
     /// The failure set is more than the scheme can rebuild.
     #[error("the failure of processors {failed:?} cannot be recovered by scheme {scheme}")]
-    Unrecoverable { scheme: String, failed: Vec<usize> },
+    Unrecoverable {
+        /// The scheme.
+        scheme: String,
+        /// The failed processors.
+        failed: Vec<usize>,
+    },
     /// The solver broke down (a rebuilt state it cannot continue from).
     #[error("{0}")]
     Diverged(String),

@@ -29,11 +29,20 @@ pub enum Shape {
     /// Memoryless failures: the assumption of Young's and Daly's models.
     Exponential,
     /// Weibull with shape `k` (k < 1: infant mortality, as volunteer hosts and HPC nodes show).
-    Weibull { shape: f64 },
+    Weibull {
+        /// The shape parameter.
+        shape: f64,
+    },
     /// Gamma with shape `k`.
-    Gamma { shape: f64 },
+    Gamma {
+        /// The shape parameter.
+        shape: f64,
+    },
     /// Log-normal with log-scale standard deviation `sigma`.
-    LogNormal { sigma: f64 },
+    LogNormal {
+        /// The log-scale standard deviation.
+        sigma: f64,
+    },
 }
 
 impl Shape {

@@ -16,9 +16,23 @@ pub enum FailureError {
     #[error(
         "--dist `{value}` is not a distribution: use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape"
     )]
-    Spec { value: String },
+    /// A malformed specification.
+    Spec {
+        /// The value given.
+        value: String,
+    },
     #[error("the mean time between failures must be positive and finite, got {value}")]
-    Mean { value: f64 },
+    /// A mean that is not positive and finite.
+    Mean {
+        /// The value given.
+        value: f64,
+    },
     #[error("the shape of {name} must be positive and finite, got {value}")]
-    ShapeParameter { name: &'static str, value: f64 },
+    /// A shape parameter that is not positive and finite.
+    ShapeParameter {
+        /// The family.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
 }

@@ -145,13 +145,31 @@ impl Family {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fitted {
     /// Mean `theta`.
-    Exponential { theta: f64 },
+    Exponential {
+        /// The mean (s).
+        theta: f64,
+    },
     /// Shape `k`, scale `lambda`.
-    Weibull { k: f64, lambda: f64 },
+    Weibull {
+        /// The shape.
+        k: f64,
+        /// The scale (s).
+        lambda: f64,
+    },
     /// Shape `a`, scale `theta`.
-    Gamma { a: f64, theta: f64 },
+    Gamma {
+        /// The shape.
+        a: f64,
+        /// The scale (s).
+        theta: f64,
+    },
     /// `ln t ~ N(mu, sigma^2)`.
-    LogNormal { mu: f64, sigma: f64 },
+    LogNormal {
+        /// The mean of `ln t`.
+        mu: f64,
+        /// The standard deviation of `ln t`.
+        sigma: f64,
+    },
 }
 
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;

@@ -38,33 +38,57 @@ pub enum FitError {
     /// A line that cannot be read.
     #[error("{file}:{line}: field `{field}`: {}", describe(.value, .accepted))]
     Parse {
+        /// The file, as named.
         file: String,
+        /// The line (1-based).
         line: usize,
+        /// The field.
         field: &'static str,
+        /// The value given.
         value: String,
+        /// What is accepted.
         accepted: String,
     },
     /// Nothing to fit.
     #[error("{file} has no events (only blank lines, comments or a header): nothing to fit")]
-    Empty { file: String },
+    Empty {
+        /// The file, as named.
+        file: String,
+    },
     /// Events, but no failure that ends a gap.
     #[error(
         "{file} has {events} events but no failure that ends a gap ({failure_events} failure events, of which {at_start} open the observation or a window and {simultaneous} coincide with the previous failure; {exposure_events} exposure events): the MTBF is not defined"
     )]
     NoFailures {
+        /// The file, as named.
         file: String,
+        /// Events in all.
         events: u64,
+        /// Failure events in the log.
         failure_events: u64,
+        /// Failure events that open the observation or a window.
         at_start: u64,
+        /// Failure events at the instant of the previous failure.
         simultaneous: u64,
+        /// Events that end exposure without a failure.
         exposure_events: u64,
     },
     /// `--per-node` on a log without nodes.
     #[error("{file} names no node: --per-node needs a node column (time,node[,kind])")]
-    NoNodes { file: String },
+    NoNodes {
+        /// The file, as named.
+        file: String,
+    },
     /// `--nodes` below the nodes the log names.
     #[error("--nodes {given} is fewer than the {seen} distinct nodes that {file} names")]
-    TooFewNodes { given: u64, seen: u64, file: String },
+    TooFewNodes {
+        /// The given.
+        given: u64,
+        /// The seen.
+        seen: u64,
+        /// The file, as named.
+        file: String,
+    },
 }
 
 fn describe(value: &str, accepted: &str) -> String {

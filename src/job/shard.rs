@@ -23,31 +23,50 @@ pub enum ShardError {
     #[error(
         "`{value}` is not a shard: use I/N with 0 <= I < N (e.g. 3/16; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-15)"
     )]
-    Spec { value: String },
+    Spec {
+        /// The value given.
+        value: String,
+    },
     /// A file is not a shard file.
     #[error("{file}: not a ckpt shard file ({why})")]
-    NotShard { file: String, why: String },
+    NotShard {
+        /// The file, as named.
+        file: String,
+        /// Why.
+        why: String,
+    },
     /// Files of different commands, inputs, seeds or shard counts.
     #[error("{file} does not belong with {first}: {what} differ ({a} vs {b})")]
     Mismatch {
+        /// The file, as named.
         file: String,
+        /// The first file given.
         first: String,
+        /// What differs.
         what: &'static str,
+        /// The first file's value.
         a: String,
+        /// The other file's value.
         b: String,
     },
     /// A slice is missing.
     #[error("{first}: shard {index}/{count} of the same run is missing from the files given")]
     Missing {
+        /// The slice number.
         index: u64,
+        /// The number of slices.
         count: u64,
+        /// The first file given.
         first: String,
     },
     /// A slice is given twice.
     #[error("shard {index}/{count} is given twice ({file})")]
     Repeated {
+        /// The slice number.
         index: u64,
+        /// The number of slices.
         count: u64,
+        /// The file, as named.
         file: String,
     },
     /// A file's results do not fill its slice.
@@ -55,13 +74,21 @@ pub enum ShardError {
         "{file}: shard {index}/{count} should hold results {first} to {last} ({expected}), holds {found} starting at {start}"
     )]
     Incomplete {
+        /// The file, as named.
         file: String,
+        /// The slice number.
         index: u64,
+        /// The number of slices.
         count: u64,
+        /// What this ckpt expects.
         expected: u64,
+        /// What the file has.
         found: u64,
+        /// The first file given.
         first: u64,
+        /// The last item the slice should hold.
         last: u64,
+        /// Where the file says its slice starts.
         start: u64,
     },
     /// No file given.
@@ -69,29 +96,50 @@ pub enum ShardError {
     Empty,
     /// A file cannot be read.
     #[error("{file}: cannot be read ({why})")]
-    Read { file: String, why: String },
+    Read {
+        /// The file, as named.
+        file: String,
+        /// Why.
+        why: String,
+    },
     /// A file written by another version of ckpt, whose results may differ.
     #[error(
         "{file}: written by ckpt {found}, this is ckpt {expected}: rerun the shards with one version"
     )]
     Version {
+        /// The file, as named.
         file: String,
+        /// What the file has.
         found: String,
+        /// What this ckpt expects.
         expected: String,
     },
     /// A file of an older shard format, whose jobs this version cannot rebuild.
     #[error(
         "{file}: shard format {found}, written by an older ckpt; this ckpt reads format {FORMAT}: run the shards again"
     )]
-    OldFormat { file: String, found: u32 },
+    OldFormat {
+        /// The file, as named.
+        file: String,
+        /// What the file has.
+        found: u32,
+    },
     /// A file whose job or results do not match their digest.
     #[error(
         "{file}: the {what} do not match the digest written with them: the file was edited or damaged"
     )]
-    Tampered { file: String, what: &'static str },
+    Tampered {
+        /// The file, as named.
+        file: String,
+        /// What does not match: the job or the results.
+        what: &'static str,
+    },
     /// `--out` given to the merge of a command that writes no report folder.
     #[error("{file} is a shard of `ckpt simulate`, which writes no report folder")]
-    NoReportFolder { file: String },
+    NoReportFolder {
+        /// The file, as named.
+        file: String,
+    },
 }
 
 /// Slice `index` of `count`.

@@ -21,8 +21,11 @@ pub enum ModelError {
     /// A parameter outside the range the model accepts.
     #[error("{name} = {value} is out of range: {accepted}")]
     Parameter {
+        /// The parameter.
         name: &'static str,
+        /// The value given.
         value: f64,
+        /// What is accepted.
         accepted: &'static str,
     },
 }

@@ -9,13 +9,26 @@ use thiserror::Error;
 pub enum ReportError {
     /// The plotting library failed.
     #[error("drawing `{plot}` failed: {message}")]
-    Draw { plot: String, message: String },
+    Draw {
+        /// The plot.
+        plot: String,
+        /// What the library said.
+        message: String,
+    },
     /// Encoding the PNG failed.
     #[error("encoding `{plot}` as PNG failed: {message}")]
-    Png { plot: String, message: String },
+    Png {
+        /// The plot.
+        plot: String,
+        /// What the library said.
+        message: String,
+    },
     /// Nothing to draw.
     #[error("`{plot}` has no finite data to draw")]
-    Empty { plot: String },
+    Empty {
+        /// The plot.
+        plot: String,
+    },
 }
 
 /// How the numbers on an axis read.

@@ -17,18 +17,29 @@ pub enum ConfigError {
     /// A setting has a value that cannot be accepted.
     #[error("invalid value `{value}` for {key}: {accepted}")]
     Invalid {
+        /// The INI key or flag.
         key: String,
+        /// The value given.
         value: String,
+        /// What is accepted.
         accepted: String,
     },
     /// A required setting is missing.
     #[error("missing {key}: {hint}")]
-    Missing { key: String, hint: String },
+    Missing {
+        /// The INI key or flag.
+        key: String,
+        /// How to give it.
+        hint: String,
+    },
     /// A line of the INI file cannot be accepted.
     #[error("{file}:{line}: {message}")]
     Ini {
+        /// The file, as named.
         file: String,
+        /// The line (1-based).
         line: usize,
+        /// What the library said.
         message: String,
     },
     /// A line of the failure trace cannot be accepted.
