@@ -1,7 +1,7 @@
 //! `ckpt survive`, `ckpt encode` and `ckpt pcg` (docs/encodings.md), and [`SchemeArgs`], the
 //! scheme flags `ckpt interval` flattens in to take its checkpoint cost from a scheme.
 
-use super::{CliError, Progress};
+use super::{CliError, Format, Progress};
 use ckpt::encoding::codec::Codec;
 use ckpt::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
 use ckpt::encoding::experiment::{draw_failures, encode_experiment};
@@ -11,7 +11,7 @@ use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
 use ckpt::encoding::survival::try_survival;
 use ckpt::encoding::{CostParams, EncodingError};
 use ckpt::report::encoding::{self as report, EncodeInputs, PcgInputs, SurviveRow};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 impl From<EncodingError> for CliError {
     fn from(e: EncodingError) -> CliError {
@@ -31,24 +31,6 @@ impl From<EncodingError> for CliError {
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
         }
     }
-}
-
-impl From<Format> for ckpt::report::Format {
-    fn from(f: Format) -> ckpt::report::Format {
-        match f {
-            Format::Table => ckpt::report::Format::Table,
-            Format::Json => ckpt::report::Format::Json,
-        }
-    }
-}
-
-/// Output format of these commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned text for a person.
-    Table,
-    /// One JSON object.
-    Json,
 }
 
 fn parse_scheme(s: &str) -> Result<SchemeKind, String> {

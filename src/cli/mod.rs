@@ -72,6 +72,24 @@ pub enum Command {
     Man,
 }
 
+/// Output format of the commands that print a table or one JSON document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned text for a person.
+    Table,
+    /// One JSON object, in seconds.
+    Json,
+}
+
+impl From<Format> for ckpt::report::Format {
+    fn from(f: Format) -> ckpt::report::Format {
+        match f {
+            Format::Table => ckpt::report::Format::Table,
+            Format::Json => ckpt::report::Format::Json,
+        }
+    }
+}
+
 /// Bad input or an internal failure, as the binary reports it.
 #[derive(Debug, Error)]
 pub enum CliError {

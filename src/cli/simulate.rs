@@ -4,7 +4,7 @@
 //! structs and are rendered as a table or as JSON.
 
 use super::merge::ShardArg;
-use super::{CliError, Progress};
+use super::{CliError, Format, Progress};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::job::{Job, Output, SimulatePeriodic, SimulateReplicated};
 use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
@@ -14,7 +14,7 @@ use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::SimError;
 use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
 use ckpt::units::parse_duration;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -68,24 +68,6 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 1 --process-cost 7.1 --backup-cost 0.0013 --trace data/paper/five-failures.csv"
     )]
     Stencil(Box<super::stencil::StencilArgs>),
-}
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned columns with durations a person reads.
-    Table,
-    /// One JSON object, in seconds.
-    Json,
-}
-
-impl From<Format> for ckpt::report::Format {
-    fn from(f: Format) -> ckpt::report::Format {
-        match f {
-            Format::Table => ckpt::report::Format::Table,
-            Format::Json => ckpt::report::Format::Json,
-        }
-    }
 }
 
 /// Flags every simulator takes.

@@ -1,31 +1,13 @@
 //! `ckpt simulate stencil`: the task-based stencil with checkpoint levels and rollback
 //! (docs/simulation.md §3), from the paper's INI file and/or flags.
 
-use super::CliError;
 use super::merge::ShardArg;
+use super::{CliError, Format};
 use ckpt::job::SimulateStencil;
 use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::PathBuf;
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned text for a person.
-    Table,
-    /// One JSON object (seconds).
-    Json,
-}
-
-impl From<Format> for ckpt::report::Format {
-    fn from(f: Format) -> ckpt::report::Format {
-        match f {
-            Format::Table => ckpt::report::Format::Table,
-            Format::Json => ckpt::report::Format::Json,
-        }
-    }
-}
 
 /// Flags of `ckpt simulate stencil`; each overrides the same setting of `--config`.
 #[derive(Debug, Clone, Args)]

@@ -2,7 +2,7 @@
 
 use super::interval::{ModelArgs, interval_error};
 use super::parse::{duration, duration0};
-use super::{CliError, Progress};
+use super::{CliError, Format, Progress};
 use ckpt::job::shard::canonical_args;
 use ckpt::job::{Job, Output, Reporting, ValidateIntervals, ValidateStencil};
 use ckpt::sim::run::SimError;
@@ -30,15 +30,6 @@ pub enum SimArg {
     Replicated,
     /// The task-based stencil: every checkpoint level, both rollback strategies (--config).
     Stencil,
-}
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ValidateFormat {
-    /// Aligned table and the verdict.
-    Table,
-    /// `validate.json`'s content.
-    Json,
 }
 
 fn at_least_two(s: &str) -> Result<u64, String> {
@@ -92,8 +83,8 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Output format on stdout.
-    #[arg(long, value_enum, default_value_t = ValidateFormat::Table)]
-    pub format: ValidateFormat,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -213,10 +204,7 @@ impl ValidateArgs {
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
     let report = Reporting {
-        format: match args.format {
-            ValidateFormat::Table => ckpt::report::Format::Table,
-            ValidateFormat::Json => ckpt::report::Format::Json,
-        },
+        format: args.format.into(),
         out: args.out.clone(),
         args: argv.to_vec(),
     };
