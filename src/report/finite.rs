@@ -123,7 +123,7 @@ mod tests {
         let w = WholeChunks {
             count: 88,
             interval: 9818.181818181818,
-            completion: 981_835.8609,
+            completion: 981_835.860_9,
             continuous_count: 88.29,
         };
         let json = serde_json::to_string(&whole_chunks_json(&w)).unwrap();

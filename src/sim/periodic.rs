@@ -830,7 +830,7 @@ fn simulate_run_allocation(
     while saved < cfg.work && t < signal {
         let left = cfg.work - saved;
         // Whole segments that end by the signal and before the next failure pass at once.
-        let whole_left = left / cfg.interval - u64::from(left % cfg.interval == 0);
+        let whole_left = left / cfg.interval - u64::from(left.is_multiple_of(cfg.interval));
         if whole_left > 0 && st.next > t {
             let k = whole_left
                 .min((st.next - t - 1) / span)
