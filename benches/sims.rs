@@ -23,6 +23,8 @@ fn periodic_cfg(failures: Failures, interval: Nanos) -> PeriodicConfig {
         failures,
         final_checkpoint: true,
         walltime: None,
+        asynchronous: None,
+        signal_lead: None,
     }
 }
 

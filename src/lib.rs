@@ -28,6 +28,8 @@
 //!     failures: PeriodicFailures::Platform(Lifetime::exponential(86400.0).unwrap()),
 //!     final_checkpoint: true,
 //!     walltime: None,
+//!     asynchronous: None,
+//!     signal_lead: None,
 //! };
 //! let sim = ckpt::simulate_periodic(&config, 42, 200, 1, &|| {}).unwrap();
 //! // The simulated mean wall time per unit of work agrees with the model's overhead.

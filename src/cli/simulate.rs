@@ -463,6 +463,8 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         failures,
         final_checkpoint: !a.no_final_checkpoint,
         walltime,
+        asynchronous: None,
+        signal_lead: None,
     };
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;

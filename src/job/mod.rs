@@ -20,7 +20,7 @@
 //! let config = PeriodicConfig {
 //!     work: 10 * 3600 * s, interval: 3600 * s, cost: 60 * s, restart: 60 * s,
 //!     failures: Failures::Platform(Lifetime::exponential(6.0 * 3600.0).unwrap()),
-//!     final_checkpoint: true, walltime: None,
+//!     final_checkpoint: true, walltime: None, asynchronous: None, signal_lead: None,
 //! };
 //! let inputs = PeriodicInputs {
 //!     work_s: 36000.0, interval_s: 3600.0, cost_s: 60.0, restart_s: 60.0, mtbf_s: Some(21600.0),

@@ -546,6 +546,8 @@ mod tests {
                 failures: Failures::Platform(Lifetime::exponential(3600.0).unwrap()),
                 final_checkpoint: true,
                 walltime: None,
+                asynchronous: None,
+                signal_lead: None,
             },
             inputs,
             runs: 12,

@@ -57,7 +57,7 @@ pub fn higher_order_named(name: &'static str, delta: f64, mtbf: f64) -> Estimato
 
 /// `-(u + ln(1 - u)) = sum_{k>=2} u^k / k` for `0 <= u < 1`, without the cancellation of the
 /// direct form for small `u`.
-fn neg_u_plus_ln1m(u: f64) -> f64 {
+pub(crate) fn neg_u_plus_ln1m(u: f64) -> f64 {
     if u < 0.1 {
         let mut term = u;
         let mut sum = 0.0;

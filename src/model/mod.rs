@@ -5,6 +5,9 @@
 //! interval from a closed form and has no cost function of its own: it is judged under the most
 //! complete cost model that applies. The sweep and the validator only see these two shapes.
 
+pub mod allocation;
+pub mod asynchronous;
+pub mod chunks;
 pub mod daly;
 pub mod mtti;
 pub mod platform;

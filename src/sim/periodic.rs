@@ -71,7 +71,71 @@ pub struct PeriodicConfig {
     pub final_checkpoint: bool,
     /// A deadline: also report the fraction of runs finished within it.
     pub walltime: Option<Nanos>,
+    /// Asynchronous checkpoints (`cost` is then the snapshot's stall); `None`: synchronous.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asynchronous: Option<AsyncWrite>,
+    /// Allocation mode: the walltime is a hard limit and this long before it the job
+    /// checkpoints what it holds and stops (Slurm's `--signal=B:USR1@lead`); the runs report
+    /// the work saved by the limit. Needs `walltime`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_lead: Option<Nanos>,
 }
+
+/// The background write of an asynchronous checkpoint (`docs/simulation.md` §1).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AsyncWrite {
+    /// Time to write a snapshot in the background; it is durable when the write ends.
+    pub write: Nanos,
+    /// Fraction of speed the job loses while a write runs, in `[0, 1)`.
+    pub slowdown: f64,
+}
+
+impl AsyncWrite {
+    /// A write of `write_s` seconds with slowdown `slowdown`: refuses a negative or non-finite
+    /// write time and a slowdown outside `[0, 1)`.
+    ///
+    /// ```
+    /// use ckpt::sim::periodic::AsyncWrite;
+    /// assert!(AsyncWrite::new(600.0, 0.1).is_ok());
+    /// assert!(AsyncWrite::new(-1.0, 0.0).is_err());
+    /// assert!(AsyncWrite::new(600.0, 1.0).is_err());
+    /// ```
+    pub fn new(write_s: f64, slowdown: f64) -> Result<AsyncWrite, SimError> {
+        if !(write_s.is_finite() && write_s >= 0.0) {
+            return Err(SimError::Invalid {
+                field: "async-write",
+                value: write_s.to_string(),
+                accepted: "a duration of zero or more".into(),
+            });
+        }
+        let w = AsyncWrite {
+            write: secs_to_ns(write_s),
+            slowdown,
+        };
+        w.validate()?;
+        Ok(w)
+    }
+
+    fn validate(&self) -> Result<(), SimError> {
+        if self.slowdown.is_finite() && (0.0..1.0).contains(&self.slowdown) {
+            Ok(())
+        } else {
+            Err(SimError::Invalid {
+                field: "async-slowdown",
+                value: self.slowdown.to_string(),
+                accepted: "a fraction of speed lost while writing, at least 0 and below 1".into(),
+            })
+        }
+    }
+
+    /// Work done in `wall` ns while a write runs.
+    fn slowed(&self, wall: Nanos) -> Nanos {
+        ((1.0 - self.slowdown) * wall as f64).floor() as Nanos
+    }
+}
+
+/// Most segments one run of the asynchronous simulator may step through.
+pub const MAX_ASYNC_SEGMENTS: u64 = 100_000_000;
 
 impl PeriodicConfig {
     /// Checks what the types cannot: positive work and interval, partners within range, a
@@ -99,8 +163,10 @@ impl PeriodicConfig {
                 "a job that takes less than 584 years without failures, checkpoints included",
             );
         }
+        self.validate_finite()?;
         if let Some(w) = self.walltime
             && w < self.work
+            && self.signal_lead.is_none()
         {
             return invalid(
                 "walltime",
@@ -199,6 +265,58 @@ impl PeriodicConfig {
         Ok(())
     }
 
+    /// The asynchronous and allocation settings.
+    fn validate_finite(&self) -> Result<(), SimError> {
+        if let Some(a) = &self.asynchronous {
+            a.validate()?;
+            if !self.final_checkpoint {
+                return Err(SimError::Conflict(
+                    "asynchronous checkpoints need the final checkpoint (the job ends when its last write is durable)".into(),
+                ));
+            }
+            if self.signal_lead.is_some() {
+                return Err(SimError::Conflict(
+                    "asynchronous checkpoints inside an allocation (--signal lead) are not modelled".into(),
+                ));
+            }
+            if self.work / self.interval > MAX_ASYNC_SEGMENTS {
+                return Err(SimError::Invalid {
+                    field: "interval",
+                    value: format!("{}s", ns_to_secs(self.interval)),
+                    accepted: format!(
+                        "an interval that cuts the work into at most {MAX_ASYNC_SEGMENTS} segments with asynchronous checkpoints"
+                    ),
+                });
+            }
+        }
+        if let Some(lead) = self.signal_lead {
+            let Some(wall) = self.walltime else {
+                return Err(SimError::Conflict("a signal lead needs a walltime".into()));
+            };
+            if lead < self.cost {
+                return Err(SimError::Invalid {
+                    field: "signal-lead",
+                    value: format!("{}s", ns_to_secs(lead)),
+                    accepted: format!(
+                        "a lead that covers one checkpoint ({}s)",
+                        ns_to_secs(self.cost)
+                    ),
+                });
+            }
+            if wall <= lead {
+                return Err(SimError::Invalid {
+                    field: "walltime",
+                    value: format!("{}s", ns_to_secs(wall)),
+                    accepted: format!(
+                        "an allocation longer than one checkpoint and the signal's lead ({}s)",
+                        ns_to_secs(lead)
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// With exponential failures the expected number of failures is known in closed form
     /// (per segment of wall time T: e^(R/M) (e^(T/M) - 1)); refuse up front a job that would
     /// need more than [`MAX_FAILURES_PER_RUN`] on average instead of running into the cap.
@@ -252,6 +370,13 @@ pub struct PeriodicRun {
     pub lost_work: Nanos,
     /// Simulated events: failures (node failures included), ends of segments, ends of restarts.
     pub events: u64,
+    /// Allocation mode: work checkpointed by the limit (0 otherwise).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub saved_work: Nanos,
+}
+
+fn is_zero(n: &Nanos) -> bool {
+    *n == 0
 }
 
 /// The stream of job interruption times of one run.
@@ -390,11 +515,9 @@ fn too_many() -> SimError {
     ))
 }
 
-/// Simulates run `run` of `seed`. The config must have passed [`PeriodicConfig::validate`].
-pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
-    let mut rng = run_rng(seed, run);
-    let mut out = PeriodicRun::default();
-    let mut clock = match &cfg.failures {
+/// The failure process of one run, drawing its initial state from `rng`.
+fn start_clock<'a>(cfg: &'a PeriodicConfig, rng: &mut ChaCha8Rng) -> Result<Clock<'a>, SimError> {
+    Ok(match &cfg.failures {
         Failures::Platform(life) => Clock::Renewal {
             life: *life,
             last: 0,
@@ -421,7 +544,7 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
             let total = nodes + partners;
             let mut queue = EventQueue::new();
             for i in 0..total {
-                queue.push(secs_to_ns(node.sample(&mut rng)), 0, i, i as u32);
+                queue.push(secs_to_ns(node.sample(rng)), 0, i, i as u32);
             }
             Clock::Nodes {
                 queue,
@@ -438,7 +561,20 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
             pos: 0,
             pairs: (*partners > 0).then(|| Pairs::new(nodes.unwrap_or(0), *partners)),
         },
-    };
+    })
+}
+
+/// Simulates run `run` of `seed`. The config must have passed [`PeriodicConfig::validate`].
+pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
+    if let Some(a) = &cfg.asynchronous {
+        return simulate_run_async(cfg, a, seed, run);
+    }
+    if let (Some(lead), Some(limit)) = (cfg.signal_lead, cfg.walltime) {
+        return simulate_run_allocation(cfg, limit - lead, seed, run);
+    }
+    let mut rng = run_rng(seed, run);
+    let mut out = PeriodicRun::default();
+    let mut clock = start_clock(cfg, &mut rng)?;
     let mut absorbed = Vec::new();
     let mut next = clock.next(&mut rng, &mut absorbed);
     let full = cfg.work / cfg.interval;
@@ -516,6 +652,246 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
     Ok(out)
 }
 
+/// One run's failure stream and counters, shared by the asynchronous and allocation runs.
+struct Stream<'a> {
+    rng: ChaCha8Rng,
+    clock: Clock<'a>,
+    absorbed: Vec<Nanos>,
+    next: Nanos,
+}
+
+impl<'a> Stream<'a> {
+    fn new(cfg: &'a PeriodicConfig, seed: u64, run: u64) -> Result<Stream<'a>, SimError> {
+        let mut rng = run_rng(seed, run);
+        let mut clock = start_clock(cfg, &mut rng)?;
+        let mut absorbed = Vec::new();
+        let next = clock.next(&mut rng, &mut absorbed);
+        Ok(Stream {
+            rng,
+            clock,
+            absorbed,
+            next,
+        })
+    }
+
+    /// The failure at `self.next` has interrupted the job at `t = self.next`: counts it and
+    /// runs the restart, started over by each failure in it. Returns the time the restart
+    /// ends, or `None` when `stop` comes first (the run then ends at `stop`).
+    fn restart(
+        &mut self,
+        cfg: &PeriodicConfig,
+        out: &mut PeriodicRun,
+        mut t: Nanos,
+        stop: Nanos,
+    ) -> Result<Option<Nanos>, SimError> {
+        loop {
+            out.failures += 1;
+            if out.failures > MAX_FAILURES_PER_RUN {
+                return Err(too_many());
+            }
+            self.next = self.clock.next(&mut self.rng, &mut self.absorbed);
+            let done = t
+                .checked_add(cfg.restart)
+                .filter(|&e| e < Nanos::MAX)
+                .ok_or_else(too_long)?;
+            if done > stop && self.next > stop {
+                out.restart += stop - t;
+                return Ok(None);
+            }
+            if self.next > done {
+                out.restart += cfg.restart;
+                out.events += 1;
+                return Ok(Some(done));
+            }
+            out.restart += self.next - t;
+            t = self.next;
+        }
+    }
+
+    /// Closes the run at `t`: node failures up to then, events.
+    fn finish(self, out: &mut PeriodicRun, t: Nanos) {
+        out.wall = t;
+        out.node_failures = out.failures + self.absorbed.partition_point(|&a| a <= t) as u64;
+        out.events += out.node_failures;
+    }
+}
+
+/// One run with asynchronous checkpoints (`docs/simulation.md` §1, asynchronous): each
+/// segment's snapshot stalls the job `cost`, then its write runs `write` in the background
+/// (the job at `1 - slowdown` speed meanwhile); the snapshot is durable when the write ends.
+/// A segment due while the previous write runs waits for it, the job working on. A failure
+/// rolls back to the last durable snapshot. The job ends when its last write is durable.
+fn simulate_run_async(
+    cfg: &PeriodicConfig,
+    a: &AsyncWrite,
+    seed: u64,
+    run: u64,
+) -> Result<PeriodicRun, SimError> {
+    let mut st = Stream::new(cfg, seed, run)?;
+    let mut out = PeriodicRun::default();
+    let mut t: Nanos = 0;
+    // Work position made durable, and the write in progress: (its end, the position it saves).
+    let mut durable: Nanos = 0;
+    let mut pending: Option<(Nanos, Nanos)> = None;
+    let mut pos: Nanos = 0;
+    let add = |x: Nanos, y: Nanos| {
+        x.checked_add(y)
+            .filter(|&e| e < Nanos::MAX)
+            .ok_or_else(too_long)
+    };
+    loop {
+        let target = pos + cfg.interval.min(cfg.work - pos);
+        // When the snapshot starts, and the position it captures.
+        let (snap, captured) = match pending {
+            Some((we, _)) if we > t => {
+                let capacity = a.slowed(we - t);
+                if target - pos <= capacity {
+                    (we, (pos + capacity).min(cfg.work))
+                } else {
+                    (add(we, target - pos - capacity)?, target)
+                }
+            }
+            _ => (add(t, target - pos)?, target),
+        };
+        let end = add(snap, cfg.cost)?;
+        // A write that ends before the next failure is durable (failures first on a tie).
+        if let Some((we, saved)) = pending
+            && we < st.next
+        {
+            durable = saved;
+            pending = None;
+        }
+        if st.next > end {
+            out.events += 1;
+            pos = captured;
+            t = end;
+            let write_end = add(end, a.write)?;
+            if pos < cfg.work {
+                pending = Some((write_end, pos));
+                continue;
+            }
+            // The last snapshot: the job waits, idle, for its write.
+            if st.next > write_end {
+                t = write_end;
+                break;
+            }
+            pending = Some((write_end, pos));
+        }
+        // Interrupted at `next`: everything since the last durable snapshot is lost.
+        let at = st.next;
+        if let Some((we, saved)) = pending
+            && we < at
+        {
+            durable = saved;
+        }
+        let done_at_failure = if at >= end {
+            captured
+        } else {
+            let worked = at.min(snap).saturating_sub(t);
+            let accrued = match pending {
+                Some((we, _)) if we > t => {
+                    let slow = we.min(t + worked) - t;
+                    a.slowed(slow) + (worked - slow)
+                }
+                _ => worked,
+            };
+            (pos + accrued).min(captured)
+        };
+        out.lost_work += done_at_failure - durable;
+        pending = None;
+        pos = durable;
+        match st.restart(cfg, &mut out, at, Nanos::MAX)? {
+            Some(done) => t = done,
+            None => return Err(too_long()),
+        }
+    }
+    out.work = cfg.work;
+    // Stalls, waits for writes and the slowdown: what is neither work, restart nor lost.
+    out.checkpoint = t - out.work - out.restart - out.lost_work;
+    st.finish(&mut out, t);
+    Ok(out)
+}
+
+/// One run inside an allocation (`docs/simulation.md` §1, allocation): periodic checkpoints
+/// as usual until `signal`; then a job at work checkpoints what it holds and stops, a
+/// checkpoint in progress completes, and a restart in progress ends the run. The run reports
+/// the work checkpointed (saved) by then.
+fn simulate_run_allocation(
+    cfg: &PeriodicConfig,
+    signal: Nanos,
+    seed: u64,
+    run: u64,
+) -> Result<PeriodicRun, SimError> {
+    let mut st = Stream::new(cfg, seed, run)?;
+    let mut out = PeriodicRun::default();
+    let mut t: Nanos = 0;
+    let mut saved: Nanos = 0;
+    let span = cfg.interval.saturating_add(cfg.cost);
+    while saved < cfg.work && t < signal {
+        let left = cfg.work - saved;
+        // Whole segments that end by the signal and before the next failure pass at once.
+        let whole_left = left / cfg.interval - u64::from(left.is_multiple_of(cfg.interval));
+        if whole_left > 0 && st.next > t {
+            let k = whole_left
+                .min((st.next - t - 1) / span)
+                .min((signal - t) / span);
+            if k > 0 {
+                t += k * span;
+                saved += k * cfg.interval;
+                out.checkpoint += k * cfg.cost;
+                out.events += k;
+                continue;
+            }
+        }
+        let mut w = cfg.interval.min(left);
+        let last = w == left;
+        let mut c = if last && !cfg.final_checkpoint {
+            0
+        } else {
+            cfg.cost
+        };
+        let mut stopping = false;
+        if t + w > signal {
+            // The signal comes during this segment's work: checkpoint now, then stop.
+            w = signal - t;
+            c = cfg.cost;
+            stopping = true;
+        }
+        let end = t + w + c;
+        if st.next > end {
+            t = end;
+            saved += w;
+            out.checkpoint += c;
+            out.events += 1;
+            if stopping {
+                break;
+            }
+            continue;
+        }
+        let at = st.next;
+        let elapsed = at - t;
+        out.lost_work += elapsed.min(w);
+        out.checkpoint += elapsed.saturating_sub(w);
+        t = at;
+        if at >= signal {
+            // A failure after the signal: nothing more can be saved.
+            out.failures += 1;
+            break;
+        }
+        match st.restart(cfg, &mut out, at, signal)? {
+            Some(done) => t = done,
+            None => {
+                t = signal;
+                break;
+            }
+        }
+    }
+    out.work = saved;
+    out.saved_work = saved;
+    st.finish(&mut out, t);
+    Ok(out)
+}
+
 /// The figures of section 1 over runs, as the report layer serializes them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeriodicFigures {
@@ -537,6 +913,9 @@ pub struct PeriodicFigures {
     /// Fraction of runs finished within the walltime (with `walltime` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_within_walltime: Option<Estimate>,
+    /// Allocation mode: work checkpointed by the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_work_s: Option<Estimate>,
 }
 
 /// Reduces runs (in run order) to figures.
@@ -555,6 +934,7 @@ pub fn summarize(cfg: &PeriodicConfig, runs: &[PeriodicRun]) -> PeriodicFigures 
         restart_s: s(|r| r.restart),
         lost_work_s: s(|r| r.lost_work),
         finished_within_walltime: cfg.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
+        saved_work_s: cfg.signal_lead.map(|_| s(|r| r.saved_work)),
     }
 }
 
@@ -568,7 +948,7 @@ pub fn summarize(cfg: &PeriodicConfig, runs: &[PeriodicRun]) -> PeriodicFigures 
 /// let cfg = PeriodicConfig {
 ///     work: 3600 * s, interval: 600 * s, cost: 60 * s, restart: 120 * s,
 ///     failures: Failures::Platform(Lifetime::exponential(6.0 * 3600.0).unwrap()),
-///     final_checkpoint: true, walltime: None,
+///     final_checkpoint: true, walltime: None, asynchronous: None, signal_lead: None,
 /// };
 /// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
 /// assert!(f.wall_time_s.point >= 3960.0);
@@ -601,6 +981,7 @@ pub fn simulate_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::stats::Estimate;
     use crate::sim::trace::{IndexColumn, parse_trace};
 
     const S: Nanos = 1_000_000_000;
@@ -625,6 +1006,8 @@ mod tests {
             },
             final_checkpoint: true,
             walltime: None,
+            asynchronous: None,
+            signal_lead: None,
         }
     }
 
@@ -700,6 +1083,8 @@ mod tests {
             },
             final_checkpoint: true,
             walltime: None,
+            asynchronous: None,
+            signal_lead: None,
         };
         let plain = simulate(&mk(0), 3, 200, 1, &|| {}).unwrap();
         let paired = simulate(&mk(100), 3, 200, 1, &|| {}).unwrap();
@@ -769,6 +1154,8 @@ mod tests {
             failures: Failures::Platform(Lifetime::exponential(1.0).unwrap()),
             final_checkpoint: true,
             walltime: None,
+            asynchronous: None,
+            signal_lead: None,
         };
         assert!(matches!(cfg.validate(), Err(SimError::NoProgress(_))));
         let fine = PeriodicConfig {
@@ -776,5 +1163,182 @@ mod tests {
             ..cfg
         };
         assert!(fine.validate().is_ok());
+    }
+    fn exp_cfg(m: f64, work: f64, tau: f64, cost: f64, restart: f64) -> PeriodicConfig {
+        PeriodicConfig {
+            work: secs_to_ns(work),
+            interval: secs_to_ns(tau),
+            cost: secs_to_ns(cost),
+            restart: secs_to_ns(restart),
+            failures: Failures::Platform(Lifetime::exponential(m).unwrap()),
+            final_checkpoint: true,
+            walltime: None,
+            asynchronous: None,
+            signal_lead: None,
+        }
+    }
+
+    fn asynchronous(cfg: &PeriodicConfig, write: f64, slowdown: f64) -> PeriodicConfig {
+        PeriodicConfig {
+            asynchronous: Some(AsyncWrite::new(write, slowdown).unwrap()),
+            ..cfg.clone()
+        }
+    }
+
+    #[test]
+    fn asynchronous_without_a_write_is_the_synchronous_run() {
+        let sync = exp_cfg(3600.0, 36_000.0, 1000.0, 60.0, 120.0);
+        let asy = asynchronous(&sync, 0.0, 0.0);
+        asy.validate().unwrap();
+        for run in 0..50 {
+            let a = simulate_run(&sync, 9, run).unwrap();
+            let b = simulate_run(&asy, 9, run).unwrap();
+            assert_eq!(
+                (a.wall, a.failures, a.lost_work, a.restart, a.checkpoint),
+                (b.wall, b.failures, b.lost_work, b.restart, b.checkpoint),
+                "run {run}"
+            );
+        }
+    }
+
+    #[test]
+    fn asynchronous_semantics_on_traces() {
+        let with = |trace: &str, write: f64, slowdown: f64, interval: Nanos| {
+            let mut cfg = traced(trace, None, 0);
+            cfg.work = 30 * S;
+            cfg.interval = interval;
+            let cfg = asynchronous(&cfg, write, slowdown);
+            cfg.validate().unwrap();
+            simulate_run(&cfg, 1, 0).unwrap()
+        };
+        // Snapshots end at 11, 22, 33; the last write ends at 38.
+        let r = with("", 5.0, 0.0, 10 * S);
+        assert_eq!(r.wall, 38 * S);
+        assert_eq!(r.checkpoint, 8 * S);
+        // A failure during the first write (at 14) loses it all: 10 s captured and 3 s more.
+        let r = with("14\n", 5.0, 0.0, 10 * S);
+        assert_eq!((r.lost_work, r.wall), (13 * S, 54 * S));
+        assert_eq!(r.wall, r.work + r.checkpoint + r.restart + r.lost_work);
+        // After the write's end (16) only the second segment's 6 s are lost.
+        let r = with("17\n", 5.0, 0.0, 10 * S);
+        assert_eq!((r.lost_work, r.wall), (6 * S, 46 * S));
+        // At the very instant the write ends the failure comes first: the write is lost.
+        let r = with("16\n", 5.0, 0.0, 10 * S);
+        assert_eq!((r.lost_work, r.wall), (15 * S, 56 * S));
+        // Half speed during 4 s writes: 2 s of work each, 2 s late twice, 4 s final write.
+        let r = with("", 4.0, 0.5, 10 * S);
+        assert_eq!(r.wall, 41 * S);
+        // Wait rule: a 2 s interval with 5 s writes takes snapshots at 2, then every 6 s
+        // when the write ends (8, 14, ..., 38, holding 5 s of work each: 7, 12, ..., 27, 30
+        // with the last one capped at the work); the last write ends at 44.
+        let r = with("", 5.0, 0.0, 2 * S);
+        assert_eq!(r.wall, 44 * S);
+        assert_eq!(r.checkpoint, 14 * S);
+    }
+
+    fn z(e: &Estimate, expected: f64) -> f64 {
+        (e.point - expected) / e.stderr.unwrap()
+    }
+
+    #[test]
+    fn asynchronous_runs_agree_with_the_exact_model() {
+        use crate::model::asynchronous::AsyncComplete;
+        // D_w/M up to 0.2, with and without a slowdown, and in the wait rule's edge case.
+        for (m, c, r, dw, f, tau) in [
+            (3600.0, 60.0, 60.0, 720.0, 0.0, 900.0),
+            (3600.0, 60.0, 60.0, 720.0, 0.3, 900.0),
+            (7200.0, 120.0, 0.0, 360.0, 0.5, 600.0),
+            (3600.0, 30.0, 30.0, 500.0, 0.2, 400.0),
+        ] {
+            let work = 24.0 * tau;
+            let cfg = asynchronous(&exp_cfg(m, work, tau, c, r), dw, f);
+            let sim = simulate(&cfg, 5, 400, 1, &|| {}).unwrap();
+            let model = AsyncComplete::new(m, c, r, 0.0, dw, f).unwrap();
+            let expected = model.expected_wall(work, tau).unwrap();
+            let zv = z(&sim.wall_time_s, expected);
+            assert!(zv.abs() < 4.0, "{m} {c} {r} {dw} {f} {tau}: z = {zv}");
+        }
+        // The synchronous model departs from the same runs once the write is long.
+        let (m, c, dw, tau) = (3600.0, 60.0, 720.0, 900.0);
+        let cfg = asynchronous(&exp_cfg(m, 24.0 * tau, tau, c, 0.0), dw, 0.0);
+        let sim = simulate(&cfg, 5, 400, 1, &|| {}).unwrap();
+        let sync = 24.0 * m * ((tau + c) / m).exp_m1();
+        assert!(z(&sim.wall_time_s, sync) > 4.0);
+    }
+
+    #[test]
+    fn allocation_runs_save_what_the_model_expects() {
+        use crate::model::allocation::Allocation;
+        let (m, c, r, limit) = (3.0 * 3600.0, 120.0, 60.0, 12.0 * 3600.0);
+        let alloc = Allocation::new(m, c, r, 0.0, limit, 0.0).unwrap();
+        let plan = alloc.optimum().unwrap();
+        for tau in [plan.interval, 0.6 * plan.interval, 1.7 * plan.interval] {
+            let mut cfg = exp_cfg(m, 1000.0 * 3600.0, tau, c, r);
+            cfg.walltime = Some(secs_to_ns(limit));
+            cfg.signal_lead = Some(secs_to_ns(plan.signal_lead));
+            cfg.validate().unwrap();
+            let runs = simulate_range(&cfg, 11, 0..400, 1, &|| {}).unwrap();
+            // Every run stops inside the allocation.
+            assert!(runs.iter().all(|r| r.wall <= secs_to_ns(limit)));
+            let figures = summarize(&cfg, &runs);
+            let saved = figures.saved_work_s.unwrap();
+            let zv = z(&saved, alloc.expected_saved_work(tau));
+            assert!(zv.abs() < 4.0, "tau {tau}: z = {zv} {saved:?}");
+        }
+        // Without failures the last checkpoint ends at T - L + C, inside the allocation, and
+        // saves all but the checkpoints.
+        let mut cfg = traced("", None, 0);
+        cfg.work = secs_to_ns(100.0 * 3600.0);
+        cfg.interval = secs_to_ns(plan.interval);
+        cfg.cost = secs_to_ns(c);
+        cfg.walltime = Some(secs_to_ns(limit));
+        cfg.signal_lead = Some(secs_to_ns(plan.signal_lead));
+        let r = simulate_run(&cfg, 1, 0).unwrap();
+        let end = limit - plan.signal_lead + c;
+        assert!((ns_to_secs(r.wall) - end).abs() < 1e-6 && r.wall <= secs_to_ns(limit));
+        let saved = end - plan.checkpoints as f64 * c;
+        assert!((ns_to_secs(r.saved_work) - saved).abs() < 1e-6, "{r:?}");
+    }
+
+    #[test]
+    fn asynchronous_and_allocation_inputs_are_checked() {
+        let base = exp_cfg(3600.0, 36_000.0, 1000.0, 60.0, 120.0);
+        for (write, slowdown) in [
+            (-1.0, 0.0),
+            (f64::NAN, 0.0),
+            (1.0, 1.0),
+            (1.0, -0.5),
+            (1.0, f64::NAN),
+        ] {
+            let e = AsyncWrite::new(write, slowdown).unwrap_err();
+            assert!(matches!(e, SimError::Invalid { .. }), "{e}");
+        }
+        let e = AsyncWrite::new(1.0, 1.5).unwrap_err().to_string();
+        assert!(e.contains("async-slowdown") && e.contains("below 1"), "{e}");
+        let mut cfg = asynchronous(&base, 600.0, 0.0);
+        cfg.final_checkpoint = false;
+        assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
+        // A slowdown set by hand past the constructor is caught too.
+        let mut cfg = asynchronous(&base, 600.0, 0.0);
+        cfg.asynchronous.as_mut().unwrap().slowdown = 1.0;
+        assert!(cfg.validate().is_err());
+        let mut cfg = base.clone();
+        cfg.signal_lead = Some(120 * S);
+        assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
+        cfg.walltime = Some(100 * S);
+        let e = cfg.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("walltime") && e.contains("longer than one checkpoint"),
+            "{e}"
+        );
+        cfg.walltime = Some(3600 * S);
+        cfg.signal_lead = Some(30 * S);
+        let e = cfg.validate().unwrap_err().to_string();
+        assert!(e.contains("covers one checkpoint"), "{e}");
+        // A walltime below the work is the point of an allocation.
+        cfg.signal_lead = Some(60 * S);
+        assert!(cfg.validate().is_ok());
+        let cfg = asynchronous(&cfg, 600.0, 0.0);
+        assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
     }
 }

@@ -160,6 +160,8 @@ impl Setup {
                     failures,
                     final_checkpoint: true,
                     walltime: None,
+                    asynchronous: None,
+                    signal_lead: None,
                 })
             }
             SimKind::Replicated => {

@@ -37,6 +37,8 @@ fn config(work: u64, tau: u64, delta: u64, r: u64, failures: Failures) -> Period
         failures,
         final_checkpoint: true,
         walltime: None,
+        asynchronous: None,
+        signal_lead: None,
     }
 }
 

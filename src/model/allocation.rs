@@ -1,0 +1,438 @@
+//! A fixed wall-time allocation (`docs/models.md` §10): the job runs inside a limit `T` (a
+//! batch allocation) and whatever is not checkpointed by then is lost. The policy is the one a
+//! batch script can run: checkpoint every `tau` of work, and when the scheduler's signal
+//! arrives `L` before the limit (Slurm's `--signal=B:USR1@L`), checkpoint at once and stop. A
+//! failure inside the allocation costs a downtime `D` and a restart `R` (started over by a
+//! failure during it), after which the job continues with the same interval.
+//!
+//! For exponential failures the expected work saved by the limit solves a renewal equation in
+//! the time at which the job (re)starts (§10); it is computed on a grid, backwards from the
+//! signal, and maximized over the intervals that make the failure-free schedule end exactly on
+//! the signal's checkpoint: `tau = (T - L + C)/n - C`, `n` checkpoints.
+
+use super::daly::exact_optimum;
+use super::{ModelError, nonnegative, positive};
+
+/// Slurm's largest `--signal` lead time (seconds; `sig_time` is 0 to 65535).
+pub const MAX_SIGNAL_LEAD: f64 = 65_535.0;
+
+/// Most grid points of one evaluation of the expected saved work.
+pub const MAX_GRID: usize = 50_000;
+
+/// Fewest grid points of one evaluation.
+const MIN_GRID: usize = 400;
+
+/// A wall-time allocation under exponential failures, validated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Allocation {
+    mtbf: f64,
+    cost: f64,
+    restart: f64,
+    downtime: f64,
+    walltime: f64,
+    lead: f64,
+}
+
+/// The schedule that maximizes the expected work saved by the end of the allocation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AllocationPlan {
+    /// Checkpoints of the failure-free schedule, the signal's included.
+    pub checkpoints: u64,
+    /// Work between checkpoints (s).
+    pub interval: f64,
+    /// Expected work checkpointed by the limit (s).
+    pub expected_saved_work: f64,
+    /// The signal's lead before the limit (whole seconds, at least one checkpoint).
+    pub signal_lead: f64,
+}
+
+impl Allocation {
+    /// An allocation of `walltime` seconds for a job under MTBF `mtbf` with checkpoint cost
+    /// `cost`, restart `restart` and downtime `downtime`. The signal comes
+    /// `ceil(cost + margin)` seconds before the limit (Slurm takes whole seconds; `margin`
+    /// covers its event resolution, which may send the signal up to a minute early, or a
+    /// slower last checkpoint). The allocation must hold the lead and some work.
+    pub fn new(
+        mtbf: f64,
+        cost: f64,
+        restart: f64,
+        downtime: f64,
+        walltime: f64,
+        margin: f64,
+    ) -> Result<Allocation, ModelError> {
+        let cost = positive("cost", cost)?;
+        let margin = nonnegative("signal-margin", margin)?;
+        let walltime = positive("walltime", walltime)?;
+        let lead = (cost + margin).ceil();
+        if lead > MAX_SIGNAL_LEAD {
+            return Err(ModelError::Parameter {
+                name: "cost",
+                value: cost,
+                accepted: "a checkpoint (plus margin) of at most 65535 s, Slurm's longest signal lead",
+            });
+        }
+        if walltime <= lead {
+            return Err(ModelError::Parameter {
+                name: "walltime",
+                value: walltime,
+                accepted: "an allocation longer than one checkpoint (the signal's lead, cost plus margin rounded up to a second)",
+            });
+        }
+        Ok(Allocation {
+            mtbf: positive("mtbf", mtbf)?,
+            cost,
+            restart: nonnegative("restart", restart)?,
+            downtime: nonnegative("downtime", downtime)?,
+            walltime,
+            lead,
+        })
+    }
+
+    /// The signal's lead before the limit (s).
+    pub fn lead(&self) -> f64 {
+        self.lead
+    }
+
+    /// Time from the start to the signal, `T - L`.
+    fn signal(&self) -> f64 {
+        self.walltime - self.lead
+    }
+
+    /// The interval whose failure-free schedule has `n` checkpoints, the last one started by
+    /// the signal: `(T - L + C)/n - C`; `None` when it is not positive.
+    pub fn aligned_interval(&self, n: u64) -> Option<f64> {
+        let tau = (self.signal() + self.cost) / n.max(1) as f64 - self.cost;
+        (tau > 0.0).then_some(tau)
+    }
+
+    /// Expected work saved by the limit when checkpointing every `tau` (s), from a start at
+    /// time 0 with nothing to restart.
+    ///
+    /// ```
+    /// use ckpt::model::allocation::Allocation;
+    /// // Without failures (an MTBF of ten thousand years) 4 checkpoints of 60 s in 1 h leave
+    /// // 3360 s of work, less what the failures take.
+    /// let a = Allocation::new(3.15e11, 60.0, 0.0, 0.0, 3600.0, 0.0).unwrap();
+    /// let tau = a.aligned_interval(4).unwrap();
+    /// assert!((a.expected_saved_work(tau) - 3360.0).abs() < 1e-3);
+    /// ```
+    pub fn expected_saved_work(&self, tau: f64) -> f64 {
+        if !(tau > 0.0 && tau.is_finite()) {
+            return 0.0;
+        }
+        let s = self.signal();
+        let step = (self.cost.min(tau).min(self.mtbf).min(s)) / 8.0;
+        let n = ((s / step).ceil() as usize).clamp(MIN_GRID, MAX_GRID);
+        Grid::new(self, tau, n).solve()
+    }
+
+    /// The schedule with the most expected saved work among the aligned intervals (§10: a
+    /// failure-free schedule whose last checkpoint is the signal's). The count is searched
+    /// around `(T - L + C)/(tau* + C)`, with `tau*` Daly's exact optimum, by a ternary search
+    /// on the count, then checked over its neighbours.
+    pub fn optimum(&self) -> Result<AllocationPlan, ModelError> {
+        let span = self.signal() + self.cost;
+        let max_n = ((span / self.cost).ceil() as u64).saturating_sub(1).max(1);
+        let value = |n: u64| match self.aligned_interval(n) {
+            Some(tau) => self.expected_saved_work(tau),
+            None => f64::NEG_INFINITY,
+        };
+        let (mut lo, mut hi) = (1u64, max_n);
+        // Ternary search on a unimodal-in-practice sequence, with at most 200 evaluations.
+        for _ in 0..100 {
+            if hi - lo < 6 {
+                break;
+            }
+            let a = lo + (hi - lo) / 3;
+            let b = hi - (hi - lo) / 3;
+            if value(a) < value(b) {
+                lo = a + 1;
+            } else {
+                hi = b;
+            }
+        }
+        let guess = (span / (exact_optimum(self.cost, self.mtbf) + self.cost)).round() as u64;
+        let mut best = (f64::NEG_INFINITY, 1u64);
+        let candidates = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
+            .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n));
+        for n in candidates {
+            let v = value(n);
+            if v > best.0 || (v == best.0 && n < best.1) {
+                best = (v, n);
+            }
+        }
+        let (saved, n) = best;
+        match self.aligned_interval(n) {
+            Some(interval) if saved.is_finite() => Ok(AllocationPlan {
+                checkpoints: n,
+                interval,
+                expected_saved_work: saved,
+                signal_lead: self.lead,
+            }),
+            _ => Err(ModelError::Parameter {
+                name: "walltime",
+                value: self.walltime,
+                accepted: "an allocation with room for work and one checkpoint before the signal's",
+            }),
+        }
+    }
+}
+
+/// The backward solution of §10's equations on `n + 1` points `u_i = i S / n`.
+struct Grid<'a> {
+    a: &'a Allocation,
+    tau: f64,
+    h: f64,
+    lam: f64,
+    /// Expected saved work from a fresh start at `u_i`.
+    g: Vec<f64>,
+    /// Expected saved work after a failure at `u_i`.
+    f: Vec<f64>,
+    /// `Q(u_i) = integral_{u_i}^S lambda e^(-lambda (y - u_i)) F(y) dy`.
+    q: Vec<f64>,
+}
+
+impl Grid<'_> {
+    fn new(a: &Allocation, tau: f64, n: usize) -> Grid<'_> {
+        Grid {
+            a,
+            tau,
+            h: a.signal() / n as f64,
+            lam: 1.0 / a.mtbf,
+            g: vec![0.0; n + 1],
+            f: vec![0.0; n + 1],
+            q: vec![0.0; n + 1],
+        }
+    }
+
+    /// Linear interpolation of `v` at time `x`; every function is 0 from the signal on.
+    fn at(&self, v: &[f64], x: f64) -> f64 {
+        let pos = x / self.h;
+        let last = v.len() - 1;
+        if pos >= last as f64 {
+            return 0.0;
+        }
+        let i = pos.floor() as usize;
+        let frac = pos - i as f64;
+        v[i] + frac * (v[i + 1] - v[i])
+    }
+
+    /// The failure-free plan from a fresh start at `u`: expected work of its commits (each
+    /// weighted by the chance of no failure before it) and the end of its last commit.
+    fn plan(&self, u: f64) -> (f64, f64) {
+        let (s, c, tau, lam) = (self.a.signal(), self.a.cost, self.tau, self.lam);
+        let left = s - u;
+        if left <= 0.0 {
+            return (0.0, u);
+        }
+        let period = tau + c;
+        let full = if left >= tau {
+            ((left - tau) / period).floor() + 1.0
+        } else {
+            0.0
+        };
+        // sum_{k=1}^{full} e^(-lambda k period), without cancellation.
+        let x = lam * period;
+        let geometric = if full > 0.0 {
+            (-x).exp() * (-(-x * full).exp_m1()) / (-(-x).exp_m1())
+        } else {
+            0.0
+        };
+        let start = u + full * period;
+        if start < s {
+            // The signal falls in a work phase: its checkpoint takes what is left.
+            let end = s + c;
+            (
+                tau * geometric + (s - start) * (-lam * (end - u)).exp(),
+                end,
+            )
+        } else {
+            (tau * geometric, start)
+        }
+    }
+
+    fn solve(mut self) -> f64 {
+        let n = self.g.len() - 1;
+        let (lam, h) = (self.lam, self.h);
+        let (r, d) = (self.a.restart, self.a.downtime);
+        let decay = (-lam * h).exp();
+        // Weights of the step integral of lambda e^(-lambda s) times a linear function.
+        let p = -(-lam * h).exp_m1();
+        let w1 = p / (lam * h) - decay;
+        let w0 = p - w1;
+        let survive_restart = (-lam * r).exp();
+        for i in (0..n).rev() {
+            let u = i as f64 * h;
+            let (commits, end) = self.plan(u);
+            let reach_end = (-lam * (end - u)).exp();
+            self.g[i] = self.g[i + 1];
+            self.f[i] = self.f[i + 1];
+            self.q[i] = self.q[i + 1];
+            // The unknowns at u_i appear in interpolations only through points within one
+            // step; a fixed-point iteration contracts by about lambda h per sweep.
+            for _ in 0..60 {
+                let q = decay * self.q[i + 1] + w0 * self.f[i] + w1 * self.f[i + 1];
+                self.q[i] = q;
+                let f = survive_restart * self.at(&self.g, u + d + r) + self.at(&self.q, u + d)
+                    - survive_restart * self.at(&self.q, u + d + r);
+                self.f[i] = f;
+                let g = commits + q - reach_end * self.at(&self.q, end);
+                let old = self.g[i];
+                self.g[i] = g;
+                if (g - old).abs() <= 1e-15 * g.abs() {
+                    break;
+                }
+            }
+        }
+        self.g[0]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An independent computation: the job's state distribution pushed forward in time steps
+    /// of `h` seconds (every duration a whole number of steps), a failure in a step taking
+    /// effect at its end. Returns the expected work committed by the limit.
+    fn forward(m: f64, c: u64, r: u64, d: u64, tau: u64, signal: u64, h: f64) -> f64 {
+        let pf = 1.0 - (-h / m).exp();
+        let period = tau + c;
+        // run[o]: mass working or checkpointing, `o` steps after its (re)start.
+        let mut run = vec![0.0f64; signal as usize + 1];
+        run[0] = 1.0;
+        // rest[k]: mass `k` steps into downtime + restart.
+        let mut rest = vec![0.0f64; (d + r) as usize + 1];
+        let mut saved = 0.0;
+        let mut next_run = vec![0.0f64; run.len()];
+        for t in 0..signal as usize {
+            next_run.fill(0.0);
+            let mut failed = 0.0;
+            // Nobody is more than t steps past a (re)start at step t.
+            for (o, &mass) in run.iter().enumerate().take(t + 1) {
+                if mass == 0.0 {
+                    continue;
+                }
+                let ok = mass * (1.0 - pf);
+                failed += mass * pf;
+                let o1 = o as u64 + 1;
+                if o1.is_multiple_of(period) {
+                    saved += ok * tau as f64 * h;
+                }
+                next_run[o1 as usize] += ok;
+            }
+            let mut next_rest = vec![0.0f64; rest.len()];
+            for k in 0..(d + r) as usize {
+                let mass = rest[k];
+                if mass == 0.0 {
+                    continue;
+                }
+                let exposed = k as u64 >= d;
+                let (ok, f) = if exposed {
+                    (mass * (1.0 - pf), mass * pf)
+                } else {
+                    (mass, 0.0)
+                };
+                failed += f;
+                if k + 1 == (d + r) as usize {
+                    next_run[0] += ok;
+                } else {
+                    next_rest[k + 1] += ok;
+                }
+            }
+            if d + r == 0 {
+                next_run[0] += failed;
+            } else {
+                next_rest[0] += failed;
+            }
+            std::mem::swap(&mut run, &mut next_run);
+            rest = next_rest;
+        }
+        // At the signal: work phases checkpoint what they hold; checkpoints in progress end.
+        let final_survive = |steps: u64| (1.0 - pf).powi(steps as i32);
+        for (o, &mass) in run.iter().enumerate() {
+            let phase = o as u64 % period;
+            if phase > 0 && phase < tau {
+                saved += mass * final_survive(c) * phase as f64 * h;
+            } else if phase >= tau {
+                saved += mass * final_survive(period - phase) * tau as f64 * h;
+            }
+        }
+        saved
+    }
+
+    #[test]
+    fn agrees_with_a_forward_computation() {
+        // Steps of 2 s: M = 2 h, C = 60 s, R = 120 s, D = 30 s, T = 6 h, lead 60 s.
+        for (tau, r, d) in [(570u64, 60u64, 15u64), (270, 60, 0), (1170, 0, 0)] {
+            let a = Allocation::new(7200.0, 60.0, 2.0 * r as f64, 2.0 * d as f64, 21_600.0, 0.0)
+                .unwrap();
+            let ours = a.expected_saved_work(2.0 * tau as f64);
+            let theirs = forward(7200.0, 30, r, d, tau, 10_770, 2.0);
+            assert!(
+                (ours / theirs - 1.0).abs() < 1e-3,
+                "tau {tau}: {ours} vs {theirs}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_failures_the_aligned_schedule_saves_all_but_its_checkpoints() {
+        let a = Allocation::new(1e15, 300.0, 0.0, 0.0, 36_000.0, 30.0).unwrap();
+        assert_eq!(a.lead(), 330.0);
+        for n in [1, 3, 10] {
+            let tau = a.aligned_interval(n).unwrap();
+            // The last checkpoint ends at T - L + C, inside the allocation.
+            let end = n as f64 * (tau + 300.0);
+            assert!((end - (36_000.0 - 330.0 + 300.0)).abs() < 1e-6 && end <= 36_000.0);
+            let saved = a.expected_saved_work(tau);
+            assert!(
+                (saved - (end - n as f64 * 300.0)).abs() < 1e-3,
+                "{n}: {saved}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_chosen_count_beats_every_other_interval() {
+        let a = Allocation::new(3.0 * 3600.0, 120.0, 60.0, 0.0, 12.0 * 3600.0, 0.0).unwrap();
+        let plan = a.optimum().unwrap();
+        assert_eq!(plan.signal_lead, 120.0);
+        assert!(plan.interval + 120.0 <= 12.0 * 3600.0);
+        // Brute force over every aligned count.
+        for n in 1..300 {
+            if let Some(tau) = a.aligned_interval(n) {
+                assert!(
+                    a.expected_saved_work(tau) <= plan.expected_saved_work + 1e-9,
+                    "n = {n}"
+                );
+            }
+        }
+        // And over intervals that are not aligned: no better schedule in the policy's family
+        // (within the grid's accuracy).
+        for i in 1..400 {
+            let tau = 30.0 * i as f64;
+            assert!(
+                a.expected_saved_work(tau) <= plan.expected_saved_work * (1.0 + 1e-4),
+                "tau = {tau}"
+            );
+        }
+        // Close to, and below, the failure-free bound T - L + C - n C.
+        let bound = 12.0 * 3600.0 - plan.checkpoints as f64 * 120.0;
+        assert!(plan.expected_saved_work < bound && plan.expected_saved_work > 0.8 * bound);
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let e = Allocation::new(3600.0, 600.0, 0.0, 0.0, 500.0, 0.0).unwrap_err();
+        assert!(e.to_string().contains("walltime = 500"), "{e}");
+        assert!(e.to_string().contains("longer than one checkpoint"), "{e}");
+        assert!(Allocation::new(3600.0, 600.0, 0.0, 0.0, 600.0, 0.0).is_err());
+        assert!(Allocation::new(3600.0, 60.0, 0.0, 0.0, f64::NAN, 0.0).is_err());
+        assert!(Allocation::new(3600.0, 60.0, 0.0, 0.0, 3600.0, -1.0).is_err());
+        assert!(Allocation::new(3600.0, 70_000.0, 0.0, 0.0, 1e6, 0.0).is_err());
+        let a = Allocation::new(3600.0, 60.0, 0.0, 0.0, 3600.0, 0.0).unwrap();
+        assert_eq!(a.expected_saved_work(f64::NAN), 0.0);
+        assert_eq!(a.expected_saved_work(-1.0), 0.0);
+    }
+}

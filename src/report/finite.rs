@@ -1,0 +1,167 @@
+//! The finite-job answers of `ckpt interval` (`--work`, `--walltime`): the whole-chunk
+//! optimum, the allocation's schedule, and the lines a Slurm batch script takes
+//! (`--format slurm`). Pure functions of the model's results; `docs/models.md` §9-§10.
+
+use crate::model::allocation::AllocationPlan;
+use crate::model::chunks::WholeChunks;
+use crate::units::format_duration;
+use serde::Serialize;
+
+/// JSON `whole_chunks`: the optimal whole number of chunks of `--work`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WholeChunksJson {
+    /// Number of chunks, each ending with a checkpoint.
+    pub count: u64,
+    /// Work per chunk (s).
+    pub interval_s: f64,
+    /// Expected completion time (s).
+    pub completion_s: f64,
+}
+
+/// JSON `allocation`: the schedule for `--walltime`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AllocationJson {
+    /// Checkpoints of the failure-free schedule, the signal's included.
+    pub checkpoints: u64,
+    /// Work between checkpoints (s).
+    pub interval_s: f64,
+    /// Expected work checkpointed by the limit (s).
+    pub expected_saved_work_s: f64,
+    /// The signal's lead before the limit (whole seconds).
+    pub signal_lead_s: u64,
+    /// The `#SBATCH` line that asks for the signal.
+    pub sbatch: String,
+}
+
+/// The `whole_chunks` object.
+pub fn whole_chunks_json(w: &WholeChunks) -> WholeChunksJson {
+    WholeChunksJson {
+        count: w.count,
+        interval_s: w.interval,
+        completion_s: w.completion,
+    }
+}
+
+/// The lead in whole seconds (the model already rounds it up; this only changes the type).
+fn lead_seconds(lead: f64) -> u64 {
+    lead.ceil().max(0.0) as u64
+}
+
+/// `#SBATCH --signal=B:USR1@<lead>`: Slurm sends SIGUSR1 to the batch shell `lead` seconds
+/// before the limit.
+pub fn sbatch_line(signal_lead_s: f64) -> String {
+    format!("#SBATCH --signal=B:USR1@{}", lead_seconds(signal_lead_s))
+}
+
+/// The `allocation` object.
+pub fn allocation_json(p: &AllocationPlan) -> AllocationJson {
+    AllocationJson {
+        checkpoints: p.checkpoints,
+        interval_s: p.interval,
+        expected_saved_work_s: p.expected_saved_work,
+        signal_lead_s: lead_seconds(p.signal_lead),
+        sbatch: sbatch_line(p.signal_lead),
+    }
+}
+
+/// The table line for the whole chunks of `work` seconds.
+pub fn whole_chunks_line(w: &WholeChunks, work: f64) -> String {
+    format!(
+        "in whole chunks: {} chunks of {} ({} s) for {} of work; expected completion {} ({:.0} s)\n",
+        w.count,
+        format_duration(w.interval),
+        w.interval.round(),
+        format_duration(work),
+        format_duration(w.completion),
+        w.completion
+    )
+}
+
+/// The table lines for an allocation of `walltime` seconds.
+pub fn allocation_lines(p: &AllocationPlan, walltime: f64) -> String {
+    format!(
+        "in an allocation of {}: {} checkpoints, every {} ({} s) of work; expected work saved {} ({:.0} s, {:.1}% of the allocation)\n\
+         signal {} s before the limit (one checkpoint): {}\n",
+        format_duration(walltime),
+        p.checkpoints,
+        format_duration(p.interval),
+        p.interval.round(),
+        format_duration(p.expected_saved_work),
+        p.expected_saved_work,
+        100.0 * p.expected_saved_work / walltime,
+        lead_seconds(p.signal_lead),
+        sbatch_line(p.signal_lead)
+    )
+}
+
+/// `--format slurm`: the `#SBATCH` signal line and `CKPT_INTERVAL_SECONDS=` (the interval to
+/// the nearest second, at least 1), for a batch script whose application checkpoints every
+/// interval and on SIGUSR1.
+pub fn slurm(interval_s: f64, signal_lead_s: f64) -> String {
+    format!(
+        "{}\nCKPT_INTERVAL_SECONDS={}\n",
+        sbatch_line(signal_lead_s),
+        (interval_s.round() as u64).max(1)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> AllocationPlan {
+        AllocationPlan {
+            checkpoints: 12,
+            interval: 3466.4,
+            expected_saved_work: 35_000.25,
+            signal_lead: 120.0,
+        }
+    }
+
+    #[test]
+    fn whole_chunks_object_and_line() {
+        let w = WholeChunks {
+            count: 88,
+            interval: 9818.181818181818,
+            completion: 981_835.860_9,
+            continuous_count: 88.29,
+        };
+        let json = serde_json::to_string(&whole_chunks_json(&w)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"count":88,"interval_s":9818.181818181818,"completion_s":981835.8609}"#
+        );
+        let line = whole_chunks_line(&w, 864_000.0);
+        assert!(line.starts_with("in whole chunks: 88 chunks of "), "{line}");
+        assert!(line.contains("(9818 s)") && line.contains("(981836 s)"), "{line}");
+        assert!(line.ends_with('\n') && line.lines().count() == 1);
+    }
+
+    #[test]
+    fn allocation_object_and_lines() {
+        let json = serde_json::to_value(allocation_json(&plan())).unwrap();
+        assert_eq!(json["checkpoints"], 12);
+        assert_eq!(json["interval_s"], 3466.4);
+        assert_eq!(json["expected_saved_work_s"], 35_000.25);
+        assert_eq!(json["signal_lead_s"], 120);
+        assert_eq!(json["sbatch"], "#SBATCH --signal=B:USR1@120");
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 5);
+        let lines = allocation_lines(&plan(), 43_200.0);
+        assert_eq!(lines.lines().count(), 2, "{lines}");
+        assert!(lines.contains("12 checkpoints") && lines.contains("(3466 s)"), "{lines}");
+        assert!(lines.contains("(35000 s, 81.0% of the allocation)"), "{lines}");
+        assert!(lines.contains("signal 120 s before the limit"), "{lines}");
+    }
+
+    #[test]
+    fn slurm_lines() {
+        assert_eq!(
+            slurm(3466.4, 120.0),
+            "#SBATCH --signal=B:USR1@120\nCKPT_INTERVAL_SECONDS=3466\n"
+        );
+        // A lead is never rounded down below the checkpoint; an interval never to 0.
+        assert_eq!(sbatch_line(60.2), "#SBATCH --signal=B:USR1@61");
+        assert!(slurm(0.2, 1.0).ends_with("CKPT_INTERVAL_SECONDS=1\n"));
+    }
+}
