@@ -1,6 +1,7 @@
 //! Reports: pure functions from results to bytes. Nothing here touches the disk or a terminal.
 
 pub mod encoding;
+pub mod finite;
 pub mod fit;
 pub mod interval;
 pub mod plot;
