@@ -7,6 +7,7 @@
 
 pub mod daly;
 pub mod mtti;
+pub mod multilevel;
 pub mod platform;
 pub mod quadrature;
 pub mod replicated;
