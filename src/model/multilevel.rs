@@ -684,6 +684,31 @@ impl Scalar for f64 {
     }
 }
 
+/// `p P + c C + k`: a time as an affine function of the time `P` at a block's start and of the
+/// rollback terms `C` of the classes above the block's start level.
+#[derive(Debug, Clone, Copy)]
+struct Aff<T> {
+    p: T,
+    c: T,
+    k: T,
+}
+
+/// `(x^n, 1 + x + ... + x^(n-1))` by squaring.
+fn power<T: Scalar>(x: T, n: u64) -> (T, T) {
+    // (x^a, S_a) then (x^b, S_b) compose to (x^(a+b), S_a + x^a S_b).
+    let mut acc = (T::constant(1.0), T::constant(0.0));
+    let mut sq = (x, T::constant(1.0));
+    let mut m = n;
+    while m > 0 {
+        if m & 1 == 1 {
+            acc = (acc.0 * sq.0, acc.1 + acc.0 * sq.1);
+        }
+        sq = (sq.0 * sq.0, sq.1 + sq.0 * sq.1);
+        m >>= 1;
+    }
+    acc
+}
+
 /// A value and its derivative in `w` (forward mode).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Dual(f64, f64);
@@ -777,10 +802,12 @@ impl Chain {
         }
     }
 
-    /// The expected wall time of a period, by the forward recursion of docs/models.md §9.3:
-    /// for each position `p` its restart time `H(p)` and its advance time `G(p)`, keeping
-    /// only the value at the start of the current block of each level.
-    fn run<T: Scalar>(&self, phi: &[T]) -> T {
+    /// The expected wall time of a period, by the forward recursion of docs/models.md §9.3
+    /// position by position: for each position `p` its restart time `H(p)` and its advance
+    /// time `G(p)`, keeping only the value at the start of the current block of each level.
+    /// `O(chunks x levels)`; the tests hold [`Chain::blocks`] against it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn positions<T: Scalar>(&self, phi: &[T]) -> T {
         let n = self.strides.len();
         let top = n - 1;
         let mut h_start = vec![T::constant(0.0); n];
@@ -820,29 +847,196 @@ impl Chain {
 
     pub(crate) fn period_time(&self, w: f64) -> f64 {
         let phi: Vec<f64> = (0..self.strides.len()).map(|j| self.phi(w, j).0).collect();
-        let e = self.run(&phi);
+        let e = self.blocks(&phi);
         if e.is_nan() { f64::INFINITY } else { e }
     }
 
     fn period_time_dual(&self, w: f64) -> Dual {
         let phi: Vec<Dual> = (0..self.strides.len()).map(|j| self.phi(w, j)).collect();
-        self.run(&phi)
+        self.blocks(&phi)
     }
 
-    /// A lower bound of `min_w overhead` from tangents of the convex period time at `lo < w*
-    /// < hi` (docs/models.md §9.5), or `None` when `lo` and `hi` do not bracket the optimum.
-    fn tangent_bound(&self, lo: f64, hi: f64) -> Option<f64> {
-        let k = self.chunks as f64;
-        let a = self.period_time_dual(lo);
-        let b = self.period_time_dual(hi);
-        let (al, bl) = (a.0 - lo * a.1, a.1);
-        let (ah, bh) = (b.0 - hi * b.1, b.1);
-        if !(al > 0.0 && ah < 0.0 && bh > bl) {
+    /// The same recursion composed block by block (docs/models.md §9.4): the time at the end
+    /// of a block of level `g` is an affine function of the time at its start and of the sum
+    /// `C` of the rollback terms of the classes above its start level; a block is its first
+    /// sub-block, `r - 2` identical middle ones (composed by squaring) and its last one.
+    /// `O(levels^3 log chunks)`.
+    fn blocks<T: Scalar>(&self, phi: &[T]) -> T {
+        let n = self.strides.len();
+        let mut memo: Vec<Option<Aff<T>>> = vec![None; n * n * n];
+        let top = n - 1;
+        let e = self.block(top, top, top, phi, &mut memo).k;
+        if e.value().is_finite() && e.value() < 1e300 {
+            e
+        } else {
+            T::constant(f64::INFINITY)
+        }
+    }
+
+    /// `H` at a position of level `ls`, as a function of the time `P` there and of `C`.
+    fn restart_aff<T: Scalar>(&self, ls: usize) -> Aff<T> {
+        let above = self.lambda_total() - self.rate_le[ls];
+        let q = self.psi[ls] / self.den[ls];
+        Aff {
+            p: T::constant(q * above),
+            c: T::constant(q),
+            k: T::constant((self.downtime + self.psi[ls]) / self.den[ls]),
+        }
+    }
+
+    fn lambda_total(&self) -> f64 {
+        self.rate_le[self.rate_le.len() - 1]
+    }
+
+    /// The end time of a block of level `g` that starts with a checkpoint of level `ls` and
+    /// ends with one of level `le`.
+    fn block<T: Scalar>(
+        &self,
+        g: usize,
+        ls: usize,
+        le: usize,
+        phi: &[T],
+        memo: &mut Vec<Option<Aff<T>>>,
+    ) -> Aff<T> {
+        let n = self.strides.len();
+        let key = (g * n + ls) * n + le;
+        if let Some(a) = memo[key] {
+            return a;
+        }
+        let h = self.restart_aff::<T>(ls);
+        let above = self.lambda_total() - self.rate_le[ls];
+        let out = if g == 0 {
+            // One chunk: X = C + rate_above P, G = phi_le (1 + rate_le H + X), end = P + G.
+            let le_rate = self.rate_le[ls];
+            let f = phi[le];
+            Aff {
+                p: T::constant(1.0) + f * (h.p.scale(le_rate) + T::constant(above)),
+                c: f * (h.c.scale(le_rate) + T::constant(1.0)),
+                k: f * (T::constant(1.0) + h.k.scale(le_rate)),
+            }
+        } else {
+            let r = self.strides[g] / self.strides[g - 1];
+            if r == 1 {
+                self.block(g - 1, ls, le, phi, memo)
+            } else {
+                let first = self.block(g - 1, ls, g - 1, phi, memo);
+                let mid = self.block(g - 1, g - 1, g - 1, phi, memo);
+                let last = self.block(g - 1, g - 1, le, phi, memo);
+                // C' = rate of classes g..=ls x (H - P) + C: what the sub-blocks after the
+                // first see from above.
+                let band = self.rate_le[ls] - self.rate_le[g - 1];
+                let cp = Aff {
+                    p: (h.p - T::constant(1.0)).scale(band),
+                    c: h.c.scale(band) + T::constant(1.0),
+                    k: h.k.scale(band),
+                };
+                let (a, s) = power(mid.p, r - 2);
+                // End = last.p (a P1 + s (mid.c C' + mid.k)) + last.c C' + last.k.
+                let on_p1 = last.p * a;
+                let on_cp = last.p * s * mid.c + last.c;
+                let constant = last.p * s * mid.k + last.k;
+                Aff {
+                    p: on_p1 * first.p + on_cp * cp.p,
+                    c: on_p1 * first.c + on_cp * cp.c,
+                    k: on_p1 * first.k + on_cp * cp.k + constant,
+                }
+            }
+        };
+        memo[key] = Some(out);
+        out
+    }
+
+    /// A lower bound of `min_w overhead` from two tangents of the convex period time on
+    /// either side of the optimum (docs/models.md §9.5), found from `w0` outwards; `None` when
+    /// no bracket is found.
+    fn tangent_bound(&self, w0: f64) -> Option<f64> {
+        // The tangent at w: E(v) >= alpha + beta v for every v, so overhead(v) >= (alpha / v
+        // + beta) / chunks; alpha > 0 exactly when w is below the optimum.
+        let tangent = |w: f64| {
+            let d = self.period_time_dual(w);
+            (d.0 - w * d.1, d.1)
+        };
+        let first = tangent(w0);
+        if !(first.0.is_finite() && first.1.is_finite()) {
             return None;
         }
-        let wx = (al - ah) / (bh - bl);
-        let bound = (al / wx + bl) / k;
-        bound.is_finite().then_some(bound)
+        let below = first.0 > 0.0;
+        let mut step = 1.1f64;
+        for _ in 0..8 {
+            let other = tangent(if below { w0 * step } else { w0 / step });
+            let ((al, bl), (ah, bh)) = if below {
+                (first, other)
+            } else {
+                (other, first)
+            };
+            if al > 0.0 && ah < 0.0 && bh > bl {
+                let wx = (al - ah) / (bh - bl);
+                let bound = (al / wx + bl) / self.chunks as f64;
+                return bound.is_finite().then_some(bound);
+            }
+            step *= step;
+        }
+        None
+    }
+}
+
+/// Lower bounds of `min_w overhead - 1` over the completions of a prefix of strides
+/// (docs/models.md §9.5), as two parts that each fall then rise with the last stride fixed.
+struct PrefixBound<'a> {
+    levels: &'a Levels,
+    tight: bool,
+    lambda: f64,
+    /// A lower bound of every restart time `H`: downtime plus the least exposed restart.
+    h: f64,
+}
+
+impl<'a> PrefixBound<'a> {
+    fn new(levels: &'a Levels, tight: bool) -> PrefixBound<'a> {
+        let lambda: f64 = (0..levels.len()).map(|j| levels.rate(j)).sum();
+        let psi_min = levels
+            .levels()
+            .iter()
+            .map(|l| {
+                if lambda > 0.0 {
+                    -(-lambda * l.restart).exp_m1() / lambda
+                } else {
+                    l.restart
+                }
+            })
+            .fold(f64::INFINITY, f64::min);
+        PrefixBound {
+            levels,
+            tight,
+            lambda,
+            h: levels.downtime() + psi_min,
+        }
+    }
+
+    /// The prefix `k[..=d]`: the terms of `A` up to level `d` (those above are not negative:
+    /// costs do not decrease), every stride above `d` at its least, `k_d`. Returns the part
+    /// that is convex in `k_d` and the root part `2 sqrt(A' B)`.
+    fn parts(&self, k: &[u64], d: usize) -> (f64, f64) {
+        let l = self.levels;
+        let c = |j: usize| l.levels()[j].cost;
+        let mut a = c(0) / k[0] as f64;
+        for j in 1..=d {
+            a += (c(j) - c(j - 1)) / k[j] as f64;
+        }
+        let mut b = 0.0;
+        let mut lost = 0.0;
+        for j in 0..l.len() {
+            let kj = k[j.min(d)] as f64;
+            b += l.rate(j) * kj / 2.0;
+            lost += l.rate(j) * (kj - 1.0);
+        }
+        if !self.tight {
+            return (0.0, 2.0 * (a * b).sqrt());
+        }
+        let lh = self.lambda * self.h;
+        (
+            self.lambda * a + lh + c(0) * lost,
+            2.0 * (a * (1.0 + lh) * b).sqrt(),
+        )
     }
 }
 
@@ -890,42 +1084,31 @@ struct Candidate {
 
 impl Levels {
     /// The stride vectors in the search order: depth-first over the strides from the second
-    /// level up, each a multiple of the one below, pruned by the first-order lower bound
-    /// `1 + 2 sqrt(A B)` of every completion (docs/models.md §9.5). `visit` gets each full
-    /// vector whose bound is below `limit()` with that bound.
+    /// level up, each a multiple of the one below, pruned by a lower bound of `min_w overhead
+    /// - 1` over every completion of the prefix (docs/models.md §9.5): the first-order one
+    /// (`tight` false) or the one with the terms of first order in the rates. `visit` gets
+    /// each full vector whose bound is below `limit()`, with that bound.
     fn search(
         &self,
+        tight: bool,
         limit: &mut dyn FnMut() -> f64,
         visit: &mut dyn FnMut(&[u64], f64),
     ) -> Result<(), MultilevelError> {
         let n = self.len();
+        let bound = PrefixBound::new(self, tight);
         let mut k = vec![1u64; n];
         let mut nodes = 0u64;
         if n == 1 {
-            let (a, b) = self.first_order_terms(&k);
-            visit(&k, 2.0 * (a * b).sqrt());
+            let (x, y) = bound.parts(&k, 0);
+            visit(&k, x + y);
             return Ok(());
         }
-        self.descend(1, &mut k, &mut nodes, limit, visit)
-    }
-
-    /// The bound of a prefix `k[..=d]`: the terms of `A` up to level `d` (those above are not
-    /// negative: costs do not decrease), and `B` with every stride above `d` at its least, `k_d`.
-    fn prefix_bound(&self, k: &[u64], d: usize) -> f64 {
-        let c = |j: usize| self.levels[j].cost;
-        let mut a = c(0) / k[0] as f64;
-        for j in 1..=d {
-            a += (c(j) - c(j - 1)) / k[j] as f64;
-        }
-        let mut b = 0.0;
-        for j in 0..self.len() {
-            b += self.rate(j) * k[j.min(d)] as f64 / 2.0;
-        }
-        2.0 * (a * b).sqrt()
+        self.descend(&bound, 1, &mut k, &mut nodes, limit, visit)
     }
 
     fn descend(
         &self,
+        bound: &PrefixBound,
         d: usize,
         k: &mut Vec<u64>,
         nodes: &mut u64,
@@ -934,7 +1117,7 @@ impl Levels {
     ) -> Result<(), MultilevelError> {
         let n = self.len();
         let base = k[d - 1];
-        let mut previous = f64::INFINITY;
+        let mut previous = (f64::INFINITY, f64::INFINITY);
         let mut r = 1u64;
         loop {
             *nodes += 1;
@@ -946,23 +1129,35 @@ impl Levels {
                 return Err(MultilevelError::SearchTooLarge);
             };
             k[d] = kd;
-            let bound = self.prefix_bound(k, d);
-            // The bound is unimodal in r (its square is convex in k_d): once it rises past the
-            // limit, every larger stride is excluded too.
-            if bound >= limit() {
-                if bound >= previous {
+            let parts = bound.parts(k, d);
+            let total = parts.0 + parts.1;
+            // Each part first falls then rises with r (one is convex in k_d, the other the
+            // root of a convex function): once both rise and the sum is past the limit, every
+            // larger stride is excluded too.
+            if total >= limit() {
+                if parts.0 >= previous.0 && parts.1 >= previous.1 {
                     break;
                 }
             } else if d + 1 == n {
-                visit(k, bound);
+                visit(k, total);
             } else {
-                self.descend(d + 1, k, nodes, limit, visit)?;
+                self.descend(bound, d + 1, k, nodes, limit, visit)?;
             }
-            previous = bound;
+            previous = parts;
             r += 1;
         }
         k[d] = base;
         Ok(())
+    }
+
+    /// The full-vector form of the tight bound (for tests).
+    #[cfg(test)]
+    fn leaf_bound(&self) -> impl Fn(&[u64]) -> f64 + '_ {
+        let b = PrefixBound::new(self, true);
+        move |k: &[u64]| {
+            let (x, y) = b.parts(k, k.len() - 1);
+            x + y
+        }
     }
 
     /// The exact optimum over `w` of one stride vector.
@@ -1007,7 +1202,7 @@ impl Levels {
             let (a, b) = self.first_order_terms(&vec![1u64; self.len()]);
             best.borrow_mut().0 = 2.0 * (a * b).sqrt();
         }
-        self.search(&mut || best.borrow().0, &mut |k, bound| {
+        self.search(false, &mut || best.borrow().0, &mut |k, bound| {
             let mut b = best.borrow_mut();
             if bound < b.0 {
                 *b = (bound, k.to_vec());
@@ -1034,10 +1229,11 @@ impl Levels {
                 best = c;
             }
         }
-        // Every vector whose first-order bound is below the incumbent, cheapest bound first.
+        // Every vector whose bound is below the incumbent, lowest bound first; a tangent bound
+        // (§9.5) or the exact optimum of each until the bound reaches the incumbent.
         let limit = best.ln_overhead.exp() - 1.0;
         let mut candidates: Vec<(f64, Vec<u64>)> = Vec::new();
-        self.search(&mut || limit, &mut |k, bound| {
+        self.search(true, &mut || limit, &mut |k, bound| {
             candidates.push((bound, k.to_vec()))
         })?;
         candidates.sort_by(|x, y| x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1)));
@@ -1052,16 +1248,7 @@ impl Levels {
             let chain = Chain::new(self, &k)?;
             let (a, b) = self.first_order_terms(&k);
             let w0 = (a / b).sqrt();
-            let mut excluded = false;
-            let mut spread = 1.05;
-            for _ in 0..6 {
-                if let Some(lb) = chain.tangent_bound(w0 / spread, w0 * spread) {
-                    excluded = lb >= incumbent;
-                    break;
-                }
-                spread *= spread;
-            }
-            if excluded {
+            if chain.tangent_bound(w0).is_some_and(|lb| lb >= incumbent) {
                 continue;
             }
             let c = self.optimize_strides(&k)?;
@@ -1201,6 +1388,35 @@ mod tests {
                 ((ours - dense) / dense).abs() < 1e-12,
                 "{k:?}: {ours} vs {dense}"
             );
+        }
+    }
+
+    #[test]
+    fn blocks_agree_with_positions() {
+        let l = lv(
+            &[
+                (5.0, 20.0, Some(H)),
+                (30.0, 90.0, Some(3.0 * H)),
+                (60.0, 100.0, None),
+                (300.0, 600.0, Some(10.0 * H)),
+            ],
+            25.0,
+        );
+        for k in [
+            vec![1, 1, 1, 1],
+            vec![1, 2, 2, 8],
+            vec![1, 3, 12, 12],
+            vec![1, 1, 5, 35],
+            vec![1, 7, 21, 1050],
+        ] {
+            let chain = Chain::new(&l, &k).unwrap();
+            for w in [20.0, 300.0, 2000.0] {
+                let phi: Vec<Dual> = (0..4).map(|j| chain.phi(w, j)).collect();
+                let a = chain.blocks(&phi);
+                let b = chain.positions(&phi);
+                assert!(((a.0 - b.0) / b.0).abs() < 1e-12, "{k:?} {w}: {a:?} {b:?}");
+                assert!(((a.1 - b.1) / b.1).abs() < 1e-11, "{k:?} {w}: {a:?} {b:?}");
+            }
         }
     }
 
@@ -1381,6 +1597,49 @@ mod tests {
                 assert!(exact >= 1.0 + a / w + b * w, "{k:?} {w}");
             }
         }
+    }
+
+    #[test]
+    fn tighter_bound_is_below_the_exact_minimum() {
+        for l in [
+            lv(
+                &[
+                    (10.0, 30.0, Some(H)),
+                    (60.0, 90.0, Some(4.0 * H)),
+                    (400.0, 800.0, Some(12.0 * H)),
+                ],
+                60.0,
+            ),
+            issue_levels_three(),
+        ] {
+            let bound = l.leaf_bound();
+            for k in [vec![1, 1, 1], vec![1, 2, 8], vec![1, 4, 4], vec![1, 3, 30]] {
+                let exact = l.optimize_strides(&k).unwrap().ln_overhead.exp();
+                let (a, b) = l.first_order_terms(&k);
+                let first = 2.0 * (a * b).sqrt();
+                let tight = bound(&k);
+                assert!(1.0 + tight <= exact, "{k:?}: {tight} {exact}");
+                assert!(tight > first, "{k:?}");
+                // Tangents at a bracket of the optimum: below it, and close.
+                if k[2] > 1 {
+                    let chain = Chain::new(&l, &k).unwrap();
+                    let w0 = (a / b).sqrt();
+                    let t = chain.tangent_bound(w0).unwrap();
+                    assert!(t <= exact && t > 1.0 + tight, "{k:?}: {t} {exact}");
+                }
+            }
+        }
+    }
+
+    fn issue_levels_three() -> Levels {
+        lv(
+            &[
+                (5.0, 10.0, Some(3.0 * H)),
+                (30.0, 60.0, Some(24.0 * H)),
+                (600.0, 900.0, Some(168.0 * H)),
+            ],
+            0.0,
+        )
     }
 
     #[test]
