@@ -28,6 +28,7 @@ use super::{CostModel, ModelError};
 use crate::optimize::{self, OptimizeError};
 use serde::{Deserialize, Serialize};
 use std::ops::{Add, Mul, Sub};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Most levels a description may have (FTI has four, SCR's examples three).
@@ -367,7 +368,7 @@ impl Levels {
     /// The first-order overhead terms of strides `k`: `A` (checkpoint seconds per chunk) and
     /// `B` (expected lost work per unit of work and per second of chunk), so that
     /// `overhead ~ 1 + A/w + B w`, a lower bound of the exact overhead at every `w`
-    /// (docs/models.md §9.4).
+    /// (docs/models.md §9.5).
     pub fn first_order_terms(&self, strides: &[u64]) -> (f64, f64) {
         let n = self.levels.len();
         let mut a = 0.0;
@@ -488,7 +489,7 @@ impl Pattern {
             return Err(MultilevelError::FirstStride { stride: strides[0] });
         }
         for j in 1..strides.len() {
-            if strides[j] % strides[j - 1] != 0 {
+            if !strides[j].is_multiple_of(strides[j - 1]) {
                 return Err(MultilevelError::NotNested {
                     level: j + 1,
                     stride: strides[j],
@@ -596,7 +597,7 @@ fn used(strides: &[u64]) -> Vec<bool> {
 pub fn level_of(strides: &[u64], index: u64) -> usize {
     (0..strides.len())
         .rev()
-        .find(|&j| index % strides[j] == 0)
+        .find(|&j| index.is_multiple_of(strides[j]))
         .unwrap_or(0)
 }
 
@@ -651,8 +652,21 @@ pub struct MultilevelAnswer {
 /// The exact model of one stride vector, with what does not depend on `w` computed once.
 #[derive(Debug, Clone)]
 pub(crate) struct Chain {
+    data: Arc<LevelData>,
     strides: Vec<u64>,
     chunks: u64,
+}
+
+impl std::ops::Deref for Chain {
+    type Target = LevelData;
+    fn deref(&self) -> &LevelData {
+        &self.data
+    }
+}
+
+/// What the exact model needs of the levels, whatever the strides.
+#[derive(Debug, Clone)]
+pub(crate) struct LevelData {
     lambda: f64,
     rates: Vec<f64>,
     costs: Vec<f64>,
@@ -663,6 +677,44 @@ pub(crate) struct Chain {
     psi: Vec<f64>,
     /// `e^(-lambda R_l) + psi_l * rate above l`: `1 - P(the attempt fails and comes back here)`.
     den: Vec<f64>,
+}
+
+impl LevelData {
+    fn new(levels: &Levels) -> LevelData {
+        let n = levels.len();
+        let rates: Vec<f64> = (0..n).map(|j| levels.rate(j)).collect();
+        let lambda: f64 = rates.iter().sum();
+        let mut rate_le = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for r in &rates {
+            acc += r;
+            rate_le.push(acc);
+        }
+        let mut psi = Vec::with_capacity(n);
+        let mut den = Vec::with_capacity(n);
+        for (j, l) in levels.levels().iter().enumerate() {
+            let above: f64 = rates[j + 1..].iter().sum();
+            let (p, stay) = if lambda > 0.0 {
+                (
+                    -(-lambda * l.restart).exp_m1() / lambda,
+                    (-lambda * l.restart).exp(),
+                )
+            } else {
+                (l.restart, 1.0)
+            };
+            psi.push(p);
+            den.push(stay + p * above);
+        }
+        LevelData {
+            lambda,
+            rates,
+            costs: levels.levels().iter().map(|l| l.cost).collect(),
+            rate_le,
+            downtime: levels.downtime(),
+            psi,
+            den,
+        }
+    }
 }
 
 /// The scalars the chain is evaluated in: plain numbers, or value-and-derivative pairs.
@@ -748,46 +800,21 @@ impl Scalar for Dual {
 
 impl Chain {
     pub(crate) fn new(levels: &Levels, strides: &[u64]) -> Result<Chain, MultilevelError> {
-        let n = levels.len();
+        Chain::with(&Arc::new(LevelData::new(levels)), strides)
+    }
+
+    fn with(data: &Arc<LevelData>, strides: &[u64]) -> Result<Chain, MultilevelError> {
+        let n = data.rates.len();
         if strides.len() != n {
             return Err(MultilevelError::StrideCount {
                 given: strides.len(),
                 levels: n,
             });
         }
-        let rates: Vec<f64> = (0..n).map(|j| levels.rate(j)).collect();
-        let lambda: f64 = rates.iter().sum();
-        let mut rate_le = Vec::with_capacity(n);
-        let mut acc = 0.0;
-        for r in &rates {
-            acc += r;
-            rate_le.push(acc);
-        }
-        let mut psi = Vec::with_capacity(n);
-        let mut den = Vec::with_capacity(n);
-        for (j, l) in levels.levels().iter().enumerate() {
-            let above: f64 = rates[j + 1..].iter().sum();
-            let (p, stay) = if lambda > 0.0 {
-                (
-                    -(-lambda * l.restart).exp_m1() / lambda,
-                    (-lambda * l.restart).exp(),
-                )
-            } else {
-                (l.restart, 1.0)
-            };
-            psi.push(p);
-            den.push(stay + p * above);
-        }
         Ok(Chain {
+            data: Arc::clone(data),
             strides: strides.to_vec(),
             chunks: strides[n - 1],
-            lambda,
-            rates,
-            costs: levels.levels().iter().map(|l| l.cost).collect(),
-            rate_le,
-            downtime: levels.downtime(),
-            psi,
-            den,
         })
     }
 
@@ -802,7 +829,7 @@ impl Chain {
         }
     }
 
-    /// The expected wall time of a period, by the forward recursion of docs/models.md §9.3
+    /// The expected wall time of a period, by the forward recursion of docs/models.md §9.2
     /// position by position: for each position `p` its restart time `H(p)` and its advance
     /// time `G(p)`, keeping only the value at the start of the current block of each level.
     /// `O(chunks x levels)`; the tests hold [`Chain::blocks`] against it.
@@ -828,10 +855,10 @@ impl Chain {
                 p_start[j] = elapsed;
             }
             let mut next = 0;
-            for j in 0..n {
-                rem[j] += 1;
-                if rem[j] == self.strides[j] {
-                    rem[j] = 0;
+            for (j, (r, &k)) in rem.iter_mut().zip(&self.strides).enumerate() {
+                *r += 1;
+                if *r == k {
+                    *r = 0;
                     next = j;
                 }
             }
@@ -856,7 +883,7 @@ impl Chain {
         self.blocks(&phi)
     }
 
-    /// The same recursion composed block by block (docs/models.md §9.4): the time at the end
+    /// The same recursion composed block by block (docs/models.md §9.3): the time at the end
     /// of a block of level `g` is an affine function of the time at its start and of the sum
     /// `C` of the rollback terms of the classes above its start level; a block is its first
     /// sub-block, `r - 2` identical middle ones (composed by squaring) and its last one.
@@ -947,13 +974,16 @@ impl Chain {
     }
 
     /// A lower bound of `min_w overhead` from two tangents of the convex period time on
-    /// either side of the optimum (docs/models.md §9.5), found from `w0` outwards; `None` when
-    /// no bracket is found.
-    fn tangent_bound(&self, w0: f64) -> Option<f64> {
+    /// either side of the optimum (docs/models.md §9.5), found from `w0` outwards, with the
+    /// least overhead met on the way (an upper bound); `None` when no bracket is found.
+    fn tangent_bound(&self, w0: f64) -> Option<(f64, f64)> {
+        let k = self.chunks as f64;
+        let mut upper = f64::INFINITY;
         // The tangent at w: E(v) >= alpha + beta v for every v, so overhead(v) >= (alpha / v
         // + beta) / chunks; alpha > 0 exactly when w is below the optimum.
-        let tangent = |w: f64| {
+        let mut tangent = |w: f64| {
             let d = self.period_time_dual(w);
+            upper = upper.min(d.0 / (k * w));
             (d.0 - w * d.1, d.1)
         };
         let first = tangent(w0);
@@ -971,8 +1001,8 @@ impl Chain {
             };
             if al > 0.0 && ah < 0.0 && bh > bl {
                 let wx = (al - ah) / (bh - bl);
-                let bound = (al / wx + bl) / self.chunks as f64;
-                return bound.is_finite().then_some(bound);
+                let bound = (al / wx + bl) / k;
+                return (bound.is_finite() && upper.is_finite()).then_some((bound, upper));
             }
             step *= step;
         }
@@ -1019,8 +1049,8 @@ impl<'a> PrefixBound<'a> {
         let l = self.levels;
         let c = |j: usize| l.levels()[j].cost;
         let mut a = c(0) / k[0] as f64;
-        for j in 1..=d {
-            a += (c(j) - c(j - 1)) / k[j] as f64;
+        for (j, &kj) in k.iter().enumerate().take(d + 1).skip(1) {
+            a += (c(j) - c(j - 1)) / kj as f64;
         }
         let mut b = 0.0;
         let mut lost = 0.0;
@@ -1161,9 +1191,13 @@ impl Levels {
     }
 
     /// The exact optimum over `w` of one stride vector.
-    fn optimize_strides(&self, strides: &[u64]) -> Result<Candidate, MultilevelError> {
+    fn optimize_strides(
+        &self,
+        data: &Arc<LevelData>,
+        strides: &[u64],
+    ) -> Result<Candidate, MultilevelError> {
         if strides[strides.len() - 1] == 1 {
-            // Only the top level: Daly's complete model at the combined rate (§9.3), evaluated
+            // Only the top level: Daly's complete model at the combined rate (§9.2), evaluated
             // by model::daly so that one level agrees with daly-complete to the last digit.
             let m = self.single_level_model()?;
             let opt = optimize::minimize(&m)?;
@@ -1174,7 +1208,7 @@ impl Levels {
                 converged: opt.converged,
             });
         }
-        let chain = Chain::new(self, strides)?;
+        let chain = Chain::with(data, strides)?;
         let (a, b) = self.first_order_terms(strides);
         let model = PatternCost {
             chain: &chain,
@@ -1219,39 +1253,46 @@ impl Levels {
     /// the answer (docs/models.md §9.5).
     pub fn optimize(&self) -> Result<MultilevelAnswer, MultilevelError> {
         let seed = self.first_order_optimum()?;
-        let single = self.optimize_strides(&vec![1u64; self.len()])?;
+        let data = Arc::new(LevelData::new(self));
+        let single = self.optimize_strides(&data, &vec![1u64; self.len()])?;
         let mut best = single.clone();
         let mut optimized = 1u64;
-        if seed.chunks() > 1 {
-            let c = self.optimize_strides(seed.strides())?;
-            optimized += 1;
-            if c.ln_overhead < best.ln_overhead {
-                best = c;
+        // The tangent bounds (two or three evaluations each) of every vector whose prefix bound
+        // is below the best overhead met so far, the seed first: they also give achievable
+        // overheads, which tighten the search as it goes.
+        let incumbent = std::cell::Cell::new(single.ln_overhead.exp());
+        let mut survivors: Vec<(f64, Vec<u64>)> = Vec::new();
+        let mut consider = |k: &[u64], bound: f64| {
+            if k[k.len() - 1] == 1 || 1.0 + bound > incumbent.get() {
+                return;
             }
-        }
-        // Every vector whose bound is below the incumbent, lowest bound first; a tangent bound
-        // (§9.5) or the exact optimum of each until the bound reaches the incumbent.
-        let limit = best.ln_overhead.exp() - 1.0;
-        let mut candidates: Vec<(f64, Vec<u64>)> = Vec::new();
-        self.search(true, &mut || limit, &mut |k, bound| {
-            candidates.push((bound, k.to_vec()))
+            let Ok(chain) = Chain::with(&data, k) else {
+                return;
+            };
+            let (a, b) = self.first_order_terms(k);
+            match chain.tangent_bound((a / b).sqrt()) {
+                Some((lower, _)) if lower > incumbent.get() => {}
+                Some((lower, upper)) => {
+                    incumbent.set(incumbent.get().min(upper));
+                    survivors.push((lower, k.to_vec()));
+                }
+                None => survivors.push((1.0 + bound, k.to_vec())),
+            }
+        };
+        consider(seed.strides(), 0.0);
+        self.search(true, &mut || incumbent.get() - 1.0, &mut |k, bound| {
+            if k != seed.strides() {
+                consider(k, bound)
+            }
         })?;
-        candidates.sort_by(|x, y| x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1)));
-        for (bound, k) in candidates {
-            let incumbent = best.ln_overhead.exp();
-            if 1.0 + bound >= incumbent {
+        let incumbent = incumbent.get();
+        survivors.retain(|s| s.0 <= incumbent);
+        survivors.sort_by(|x, y| x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1)));
+        for (lower, k) in survivors {
+            if lower >= best.ln_overhead.exp() {
                 break;
             }
-            if k == best.strides || k == seed.strides() || k[k.len() - 1] == 1 {
-                continue;
-            }
-            let chain = Chain::new(self, &k)?;
-            let (a, b) = self.first_order_terms(&k);
-            let w0 = (a / b).sqrt();
-            if chain.tangent_bound(w0).is_some_and(|lb| lb >= incumbent) {
-                continue;
-            }
-            let c = self.optimize_strides(&k)?;
+            let c = self.optimize_strides(&data, &k)?;
             optimized += 1;
             if c.ln_overhead < best.ln_overhead {
                 best = c;
@@ -1495,7 +1536,7 @@ mod tests {
     fn brute_force(l: &Levels, max: u64) -> (f64, Vec<u64>) {
         fn rec(l: &Levels, k: &mut Vec<u64>, d: usize, max: u64, best: &mut (f64, Vec<u64>)) {
             if d == k.len() {
-                let c = l.optimize_strides(k).unwrap();
+                let c = l.optimize_strides(&Arc::new(LevelData::new(l)), k).unwrap();
                 if c.ln_overhead < best.0 {
                     *best = (c.ln_overhead, k.clone());
                 }
@@ -1511,7 +1552,8 @@ mod tests {
         let mut best = (f64::INFINITY, vec![]);
         let mut k = vec![1u64; l.len()];
         if l.len() == 1 {
-            return (l.optimize_strides(&k).unwrap().ln_overhead, k);
+            let data = Arc::new(LevelData::new(l));
+            return (l.optimize_strides(&data, &k).unwrap().ln_overhead, k);
         }
         rec(l, &mut k, 1, max, &mut best);
         best
@@ -1569,10 +1611,11 @@ mod tests {
         let ans = l.optimize().unwrap();
         assert_eq!(ans.used, vec![false, true, true], "{:?}", ans.pattern);
         // Every pattern that writes level 1 (strides 1 < k2) is worse, by enumeration.
+        let data = Arc::new(LevelData::new(&l));
         let mut best_with = f64::INFINITY;
         for k2 in 2..40u64 {
             for r in 1..20u64 {
-                let c = l.optimize_strides(&[1, k2, k2 * r]).unwrap();
+                let c = l.optimize_strides(&data, &[1, k2, k2 * r]).unwrap();
                 best_with = best_with.min(c.ln_overhead);
             }
         }
@@ -1614,7 +1657,8 @@ mod tests {
         ] {
             let bound = l.leaf_bound();
             for k in [vec![1, 1, 1], vec![1, 2, 8], vec![1, 4, 4], vec![1, 3, 30]] {
-                let exact = l.optimize_strides(&k).unwrap().ln_overhead.exp();
+                let data = Arc::new(LevelData::new(&l));
+                let exact = l.optimize_strides(&data, &k).unwrap().ln_overhead.exp();
                 let (a, b) = l.first_order_terms(&k);
                 let first = 2.0 * (a * b).sqrt();
                 let tight = bound(&k);
@@ -1624,8 +1668,12 @@ mod tests {
                 if k[2] > 1 {
                     let chain = Chain::new(&l, &k).unwrap();
                     let w0 = (a / b).sqrt();
-                    let t = chain.tangent_bound(w0).unwrap();
+                    let (t, upper) = chain.tangent_bound(w0).unwrap();
                     assert!(t <= exact && t > 1.0 + tight, "{k:?}: {t} {exact}");
+                    assert!(
+                        upper >= exact && upper < exact * (1.0 + 1e-2),
+                        "{upper} {exact}"
+                    );
                 }
             }
         }
