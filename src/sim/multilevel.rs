@@ -1,4 +1,4 @@
-//! Multi-level checkpointing (SIMULATION.md and docs/models.md §9): the semantics of the exact
+//! Multi-level checkpointing (docs/simulation.md §5, docs/models.md §9): the semantics of the exact
 //! model, simulated on integer nanoseconds.
 //!
 //! The job works in chunks of `interval`; chunk `c` (counted over the job from 1) ends with one
@@ -238,9 +238,10 @@ pub struct MultilevelRun {
 /// The failure times of one class.
 enum Clock {
     Never,
+    // Boxed: the generator is large and most clocks of a run are of this kind anyway.
     Random {
         life: Lifetime,
-        rng: ChaCha8Rng,
+        rng: Box<ChaCha8Rng>,
         next: Nanos,
     },
     #[cfg(test)]
@@ -315,7 +316,7 @@ fn clocks(cfg: &MultilevelConfig, seed: u64, run: u64) -> Vec<Clock> {
                     let next = secs_to_ns(life.sample(&mut class)).max(1);
                     Clock::Random {
                         life,
-                        rng: class,
+                        rng: Box::new(class),
                         next,
                     }
                 }
@@ -349,7 +350,7 @@ fn run_with(cfg: &MultilevelConfig, mut clocks: Vec<Clock>) -> Result<Multilevel
         // Whole periods that end before the next failure pass in one step, so a run costs
         // O(failures + chunks of the periods failures touch).
         if let Some(span) = span
-            && done % period == 0
+            && done.is_multiple_of(period)
             && next > t
         {
             let left = full_periods.saturating_sub(done / period);
