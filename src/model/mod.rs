@@ -10,6 +10,7 @@ pub mod asynchronous;
 pub mod chunks;
 pub mod daly;
 pub mod mtti;
+pub mod multilevel;
 pub mod platform;
 pub mod quadrature;
 pub mod replicated;

@@ -133,7 +133,10 @@ mod tests {
         );
         let line = whole_chunks_line(&w, 864_000.0);
         assert!(line.starts_with("in whole chunks: 88 chunks of "), "{line}");
-        assert!(line.contains("(9818 s)") && line.contains("(981836 s)"), "{line}");
+        assert!(
+            line.contains("(9818 s)") && line.contains("(981836 s)"),
+            "{line}"
+        );
         assert!(line.ends_with('\n') && line.lines().count() == 1);
     }
 
@@ -149,8 +152,14 @@ mod tests {
         assert_eq!(keys.len(), 5);
         let lines = allocation_lines(&plan(), 43_200.0);
         assert_eq!(lines.lines().count(), 2, "{lines}");
-        assert!(lines.contains("12 checkpoints") && lines.contains("(3466 s)"), "{lines}");
-        assert!(lines.contains("(35000 s, 81.0% of the allocation)"), "{lines}");
+        assert!(
+            lines.contains("12 checkpoints") && lines.contains("(3466 s)"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("(35000 s, 81.0% of the allocation)"),
+            "{lines}"
+        );
         assert!(lines.contains("signal 120 s before the limit"), "{lines}");
     }
 

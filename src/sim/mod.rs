@@ -4,6 +4,7 @@
 //! struct; parallelism, progress and statistics live outside it, in [`engine`] and [`stats`].
 
 pub mod engine;
+pub mod multilevel;
 pub mod periodic;
 pub mod replicated;
 pub mod run;
