@@ -368,8 +368,8 @@ impl Levels {
     /// The first-order overhead terms of strides `k`: `A` (checkpoint seconds per chunk) and
     /// `B` (expected lost work per unit of work and per second of chunk), so that
     /// `overhead ~ 1 + A/w + B w`, a lower bound of the exact overhead at every `w`
-    /// (docs/models.md §12.5).
-    pub fn first_order_terms(&self, strides: &[u64]) -> (f64, f64) {
+    /// (docs/models.md §12.5). `strides` has one entry per level (the callers' invariant).
+    pub(crate) fn first_order_terms(&self, strides: &[u64]) -> (f64, f64) {
         let n = self.levels.len();
         let mut a = 0.0;
         let mut b = 0.0;
@@ -384,6 +384,22 @@ impl Levels {
             b += self.rate(j) * k / 2.0;
         }
         (a, b)
+    }
+
+    /// The first-order form of `pattern` (docs/models.md §12.4): `1 + A/w + B w`, a lower bound
+    /// of the exact overhead.
+    ///
+    /// ```
+    /// use ckpt::model::multilevel::{Level, Levels, Pattern};
+    /// let l = Levels::new(vec![Level::new("a", 5.0, 5.0, Some(1e6)), Level::new("b", 50.0, 50.0, Some(1e7))], 0.0).unwrap();
+    /// let p = Pattern::new(1000.0, vec![1, 10]).unwrap();
+    /// assert!(l.first_order_overhead(&p).unwrap() <= l.evaluate(&p).unwrap().overhead);
+    /// ```
+    pub fn first_order_overhead(&self, pattern: &Pattern) -> Result<f64, MultilevelError> {
+        self.check_pattern(pattern)?;
+        let (a, b) = self.first_order_terms(pattern.strides());
+        let w = pattern.interval();
+        Ok(1.0 + a / w + b * w)
     }
 
     /// The exact expected wall time of one period of `pattern` and what follows from it.
