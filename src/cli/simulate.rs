@@ -6,12 +6,12 @@
 use super::merge::ShardArg;
 use super::{CliError, Format, Progress};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::job::{Job, Output, SimulatePeriodic, SimulateReplicated};
+use ckpt::job::{Job, Output, Simulate, SimulatePeriodic, SimulateReplicated, Simulation};
 use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
 use ckpt::sim::engine::{Nanos, ns_to_secs};
 use ckpt::sim::periodic::{Failures, PeriodicConfig};
 use ckpt::sim::replicated::{Detect, ReplicatedConfig};
-use ckpt::sim::run::SimError;
+use ckpt::sim::run::{Scenario, SimError};
 use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
 use ckpt::units::parse_duration;
 use clap::{Args, Subcommand};
@@ -93,9 +93,9 @@ pub struct RunArgs {
     pub shard: ShardArg,
 }
 
-/// `ckpt simulate periodic`.
+/// The job the periodic and the replicated simulators run.
 #[derive(Debug, Args)]
-pub struct PeriodicArgs {
+pub struct JobArgs {
     /// Computation the job needs (e.g. 500h).
     #[arg(long, allow_hyphen_values = true)]
     pub work: String,
@@ -105,6 +105,63 @@ pub struct PeriodicArgs {
     /// Time one checkpoint takes (e.g. 5m).
     #[arg(long, allow_hyphen_values = true)]
     pub cost: String,
+    /// Failure inter-arrival (periodic) or replica lifetime (replicated) distribution: exp,
+    /// weibull:K, gamma:K or lognormal:SIGMA, its mean the MTBF.
+    #[arg(long)]
+    pub dist: Option<String>,
+    /// Also report the fraction of runs finished within this wall time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub walltime: Option<String>,
+}
+
+/// [`JobArgs`]' durations, in nanoseconds.
+struct JobTimes {
+    work: Nanos,
+    interval: Nanos,
+    cost: Nanos,
+    walltime: Option<Nanos>,
+}
+
+impl JobArgs {
+    fn times(&self) -> Result<JobTimes, CliError> {
+        let walltime = self.walltime.as_deref();
+        Ok(JobTimes {
+            work: duration_ns("--work", &self.work, true)?,
+            interval: duration_ns("--interval", &self.interval, true)?,
+            cost: duration_ns("--cost", &self.cost, false)?,
+            walltime: walltime
+                .map(|w| duration_ns("--walltime", w, true))
+                .transpose()?,
+        })
+    }
+}
+
+/// The job that runs `config` as `common` and the command line `args` say.
+fn simulate_job<C: Simulation>(
+    config: C,
+    inputs: C::Inputs,
+    runs: u64,
+    common: &RunArgs,
+    args: &[String],
+) -> Simulate<C> {
+    let (seed, format) = (common.seed, common.format.into());
+    let args = args.to_vec();
+    Simulate {
+        config,
+        inputs,
+        runs,
+        seed,
+        format,
+        args,
+    }
+}
+
+/// `ckpt simulate periodic`.
+#[derive(Debug, Args)]
+pub struct PeriodicArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub job: JobArgs,
     /// Time one restart takes; a failure during it starts it again.
     #[arg(long, default_value = "0", allow_hyphen_values = true)]
     pub restart: String,
@@ -120,18 +177,12 @@ pub struct PeriodicArgs {
     /// How many of the nodes have a redundant partner (0 to --nodes).
     #[arg(long, allow_hyphen_values = true)]
     pub partners: Option<u64>,
-    /// Inter-arrival distribution: exp, weibull:K, gamma:K or lognormal:SIGMA (mean = the MTBF).
-    #[arg(long)]
-    pub dist: Option<String>,
     /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
     #[arg(long)]
     pub trace: Option<PathBuf>,
     /// Drop the checkpoint after the last segment.
     #[arg(long)]
     pub no_final_checkpoint: bool,
-    /// Also report the fraction of runs finished within this wall time.
-    #[arg(long, allow_hyphen_values = true)]
-    pub walltime: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: RunArgs,
@@ -140,15 +191,9 @@ pub struct PeriodicArgs {
 /// `ckpt simulate replicated`.
 #[derive(Debug, Args)]
 pub struct ReplicatedArgs {
-    /// Computation the job needs (e.g. 100h).
-    #[arg(long, allow_hyphen_values = true)]
-    pub work: String,
-    /// Work per interval (e.g. 6m).
-    #[arg(long, allow_hyphen_values = true)]
-    pub interval: String,
-    /// Time the checkpoint ending each interval takes (e.g. 60s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub cost: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub job: JobArgs,
     /// MTBF of one host, i.e. of one replica.
     #[arg(long, allow_hyphen_values = true)]
     pub mtbf: String,
@@ -167,15 +212,9 @@ pub struct ReplicatedArgs {
     /// With --detect immediate: a loss is noticed this long after the last replica dies.
     #[arg(long, allow_hyphen_values = true)]
     pub heartbeat: Option<String>,
-    /// Replica lifetime distribution: exp, weibull:K, gamma:K or lognormal:SIGMA.
-    #[arg(long)]
-    pub dist: Option<String>,
     /// Surviving replicas keep their age across intervals (only recreated ones start fresh).
     #[arg(long)]
     pub aging: bool,
-    /// Also report the fraction of runs finished within this wall time.
-    #[arg(long, allow_hyphen_values = true)]
-    pub walltime: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: RunArgs,
@@ -336,15 +375,13 @@ fn conflict(text: &str) -> CliError {
 }
 
 fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, CliError> {
-    let work = duration_ns("--work", &a.work, true)?;
-    let interval = duration_ns("--interval", &a.interval, true)?;
-    let cost = duration_ns("--cost", &a.cost, false)?;
+    let JobTimes {
+        work,
+        interval,
+        cost,
+        walltime,
+    } = a.job.times()?;
     let restart = duration_ns("--restart", &a.restart, false)?;
-    let walltime = a
-        .walltime
-        .as_deref()
-        .map(|w| duration_ns("--walltime", w, true))
-        .transpose()?;
     let partners = a.partners.unwrap_or(0);
     if a.partners.is_some() && a.nodes.is_none() {
         return Err(conflict(
@@ -386,7 +423,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         walltime_s: walltime.map(ns_to_secs),
     };
     let failures = if let Some(path) = &a.trace {
-        if a.dist.is_some() {
+        if a.job.dist.is_some() {
             return Err(conflict(
                 "--dist does not apply to --trace: the trace gives the failure times",
             ));
@@ -432,14 +469,14 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
                 "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
             ));
         }
-        let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", m)?, "--mtbf")?;
+        let life = lifetime(a.job.dist.as_deref(), mtbf_secs("--mtbf", m)?, "--mtbf")?;
         inputs.mtbf_s = Some(life.mean());
         inputs.dist = Some(life.shape());
         Failures::Platform(life)
     } else {
         let nodes = a.nodes.unwrap_or(1);
         let m = mtbf_secs("--node-mtbf", a.node_mtbf.as_deref().unwrap_or(""))?;
-        let node = lifetime(a.dist.as_deref(), m, "--node-mtbf")?;
+        let node = lifetime(a.job.dist.as_deref(), m, "--node-mtbf")?;
         inputs.node_mtbf_s = Some(m);
         inputs.dist = Some(node.shape());
         if node.shape().is_exponential() {
@@ -468,26 +505,17 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
     };
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
-    Ok(SimulatePeriodic {
-        config: cfg,
-        inputs,
-        runs,
-        seed: a.common.seed,
-        format: a.common.format.into(),
-        args: args.to_vec(),
-    })
+    Ok(simulate_job(cfg, inputs, runs, &a.common, args))
 }
 
 fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicated, CliError> {
-    let work = duration_ns("--work", &a.work, true)?;
-    let interval = duration_ns("--interval", &a.interval, true)?;
-    let cost = duration_ns("--cost", &a.cost, false)?;
-    let walltime = a
-        .walltime
-        .as_deref()
-        .map(|w| duration_ns("--walltime", w, true))
-        .transpose()?;
-    let life = lifetime(a.dist.as_deref(), mtbf_secs("--mtbf", &a.mtbf)?, "--mtbf")?;
+    let t = a.job.times()?;
+    let (work, interval, cost, walltime) = (t.work, t.interval, t.cost, t.walltime);
+    let life = lifetime(
+        a.job.dist.as_deref(),
+        mtbf_secs("--mtbf", &a.mtbf)?,
+        "--mtbf",
+    )?;
     if a.detect == Detect::End && (a.restart.is_some() || a.heartbeat.is_some()) {
         return Err(conflict(
             "--restart and --heartbeat go with --detect immediate: with --detect end a loss is found at checkpoint time and retried at once",
@@ -530,14 +558,7 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
         walltime_s: walltime.map(ns_to_secs),
     };
     let runs = runs_of(&a.common, false)?;
-    Ok(SimulateReplicated {
-        config: cfg,
-        inputs,
-        runs,
-        seed: a.common.seed,
-        format: a.common.format.into(),
-        args: args.to_vec(),
-    })
+    Ok(simulate_job(cfg, inputs, runs, &a.common, args))
 }
 
 #[cfg(test)]

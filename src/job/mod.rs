@@ -50,6 +50,7 @@ pub use sweep::SweepJob;
 pub use validate::{ValidateIntervals, ValidateStencil};
 
 use crate::progress::Progress;
+use crate::sim::run::Scenario;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use shard::{Shard, ShardError};

@@ -3,25 +3,24 @@
 use super::{JobError, Output, Slice, Task};
 use crate::report::Format;
 use crate::report::simulate::{self, PeriodicInputs, ReplicatedInputs};
-use crate::sim::periodic::{self, PeriodicConfig, PeriodicRun};
-use crate::sim::replicated::{self, ReplicatedConfig, ReplicatedRun};
-use crate::sim::run::SimError;
+use crate::sim::periodic::{PeriodicConfig, PeriodicFigures};
+use crate::sim::replicated::{ReplicatedConfig, ReplicatedFigures};
+use crate::sim::run::{self, Scenario};
 use crate::sim::stencil::{self, RunFigures, StencilConfig, Summary};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-/// A simulator whose validated config a [`Simulate`] job runs: its runs, and its report.
-pub trait Simulation: Serialize + DeserializeOwned {
-    /// One run's figures.
-    type Run: Serialize + DeserializeOwned + Send;
+/// A simulator whose validated config a [`Simulate`] job runs: its runs come from
+/// [`Scenario`], its report from here.
+pub trait Simulation:
+    Scenario<Run: Serialize + DeserializeOwned> + Serialize + DeserializeOwned
+{
     /// The inputs as the report echoes them.
     type Inputs: Serialize + DeserializeOwned + std::fmt::Debug + Clone + PartialEq;
     /// What a progress display says.
     const LABEL: &'static str;
-    /// The runs of `slice`, run `i` on stream `i` of `seed`.
-    fn runs(&self, seed: u64, slice: &Slice) -> Result<Vec<Self::Run>, SimError>;
-    /// The report of every run.
-    fn report(&self, job: &Simulate<Self>, runs: &[Self::Run]) -> String;
+    /// The report of the figures of every run.
+    fn report(job: &Simulate<Self>, figures: &Self::Figures) -> String;
 }
 
 /// `ckpt simulate periodic|replicated`: `runs` runs of `config` from `seed`.
@@ -54,37 +53,35 @@ impl<C: Simulation> Task for Simulate<C> {
     fn total(&self) -> u64 {
         self.runs
     }
-    fn compute(&self, slice: &Slice) -> Result<Vec<C::Run>, JobError> {
-        Ok(self.config.runs(self.seed, slice)?)
+    fn compute(&self, s: &Slice) -> Result<Vec<C::Run>, JobError> {
+        let (range, threads) = (s.range.clone(), s.threads);
+        Ok(run::simulate_range(
+            &self.config,
+            self.seed,
+            range,
+            threads,
+            s.tick,
+        )?)
     }
     fn finish(&self, items: Vec<C::Run>) -> Result<Output, JobError> {
-        Ok(Output::text(self.config.report(self, &items)))
+        let figures = self.config.summarize(&items);
+        Ok(Output::text(C::report(self, &figures)))
     }
 }
 
 impl Simulation for PeriodicConfig {
-    type Run = PeriodicRun;
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
-    fn runs(&self, seed: u64, s: &Slice) -> Result<Vec<PeriodicRun>, SimError> {
-        periodic::simulate_range(self, seed, s.range.clone(), s.threads, s.tick)
-    }
-    fn report(&self, job: &SimulatePeriodic, runs: &[PeriodicRun]) -> String {
-        let figures = periodic::summarize(self, runs);
-        simulate::periodic(&job.inputs, &figures, job.runs, job.seed, job.format)
+    fn report(job: &SimulatePeriodic, figures: &PeriodicFigures) -> String {
+        simulate::periodic(&job.inputs, figures, job.runs, job.seed, job.format)
     }
 }
 
 impl Simulation for ReplicatedConfig {
-    type Run = ReplicatedRun;
     type Inputs = ReplicatedInputs;
     const LABEL: &'static str = "replicated";
-    fn runs(&self, seed: u64, s: &Slice) -> Result<Vec<ReplicatedRun>, SimError> {
-        replicated::simulate_range(self, seed, s.range.clone(), s.threads, s.tick)
-    }
-    fn report(&self, job: &SimulateReplicated, runs: &[ReplicatedRun]) -> String {
-        let figures = replicated::summarize(self, runs);
-        simulate::replicated(&job.inputs, &figures, job.runs, job.seed, job.format)
+    fn report(job: &SimulateReplicated, figures: &ReplicatedFigures) -> String {
+        simulate::replicated(&job.inputs, figures, job.runs, job.seed, job.format)
     }
 }
 

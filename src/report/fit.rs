@@ -191,15 +191,7 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     out.push('\n');
 
     let header = ["family", "parameters", "mean", "ln L", "AIC", "dAIC", "KS"];
-    let align = [
-        Align::Left,
-        Align::Left,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-    ];
+    let align = Align::columns("llrrrrr");
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for f in &report.fits {
@@ -270,15 +262,7 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
         format_duration(inputs.restart_s)
     ));
     let header = ["at", "dist", of, "interval", "seconds", "overhead", "model"];
-    let align = [
-        Align::Left,
-        Align::Left,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Left,
-    ];
+    let align = Align::columns("llrrrrl");
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     for r in &advice.intervals {

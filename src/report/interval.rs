@@ -217,19 +217,11 @@ pub fn table(answer: &IntervalAnswer) -> String {
         }
         rows.push(cells);
     }
-    let mut align = vec![
-        Align::Left,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Left,
-    ];
-    if i.work.is_some() {
-        align.push(Align::Right);
-    }
+    let align = Align::columns(if i.work.is_some() {
+        "lrrrrrrlr"
+    } else {
+        "lrrrrrrl"
+    });
     out.push_str(&render(&header, &align, &rows));
     if !notes.is_empty() {
         out.push_str("notes:\n");
@@ -275,7 +267,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
         .collect();
     let t = render(
         &["if", "overhead", "best possible", "loss"],
-        &[Align::Left, Align::Right, Align::Right, Align::Right],
+        &Align::columns("lrrr"),
         &srows,
     );
     for l in t.lines() {

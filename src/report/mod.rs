@@ -30,7 +30,8 @@ pub fn csv_cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:?}")).unwrap_or_default()
 }
 
-/// A CSV document as every report writes it: the header, then one line per record, each line
+/// A CSV document as every report writes it: the header (its names joined by commas, as the
+/// first line reads), then one line per record, each line
 /// ending in `\n`. The csv crate quotes a cell only when it must (a comma, a quote or a line
 /// break in it), so ordinary numbers and names come out as written. Writing to memory cannot
 /// fail in practice; if it ever did, the error itself becomes the document rather than a panic.
@@ -38,11 +39,11 @@ pub fn csv_cell(v: Option<f64>) -> String {
 /// ```
 /// let rows = [vec!["1.5".to_string(), "a,b".to_string()], vec!["2".into(), "say \"hi\"".into()]];
 /// assert_eq!(
-///     ckpt::report::csv_document(&["x", "name"], rows),
+///     ckpt::report::csv_document("x,name", rows),
 ///     "x,name\n1.5,\"a,b\"\n2,\"say \"\"hi\"\"\"\n"
 /// );
 /// ```
-pub fn csv_document<R, C>(header: &[&str], records: R) -> String
+pub fn csv_document<R, C>(header: &str, records: R) -> String
 where
     R: IntoIterator<Item = C>,
     C: IntoIterator<Item = String>,
@@ -51,7 +52,8 @@ where
         let mut w = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
-        w.write_record(header).map_err(|e| e.to_string())?;
+        w.write_record(header.split(','))
+            .map_err(|e| e.to_string())?;
         for record in records {
             w.write_record(record).map_err(|e| e.to_string())?;
         }

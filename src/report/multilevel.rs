@@ -147,15 +147,7 @@ pub fn table(levels: &Levels, answer: &MultilevelAnswer) -> String {
         &[
             "level", "cost", "restart", "mtbf", "used", "stride", "interval",
         ],
-        &[
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-        ],
+        &Align::columns("lrrrlrr"),
         &rows,
     );
     out.push('\n');

@@ -130,7 +130,7 @@ fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
             ]
         })
         .collect();
-    let align = [Align::Left, Align::Right, Align::Right, Align::Right];
+    let align = Align::columns("lrrr");
     format!(
         "{title}\n{}",
         ruled(&["figure", "mean", "95% CI", "stderr"], &align, &cells)

@@ -50,18 +50,7 @@ pub fn json(r: &SweepResult) -> String {
 /// `sweep.csv`: one line per (point, row); empty cells where JSON has null. Numbers are
 /// written with Rust's shortest round-trip form, so CSV and JSON agree to the bit.
 pub fn csv(r: &SweepResult) -> String {
-    let header = [
-        "param",
-        "value",
-        "model",
-        "kind",
-        "interval_s",
-        "overhead",
-        "efficiency",
-        "loss_pct",
-        "expected_failures",
-        "recommended",
-    ];
+    let header = "param,value,model,kind,interval_s,overhead,efficiency,loss_pct,expected_failures,recommended";
     let records = r.points.iter().flat_map(|p| {
         p.models.iter().map(move |m| {
             [
@@ -78,7 +67,7 @@ pub fn csv(r: &SweepResult) -> String {
             ]
         })
     });
-    super::csv_document(&header, records)
+    super::csv_document(header, records)
 }
 
 fn param_name(param: SweepParam) -> &'static str {

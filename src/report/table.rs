@@ -9,6 +9,21 @@ pub enum Align {
     Right,
 }
 
+impl Align {
+    /// One alignment per character of `spec`: `r` pads on the left (numbers), anything else on
+    /// the right, so a table's columns read as one word.
+    ///
+    /// ```
+    /// use ckpt::report::table::Align;
+    /// assert_eq!(Align::columns("lr"), vec![Align::Left, Align::Right]);
+    /// ```
+    pub fn columns(spec: &str) -> Vec<Align> {
+        spec.chars()
+            .map(|c| if c == 'r' { Align::Right } else { Align::Left })
+            .collect()
+    }
+}
+
 /// Renders `rows` under `header` with two spaces between columns; widths count characters.
 ///
 /// ```

@@ -46,17 +46,8 @@ pub fn json(v: &Validation) -> String {
 
 /// `validate.csv`: one line per simulated interval.
 pub fn csv(v: &Validation) -> String {
-    let header = [
-        "interval_s",
-        "on_grid",
-        "overhead",
-        "stderr",
-        "ci95_lo",
-        "ci95_hi",
-        "runs",
-        "model_overhead",
-        "optimal_region",
-    ];
+    let header =
+        "interval_s,on_grid,overhead,stderr,ci95_lo,ci95_hi,runs,model_overhead,optimal_region";
     let records = v.points.iter().map(|p| {
         [
             format!("{:?}", p.interval_s),
@@ -70,7 +61,7 @@ pub fn csv(v: &Validation) -> String {
             p.optimal_region.to_string(),
         ]
     });
-    super::csv_document(&header, records)
+    super::csv_document(header, records)
 }
 
 /// Simulated overhead vs interval with its 95% CI band, the model's curve over it, and every
@@ -287,15 +278,7 @@ pub fn table(v: &Validation) -> String {
             "regret (95% CI)",
             "verdict",
         ],
-        &[
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-        ],
+        &Align::columns("lrrrrrl"),
         &rows,
     );
     out.push('\n');

@@ -92,24 +92,7 @@ pub fn json(v: &StencilValidation) -> String {
 
 /// `validate.csv`: one line per (level, strategy).
 pub fn csv(v: &StencilValidation) -> String {
-    let header = [
-        "level",
-        "interval_s",
-        "checkpoint_cost_s",
-        "recovery",
-        "makespan_s",
-        "makespan_ci_lo",
-        "makespan_ci_hi",
-        "cancelled_executions",
-        "aggregate_processing_s",
-        "regret_pct",
-        "useful_s",
-        "transfer_s",
-        "cancelled_s",
-        "waiting_s",
-        "checkpointing_s",
-        "idle_s",
-    ];
+    let header = "level,interval_s,checkpoint_cost_s,recovery,makespan_s,makespan_ci_lo,makespan_ci_hi,cancelled_executions,aggregate_processing_s,regret_pct,useful_s,transfer_s,cancelled_s,waiting_s,checkpointing_s,idle_s";
     let records = v.levels.iter().flat_map(|l| {
         l.strategies.iter().map(move |s| {
             let t = s.time_split_s;
@@ -135,7 +118,7 @@ pub fn csv(v: &StencilValidation) -> String {
             record
         })
     });
-    super::csv_document(&header, records)
+    super::csv_document(header, records)
 }
 
 fn per_level(
@@ -407,16 +390,7 @@ pub fn table(v: &StencilValidation) -> String {
             "aggregate s",
             "regret",
         ],
-        &[
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-        ],
+        &Align::columns("rrrlrrrr"),
         &rows,
     );
     out.push_str("\npredicted levels:\n");
@@ -441,13 +415,7 @@ pub fn table(v: &StencilValidation) -> String {
             "regret (global)",
             "regret (dependency)",
         ],
-        &[
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-        ],
+        &Align::columns("lrrrr"),
         &prow,
     ));
     out.push('\n');

@@ -27,7 +27,8 @@
 
 use super::engine::{Nanos, ns_to_secs, secs_to_ns};
 use super::periodic::MAX_FAILURES_PER_RUN;
-use super::run::{SimError, estimate, replicate_range};
+use super::run::{Scenario, SimError, estimate, invalid};
+pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::Lifetime;
 use crate::model::multilevel::{Level, Levels, MAX_LEVELS, Pattern, level_of};
@@ -101,64 +102,6 @@ impl MultilevelConfig {
             levels: sim_levels,
             downtime: secs_to_ns(levels.downtime()),
         })
-    }
-
-    /// Checks what the types cannot: levels and strides that match and nest, positive work,
-    /// interval and costs, a failure-free time within 584 years, and (with exponential
-    /// classes) a job that is expected to finish within [`MAX_FAILURES_PER_RUN`] failures.
-    pub fn validate(&self) -> Result<(), SimError> {
-        let invalid = |field, value: String, accepted: &str| {
-            Err(SimError::Invalid {
-                field,
-                value,
-                accepted: accepted.to_string(),
-            })
-        };
-        if self.levels.is_empty() || self.levels.len() > MAX_LEVELS {
-            return invalid(
-                "level",
-                self.levels.len().to_string(),
-                &format!("1 to {MAX_LEVELS} levels"),
-            );
-        }
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration");
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration");
-        }
-        if self.strides.len() != self.levels.len() {
-            return Err(SimError::Conflict(format!(
-                "{} strides given for {} levels: give one per level",
-                self.strides.len(),
-                self.levels.len()
-            )));
-        }
-        let pattern =
-            Pattern::new(ns_to_secs(self.interval), self.strides.clone()).map_err(|e| {
-                SimError::Invalid {
-                    field: "strides",
-                    value: format!("{:?}", self.strides),
-                    accepted: e.to_string(),
-                }
-            })?;
-        if let Some(l) = self.levels.iter().find(|l| l.cost == 0) {
-            return invalid(
-                "level",
-                format!("{} with cost 0", l.name),
-                "a positive checkpoint cost",
-            );
-        }
-        let chunks = self.work.div_ceil(self.interval) as u128;
-        let dearest = self.levels.iter().map(|l| l.cost).max().unwrap_or(0) as u128;
-        if self.work as u128 + chunks * dearest >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included",
-            );
-        }
-        self.check_progress(&pattern, chunks as f64)
     }
 
     /// With exponential classes the exact model says how many failures a run needs: refuse a
@@ -448,66 +391,83 @@ pub struct MultilevelFigures {
     pub lost_work_s: Estimate,
 }
 
-/// Reduces runs (in run order) to figures.
-pub fn summarize(cfg: &MultilevelConfig, runs: &[MultilevelRun]) -> MultilevelFigures {
-    let s = |f: fn(&MultilevelRun) -> Nanos| estimate(runs, |r| ns_to_secs(f(r)));
-    let work = cfg.work as f64;
-    MultilevelFigures {
-        wall_time_s: s(|r| r.wall),
-        overhead: estimate(runs, |r| r.wall as f64 / work),
-        failures: estimate(runs, |r| r.failures as f64),
-        class_failures: (0..cfg.levels.len())
-            .map(|j| {
-                estimate(runs, |r| {
-                    r.class_failures.get(j).copied().unwrap_or(0) as f64
-                })
-            })
-            .collect(),
-        checkpoint_s: s(|r| r.checkpoint),
-        restart_s: s(|r| r.restart),
-        downtime_s: s(|r| r.downtime),
-        lost_work_s: s(|r| r.lost_work),
+impl Scenario for MultilevelConfig {
+    type Run = MultilevelRun;
+    type Figures = MultilevelFigures;
+    /// Checks what the types cannot: levels and strides that match and nest, positive work,
+    /// interval and costs, a failure-free time within 584 years, and (with exponential
+    /// classes) a job that is expected to finish within [`MAX_FAILURES_PER_RUN`] failures.
+    fn validate(&self) -> Result<(), SimError> {
+        if self.levels.is_empty() || self.levels.len() > MAX_LEVELS {
+            return invalid(
+                "level",
+                self.levels.len().to_string(),
+                &format!("1 to {MAX_LEVELS} levels"),
+            );
+        }
+        if self.work == 0 {
+            return invalid("work", "0".into(), "a positive duration");
+        }
+        if self.interval == 0 {
+            return invalid("interval", "0".into(), "a positive duration");
+        }
+        if self.strides.len() != self.levels.len() {
+            return Err(SimError::Conflict(format!(
+                "{} strides given for {} levels: give one per level",
+                self.strides.len(),
+                self.levels.len()
+            )));
+        }
+        let pattern =
+            Pattern::new(ns_to_secs(self.interval), self.strides.clone()).map_err(|e| {
+                SimError::Invalid {
+                    field: "strides",
+                    value: format!("{:?}", self.strides),
+                    accepted: e.to_string(),
+                }
+            })?;
+        if let Some(l) = self.levels.iter().find(|l| l.cost == 0) {
+            return invalid(
+                "level",
+                format!("{} with cost 0", l.name),
+                "a positive checkpoint cost",
+            );
+        }
+        let chunks = self.work.div_ceil(self.interval) as u128;
+        let dearest = self.levels.iter().map(|l| l.cost).max().unwrap_or(0) as u128;
+        if self.work as u128 + chunks * dearest >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included",
+            );
+        }
+        self.check_progress(&pattern, chunks as f64)
     }
-}
-
-/// Validates `cfg`, simulates `runs` runs of `seed` on `threads` threads (0 = all cores) and
-/// reduces them; `tick` is called once per run.
-///
-/// ```
-/// use ckpt::model::multilevel::{Level, Levels, Pattern};
-/// use ckpt::sim::multilevel::{MultilevelConfig, simulate};
-/// let levels = Levels::new(
-///     vec![Level::new("local", 5.0, 10.0, Some(3600.0)), Level::new("pfs", 60.0, 90.0, Some(7200.0))],
-///     0.0,
-/// ).unwrap();
-/// let pattern = Pattern::new(300.0, vec![1, 4]).unwrap();
-/// let cfg = MultilevelConfig::from_model(&levels, &pattern, 24.0 * 3600.0).unwrap();
-/// let f = simulate(&cfg, 42, 50, 1, &|| {}).unwrap();
-/// assert!(f.overhead.point > 1.0);
-/// ```
-pub fn simulate(
-    cfg: &MultilevelConfig,
-    seed: u64,
-    runs: u64,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<MultilevelFigures, SimError> {
-    let results = simulate_range(cfg, seed, 0..runs, threads, tick)?;
-    Ok(summarize(cfg, &results))
-}
-
-/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
-/// uses stream `i` as in the whole set, so [`summarize`] over the concatenated slices gives
-/// what [`simulate`] gives.
-pub fn simulate_range(
-    cfg: &MultilevelConfig,
-    seed: u64,
-    range: std::ops::Range<u64>,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<MultilevelRun>, SimError> {
-    cfg.validate()?;
-    replicate_range(range, threads, tick, |i| simulate_run(cfg, seed, i))
+    /// Reduces runs (in run order) to figures.
+    fn summarize(&self, runs: &[MultilevelRun]) -> MultilevelFigures {
+        let s = |f: fn(&MultilevelRun) -> Nanos| estimate(runs, |r| ns_to_secs(f(r)));
+        let work = self.work as f64;
+        MultilevelFigures {
+            wall_time_s: s(|r| r.wall),
+            overhead: estimate(runs, |r| r.wall as f64 / work),
+            failures: estimate(runs, |r| r.failures as f64),
+            class_failures: (0..self.levels.len())
+                .map(|j| {
+                    estimate(runs, |r| {
+                        r.class_failures.get(j).copied().unwrap_or(0) as f64
+                    })
+                })
+                .collect(),
+            checkpoint_s: s(|r| r.checkpoint),
+            restart_s: s(|r| r.restart),
+            downtime_s: s(|r| r.downtime),
+            lost_work_s: s(|r| r.lost_work),
+        }
+    }
+    fn run(&self, seed: u64, run: u64) -> Result<MultilevelRun, SimError> {
+        simulate_run(self, seed, run)
+    }
 }
 
 #[cfg(test)]

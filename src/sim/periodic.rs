@@ -12,7 +12,8 @@
 //! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
 use super::engine::{EventQueue, Nanos, ns_to_secs, secs_to_ns};
-use super::run::{SimError, estimate, proportion, replicate_range};
+use super::run::{Scenario, SimError, estimate, invalid, proportion};
+pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
 use crate::failure::Lifetime;
@@ -138,133 +139,6 @@ impl AsyncWrite {
 pub const MAX_ASYNC_SEGMENTS: u64 = 100_000_000;
 
 impl PeriodicConfig {
-    /// Checks what the types cannot: positive work and interval, partners within range, a
-    /// walltime not below the work.
-    pub fn validate(&self) -> Result<(), SimError> {
-        let invalid = |field, value: String, accepted: &str| {
-            Err(SimError::Invalid {
-                field,
-                value,
-                accepted: accepted.to_string(),
-            })
-        };
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration");
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration");
-        }
-        // The failure-free time must fit in nanosecond time (584 years).
-        let segments = self.work.div_ceil(self.interval) as u128;
-        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included",
-            );
-        }
-        self.validate_finite()?;
-        if let Some(w) = self.walltime
-            && w < self.work
-            && self.signal_lead.is_none()
-        {
-            return invalid(
-                "walltime",
-                format!("{}s", ns_to_secs(w)),
-                &format!(
-                    "a duration of at least the work ({}s): no run can finish sooner",
-                    ns_to_secs(self.work)
-                ),
-            );
-        }
-        self.check_progress()?;
-        match &self.failures {
-            Failures::Platform(_) => {}
-            Failures::Nodes {
-                nodes,
-                partners,
-                node,
-            } => {
-                if *nodes == 0 {
-                    return invalid("nodes", "0".into(), "a whole number of nodes, at least 1");
-                }
-                if partners > nodes {
-                    return invalid(
-                        "partners",
-                        partners.to_string(),
-                        &format!("0 to --nodes ({nodes})"),
-                    );
-                }
-                if (!node.shape().is_exponential() || *partners > 0)
-                    && nodes.saturating_add(*partners) > MAX_TRACKED_NODES
-                {
-                    return invalid(
-                        "nodes",
-                        nodes.to_string(),
-                        &format!(
-                            "at most {MAX_TRACKED_NODES} nodes with partners when each node is tracked (non-exponential or --partners)"
-                        ),
-                    );
-                }
-                if node.mean() / *nodes as f64 <= 0.0 {
-                    return invalid(
-                        "node-mtbf",
-                        node.mean().to_string(),
-                        "a node MTBF that leaves a positive system MTBF",
-                    );
-                }
-            }
-            Failures::Trace {
-                trace,
-                nodes,
-                partners,
-            } => {
-                if *partners > 0 && nodes.unwrap_or(0).saturating_add(*partners) > MAX_TRACKED_NODES
-                {
-                    return invalid(
-                        "nodes",
-                        nodes.unwrap_or(0).to_string(),
-                        &format!("at most {MAX_TRACKED_NODES} nodes with partners"),
-                    );
-                }
-                if *partners > 0 {
-                    let Some(n) = nodes else {
-                        return Err(SimError::Conflict("--partners needs --nodes".into()));
-                    };
-                    if partners > n {
-                        return invalid(
-                            "partners",
-                            partners.to_string(),
-                            &format!("0 to --nodes ({n})"),
-                        );
-                    }
-                    if let Some(row) = trace.rows.iter().find(|r| r.index.is_none()) {
-                        return Err(SimError::Conflict(format!(
-                            "trace line {}: with --partners every line needs `time_seconds,node`",
-                            row.line
-                        )));
-                    }
-                }
-                if let Some(n) = nodes {
-                    let count = n.saturating_add(*partners);
-                    if let Some(row) = trace
-                        .rows
-                        .iter()
-                        .find(|r| r.index.is_some_and(|i| i as u64 >= count))
-                    {
-                        return Err(SimError::Conflict(format!(
-                            "trace line {}, field node: {} is out of range 0 to {}",
-                            row.line,
-                            row.index.unwrap_or(0),
-                            count - 1
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// The asynchronous and allocation settings.
     fn validate_finite(&self) -> Result<(), SimError> {
         if let Some(a) = &self.asynchronous {
@@ -918,64 +792,150 @@ pub struct PeriodicFigures {
     pub saved_work_s: Option<Estimate>,
 }
 
-/// Reduces runs (in run order) to figures.
-pub fn summarize(cfg: &PeriodicConfig, runs: &[PeriodicRun]) -> PeriodicFigures {
-    let s = |f: fn(&PeriodicRun) -> Nanos| estimate(runs, |r| ns_to_secs(f(r)));
-    let partners = match cfg.failures {
-        Failures::Nodes { partners, .. } | Failures::Trace { partners, .. } => partners,
-        Failures::Platform(_) => 0,
-    };
-    PeriodicFigures {
-        wall_time_s: s(|r| r.wall),
-        failures: estimate(runs, |r| r.failures as f64),
-        node_failures: (partners > 0).then(|| estimate(runs, |r| r.node_failures as f64)),
-        work_s: s(|r| r.work),
-        checkpoint_s: s(|r| r.checkpoint),
-        restart_s: s(|r| r.restart),
-        lost_work_s: s(|r| r.lost_work),
-        finished_within_walltime: cfg.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
-        saved_work_s: cfg.signal_lead.map(|_| s(|r| r.saved_work)),
+impl Scenario for PeriodicConfig {
+    type Run = PeriodicRun;
+    type Figures = PeriodicFigures;
+    /// Checks what the types cannot: positive work and interval, partners within range, a
+    /// walltime not below the work.
+    fn validate(&self) -> Result<(), SimError> {
+        if self.work == 0 {
+            return invalid("work", "0".into(), "a positive duration");
+        }
+        if self.interval == 0 {
+            return invalid("interval", "0".into(), "a positive duration");
+        }
+        // The failure-free time must fit in nanosecond time (584 years).
+        let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included",
+            );
+        }
+        self.validate_finite()?;
+        if let Some(w) = self.walltime
+            && w < self.work
+            && self.signal_lead.is_none()
+        {
+            return invalid(
+                "walltime",
+                format!("{}s", ns_to_secs(w)),
+                &format!(
+                    "a duration of at least the work ({}s): no run can finish sooner",
+                    ns_to_secs(self.work)
+                ),
+            );
+        }
+        self.check_progress()?;
+        match &self.failures {
+            Failures::Platform(_) => {}
+            Failures::Nodes {
+                nodes,
+                partners,
+                node,
+            } => {
+                if *nodes == 0 {
+                    return invalid("nodes", "0".into(), "a whole number of nodes, at least 1");
+                }
+                if partners > nodes {
+                    return invalid(
+                        "partners",
+                        partners.to_string(),
+                        &format!("0 to --nodes ({nodes})"),
+                    );
+                }
+                if (!node.shape().is_exponential() || *partners > 0)
+                    && nodes.saturating_add(*partners) > MAX_TRACKED_NODES
+                {
+                    return invalid(
+                        "nodes",
+                        nodes.to_string(),
+                        &format!(
+                            "at most {MAX_TRACKED_NODES} nodes with partners when each node is tracked (non-exponential or --partners)"
+                        ),
+                    );
+                }
+                if node.mean() / *nodes as f64 <= 0.0 {
+                    return invalid(
+                        "node-mtbf",
+                        node.mean().to_string(),
+                        "a node MTBF that leaves a positive system MTBF",
+                    );
+                }
+            }
+            Failures::Trace {
+                trace,
+                nodes,
+                partners,
+            } => {
+                if *partners > 0 && nodes.unwrap_or(0).saturating_add(*partners) > MAX_TRACKED_NODES
+                {
+                    return invalid(
+                        "nodes",
+                        nodes.unwrap_or(0).to_string(),
+                        &format!("at most {MAX_TRACKED_NODES} nodes with partners"),
+                    );
+                }
+                if *partners > 0 {
+                    let Some(n) = nodes else {
+                        return Err(SimError::Conflict("--partners needs --nodes".into()));
+                    };
+                    if partners > n {
+                        return invalid(
+                            "partners",
+                            partners.to_string(),
+                            &format!("0 to --nodes ({n})"),
+                        );
+                    }
+                    if let Some(row) = trace.rows.iter().find(|r| r.index.is_none()) {
+                        return Err(SimError::Conflict(format!(
+                            "trace line {}: with --partners every line needs `time_seconds,node`",
+                            row.line
+                        )));
+                    }
+                }
+                if let Some(n) = nodes {
+                    let count = n.saturating_add(*partners);
+                    if let Some(row) = trace
+                        .rows
+                        .iter()
+                        .find(|r| r.index.is_some_and(|i| i as u64 >= count))
+                    {
+                        return Err(SimError::Conflict(format!(
+                            "trace line {}, field node: {} is out of range 0 to {}",
+                            row.line,
+                            row.index.unwrap_or(0),
+                            count - 1
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
-}
-
-/// Validates `cfg`, simulates `runs` runs of `seed` on `threads` threads (0 = all cores) and
-/// reduces them; `tick` is called once per run.
-///
-/// ```
-/// use ckpt::failure::Lifetime;
-/// use ckpt::sim::periodic::{simulate, Failures, PeriodicConfig};
-/// let s = 1_000_000_000;
-/// let cfg = PeriodicConfig {
-///     work: 3600 * s, interval: 600 * s, cost: 60 * s, restart: 120 * s,
-///     failures: Failures::Platform(Lifetime::exponential(6.0 * 3600.0).unwrap()),
-///     final_checkpoint: true, walltime: None, asynchronous: None, signal_lead: None,
-/// };
-/// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
-/// assert!(f.wall_time_s.point >= 3960.0);
-/// ```
-pub fn simulate(
-    cfg: &PeriodicConfig,
-    seed: u64,
-    runs: u64,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<PeriodicFigures, SimError> {
-    let results = simulate_range(cfg, seed, 0..runs, threads, tick)?;
-    Ok(summarize(cfg, &results))
-}
-
-/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
-/// uses stream `i` as in the whole set, so [`summarize`] over the concatenated slices gives
-/// what [`simulate`] gives.
-pub fn simulate_range(
-    cfg: &PeriodicConfig,
-    seed: u64,
-    range: std::ops::Range<u64>,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<PeriodicRun>, SimError> {
-    cfg.validate()?;
-    replicate_range(range, threads, tick, |i| simulate_run(cfg, seed, i))
+    /// Reduces runs (in run order) to figures.
+    fn summarize(&self, runs: &[PeriodicRun]) -> PeriodicFigures {
+        let s = |f: fn(&PeriodicRun) -> Nanos| estimate(runs, |r| ns_to_secs(f(r)));
+        let partners = match self.failures {
+            Failures::Nodes { partners, .. } | Failures::Trace { partners, .. } => partners,
+            Failures::Platform(_) => 0,
+        };
+        PeriodicFigures {
+            wall_time_s: s(|r| r.wall),
+            failures: estimate(runs, |r| r.failures as f64),
+            node_failures: (partners > 0).then(|| estimate(runs, |r| r.node_failures as f64)),
+            work_s: s(|r| r.work),
+            checkpoint_s: s(|r| r.checkpoint),
+            restart_s: s(|r| r.restart),
+            lost_work_s: s(|r| r.lost_work),
+            finished_within_walltime: self.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
+            saved_work_s: self.signal_lead.map(|_| s(|r| r.saved_work)),
+        }
+    }
+    fn run(&self, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
+        simulate_run(self, seed, run)
+    }
 }
 
 #[cfg(test)]
@@ -1280,7 +1240,7 @@ mod tests {
             let runs = simulate_range(&cfg, 11, 0..400, 1, &|| {}).unwrap();
             // Every run stops inside the allocation.
             assert!(runs.iter().all(|r| r.wall <= secs_to_ns(limit)));
-            let figures = summarize(&cfg, &runs);
+            let figures = cfg.summarize(&runs);
             let saved = figures.saved_work_s.unwrap();
             let zv = z(&saved, alloc.expected_saved_work(tau));
             assert!(zv.abs() < 4.0, "tau {tau}: z = {zv} {saved:?}");

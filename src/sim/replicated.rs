@@ -8,7 +8,8 @@
 //! attempt is dead at its checkpoint.
 
 use super::engine::{Nanos, ns_to_secs, secs_to_ns};
-use super::run::{SimError, estimate, proportion, replicate_range};
+use super::run::{Scenario, SimError, estimate, invalid, proportion};
+pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, log1mexp};
 use crate::rng::run_rng;
@@ -54,98 +55,6 @@ pub struct ReplicatedConfig {
 }
 
 impl ReplicatedConfig {
-    /// Checks what the types cannot, and refuses up front a job that would need more than
-    /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
-    pub fn validate(&self) -> Result<(), SimError> {
-        let invalid = |field, value: String, accepted: String| {
-            Err(SimError::Invalid {
-                field,
-                value,
-                accepted,
-            })
-        };
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration".into());
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration".into());
-        }
-        if self.detect == Detect::End && (self.restart > 0 || self.heartbeat > 0) {
-            return Err(SimError::Conflict(
-                "a restart or heartbeat delay goes with immediate detection: with end detection a loss is found at checkpoint time and retried at once".into(),
-            ));
-        }
-        if self.procs == 0 {
-            return invalid(
-                "procs",
-                "0".into(),
-                "a whole number of processes, at least 1".into(),
-            );
-        }
-        if self.replicas == 0 {
-            return invalid(
-                "replicas",
-                "0".into(),
-                "a whole number of replicas, at least 1".into(),
-            );
-        }
-        if self.procs.saturating_mul(self.replicas) > MAX_REPLICAS {
-            return invalid(
-                "procs",
-                self.procs.to_string(),
-                format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
-            );
-        }
-        // The failure-free time must fit in nanosecond time (584 years).
-        let segments = self.work.div_ceil(self.interval) as u128;
-        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included"
-                    .into(),
-            );
-        }
-        if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {
-            return invalid(
-                "interval",
-                format!("{}s", ns_to_secs(self.interval)),
-                format!(
-                    "an interval that splits the work into at most {MAX_ATTEMPTS_PER_RUN} intervals"
-                ),
-            );
-        }
-        if let Some(w) = self.walltime
-            && w < self.work
-        {
-            return invalid(
-                "walltime",
-                format!("{}s", ns_to_secs(w)),
-                format!(
-                    "a duration of at least the work ({}s): no run can finish sooner",
-                    ns_to_secs(self.work)
-                ),
-            );
-        }
-        if !self.aging {
-            let t = ns_to_secs(self.interval.saturating_add(self.cost));
-            let ln_s = self.ln_survival(t);
-            let intervals = (self.work as f64 / self.interval as f64).ceil();
-            if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
-                let p = if ln_s.is_finite() {
-                    format!("e^{ln_s:.1}")
-                } else {
-                    "below 1e-308".to_string()
-                };
-                return Err(SimError::NoProgress(format!(
-                    "an interval survives with probability {p}: over {MAX_ATTEMPTS_PER_RUN} attempts \
-                     expected per run, the MTBF is too short for this interval and cost to finish"
-                )));
-            }
-        }
-        Ok(())
-    }
-
     /// `ln S(t)`, `S(t) = [1 - (1 - f(t))^r]^n`: every process keeps a replica for `t` seconds.
     pub fn ln_survival(&self, t: f64) -> f64 {
         let ln_cdf = self.lifetime.ln_cdf(t);
@@ -295,56 +204,106 @@ pub struct ReplicatedFigures {
     pub finished_within_walltime: Option<Estimate>,
 }
 
-/// Reduces runs (in run order) to figures.
-pub fn summarize(cfg: &ReplicatedConfig, runs: &[ReplicatedRun]) -> ReplicatedFigures {
-    ReplicatedFigures {
-        wall_time_s: estimate(runs, |r| ns_to_secs(r.wall)),
-        attempts: estimate(runs, |r| r.attempts as f64),
-        lost_attempts: estimate(runs, |r| r.lost_attempts as f64),
-        replica_deaths: estimate(runs, |r| r.replica_deaths as f64),
-        replicas_recreated: estimate(runs, |r| r.replicas_recreated as f64),
-        finished_within_walltime: cfg.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
+impl Scenario for ReplicatedConfig {
+    type Run = ReplicatedRun;
+    type Figures = ReplicatedFigures;
+    /// Checks what the types cannot, and refuses up front a job that would need more than
+    /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
+    fn validate(&self) -> Result<(), SimError> {
+        if self.work == 0 {
+            return invalid("work", "0".into(), "a positive duration");
+        }
+        if self.interval == 0 {
+            return invalid("interval", "0".into(), "a positive duration");
+        }
+        if self.detect == Detect::End && (self.restart > 0 || self.heartbeat > 0) {
+            return Err(SimError::Conflict(
+                "a restart or heartbeat delay goes with immediate detection: with end detection a loss is found at checkpoint time and retried at once".into(),
+            ));
+        }
+        if self.procs == 0 {
+            return invalid(
+                "procs",
+                "0".into(),
+                "a whole number of processes, at least 1",
+            );
+        }
+        if self.replicas == 0 {
+            return invalid(
+                "replicas",
+                "0".into(),
+                "a whole number of replicas, at least 1",
+            );
+        }
+        if self.procs.saturating_mul(self.replicas) > MAX_REPLICAS {
+            return invalid(
+                "procs",
+                self.procs.to_string(),
+                format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
+            );
+        }
+        // The failure-free time must fit in nanosecond time (584 years).
+        let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
+            return invalid(
+                "work",
+                format!("{}s", ns_to_secs(self.work)),
+                "a job that takes less than 584 years without failures, checkpoints included",
+            );
+        }
+        if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {
+            return invalid(
+                "interval",
+                format!("{}s", ns_to_secs(self.interval)),
+                format!(
+                    "an interval that splits the work into at most {MAX_ATTEMPTS_PER_RUN} intervals"
+                ),
+            );
+        }
+        if let Some(w) = self.walltime
+            && w < self.work
+        {
+            return invalid(
+                "walltime",
+                format!("{}s", ns_to_secs(w)),
+                format!(
+                    "a duration of at least the work ({}s): no run can finish sooner",
+                    ns_to_secs(self.work)
+                ),
+            );
+        }
+        if !self.aging {
+            let t = ns_to_secs(self.interval.saturating_add(self.cost));
+            let ln_s = self.ln_survival(t);
+            let intervals = (self.work as f64 / self.interval as f64).ceil();
+            if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
+                let p = if ln_s.is_finite() {
+                    format!("e^{ln_s:.1}")
+                } else {
+                    "below 1e-308".to_string()
+                };
+                return Err(SimError::NoProgress(format!(
+                    "an interval survives with probability {p}: over {MAX_ATTEMPTS_PER_RUN} attempts \
+                     expected per run, the MTBF is too short for this interval and cost to finish"
+                )));
+            }
+        }
+        Ok(())
     }
-}
-
-/// Validates `cfg`, simulates `runs` runs of `seed` on `threads` threads (0 = all cores) and
-/// reduces them; `tick` is called once per run.
-///
-/// ```
-/// use ckpt::failure::Lifetime;
-/// use ckpt::sim::replicated::{simulate, Detect, ReplicatedConfig};
-/// let s = 1_000_000_000;
-/// let cfg = ReplicatedConfig {
-///     work: 3600 * s, interval: 360 * s, cost: 60 * s, procs: 8, replicas: 2,
-///     lifetime: Lifetime::exponential(3600.0).unwrap(), detect: Detect::End, restart: 0, heartbeat: 0,
-///     aging: false, walltime: None,
-/// };
-/// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
-/// assert!(f.wall_time_s.point >= 4200.0);
-/// ```
-pub fn simulate(
-    cfg: &ReplicatedConfig,
-    seed: u64,
-    runs: u64,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<ReplicatedFigures, SimError> {
-    let results = simulate_range(cfg, seed, 0..runs, threads, tick)?;
-    Ok(summarize(cfg, &results))
-}
-
-/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
-/// uses stream `i` as in the whole set, so [`summarize`] over the concatenated slices gives
-/// what [`simulate`] gives.
-pub fn simulate_range(
-    cfg: &ReplicatedConfig,
-    seed: u64,
-    range: std::ops::Range<u64>,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<ReplicatedRun>, SimError> {
-    cfg.validate()?;
-    replicate_range(range, threads, tick, |i| simulate_run(cfg, seed, i))
+    /// Reduces runs (in run order) to figures.
+    fn summarize(&self, runs: &[ReplicatedRun]) -> ReplicatedFigures {
+        ReplicatedFigures {
+            wall_time_s: estimate(runs, |r| ns_to_secs(r.wall)),
+            attempts: estimate(runs, |r| r.attempts as f64),
+            lost_attempts: estimate(runs, |r| r.lost_attempts as f64),
+            replica_deaths: estimate(runs, |r| r.replica_deaths as f64),
+            replicas_recreated: estimate(runs, |r| r.replicas_recreated as f64),
+            finished_within_walltime: self.walltime.map(|w| proportion(runs, |r| r.wall <= w)),
+        }
+    }
+    fn run(&self, seed: u64, run: u64) -> Result<ReplicatedRun, SimError> {
+        simulate_run(self, seed, run)
+    }
 }
 
 #[cfg(test)]

@@ -28,23 +28,25 @@ pub enum SimError {
     NoProgress(String),
 }
 
-/// Runs `runs` replications of `f(run)` on `threads` threads (0 = all cores), calling `tick` once
-/// per finished run, and returns the results in run order. The first error in run order wins, so
-/// the outcome does not depend on the thread count either.
-pub fn replicate<T, F>(
-    runs: u64,
-    threads: usize,
-    tick: &(dyn Fn() + Sync),
-    f: F,
-) -> Result<Vec<T>, SimError>
-where
-    T: Send,
-    F: Fn(u64) -> Result<T, SimError> + Sync,
-{
-    replicate_range(0..runs, threads, tick, f)
+/// `Err(SimError::Invalid { .. })`, the refusal of one input that every simulator's
+/// validation returns.
+pub fn invalid<T>(
+    field: &'static str,
+    value: String,
+    accepted: impl Into<String>,
+) -> Result<T, SimError> {
+    let accepted = accepted.into();
+    Err(SimError::Invalid {
+        field,
+        value,
+        accepted,
+    })
 }
 
-/// [`replicate`] over the runs `range` only (one shard's slice), with the same run indices.
+/// Runs the replications `f(run)` for every run of `range` (the whole set, or one shard's slice)
+/// on `threads` threads (0 = all cores), calling `tick` once per finished run, and returns the
+/// results in run order. The first error in run order wins, so the outcome does not depend on
+/// the thread count either.
 pub fn replicate_range<T, F>(
     range: Range<u64>,
     threads: usize,
@@ -58,6 +60,61 @@ where
     run_parallel_range(range, threads, tick, f)
         .into_iter()
         .collect()
+}
+
+/// A validated simulator setup: what one run does from a seed and a run index, and how runs
+/// reduce to figures. [`simulate`] and [`simulate_range`] run any of them the same way.
+pub trait Scenario: Sync {
+    /// One run's figures, as shard files carry them.
+    type Run: Send;
+    /// The reduction of every run.
+    type Figures;
+    /// Reduces `runs` (every run, in run order) to the figures.
+    fn summarize(&self, runs: &[Self::Run]) -> Self::Figures;
+    /// Refuses a setup that cannot run, before any run starts.
+    fn validate(&self) -> Result<(), SimError>;
+    /// Run `run`, on stream `run` of `seed`.
+    fn run(&self, seed: u64, run: u64) -> Result<Self::Run, SimError>;
+}
+
+/// Checks `scenario`, runs `runs` runs of `seed` on `threads` threads (0 = all cores) and
+/// reduces them; `tick` is called once per run.
+///
+/// ```
+/// use ckpt::failure::Lifetime;
+/// use ckpt::sim::periodic::{simulate, Failures, PeriodicConfig};
+/// let s = 1_000_000_000;
+/// let cfg = PeriodicConfig {
+///     work: 3600 * s, interval: 600 * s, cost: 60 * s, restart: 120 * s,
+///     failures: Failures::Platform(Lifetime::exponential(6.0 * 3600.0).unwrap()),
+///     final_checkpoint: true, walltime: None, asynchronous: None, signal_lead: None,
+/// };
+/// let f = simulate(&cfg, 42, 100, 1, &|| {}).unwrap();
+/// assert!(f.wall_time_s.point >= 3960.0);
+/// ```
+pub fn simulate<S: Scenario>(
+    scenario: &S,
+    seed: u64,
+    runs: u64,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<S::Figures, SimError> {
+    let results = simulate_range(scenario, seed, 0..runs, threads, tick)?;
+    Ok(scenario.summarize(&results))
+}
+
+/// The runs `range` of [`simulate`] (one shard's slice), per run and in run order: run `i`
+/// uses stream `i` as in the whole set, so [`Scenario::summarize`] over the concatenated slices
+/// gives what [`simulate`] gives.
+pub fn simulate_range<S: Scenario>(
+    scenario: &S,
+    seed: u64,
+    range: Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<S::Run>, SimError> {
+    scenario.validate()?;
+    replicate_range(range, threads, tick, |i| scenario.run(seed, i))
 }
 
 /// The estimate of one figure over runs, summed in run order.
@@ -85,23 +142,13 @@ pub fn estimate<T>(runs: &[T], figure: impl Fn(&T) -> f64) -> Estimate {
 pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
     let n = runs.len();
     if n == 0 {
-        return Estimate {
-            point: 0.0,
-            stderr: None,
-            ci95: [0.0, 0.0],
-            runs: 0,
-        };
+        return Estimate::exact(0.0, 0);
     }
     let k = runs.iter().filter(|r| hit(r)).count();
     let nf = n as f64;
     let p = k as f64 / nf;
     if n == 1 {
-        return Estimate {
-            point: p,
-            stderr: None,
-            ci95: [p, p],
-            runs: 1,
-        };
+        return Estimate::exact(p, 1);
     }
     let z = 1.959963984540054_f64;
     let z2 = z * z;
@@ -121,7 +168,7 @@ mod tests {
 
     #[test]
     fn first_error_in_run_order() {
-        let r = replicate(50, 2, &|| {}, |i| {
+        let r = replicate_range(0..50, 2, &|| {}, |i| {
             if i % 10 == 7 {
                 Err(SimError::NoProgress(format!("run {i}")))
             } else {
@@ -129,7 +176,7 @@ mod tests {
             }
         });
         assert_eq!(r.unwrap_err(), SimError::NoProgress("run 7".into()));
-        let ok = replicate(5, 2, &|| {}, Ok).unwrap();
+        let ok = replicate_range(0..5, 2, &|| {}, Ok).unwrap();
         assert_eq!(ok, vec![0, 1, 2, 3, 4]);
     }
 

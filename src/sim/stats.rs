@@ -23,25 +23,26 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// `point` over `runs` runs with no spread to estimate (none or one run): no standard
+    /// error, and a confidence interval that is the point itself.
+    pub fn exact(point: f64, runs: u64) -> Estimate {
+        Estimate {
+            point,
+            stderr: None,
+            ci95: [point, point],
+            runs,
+        }
+    }
+
     /// The mean of `samples` with its 95% CI; summed in the order given.
     pub fn from_samples(samples: &[f64]) -> Estimate {
         let n = samples.len();
         if n == 0 {
-            return Estimate {
-                point: 0.0,
-                stderr: None,
-                ci95: [0.0, 0.0],
-                runs: 0,
-            };
+            return Estimate::exact(0.0, 0);
         }
         let mean = samples.iter().sum::<f64>() / n as f64;
         if n == 1 {
-            return Estimate {
-                point: mean,
-                stderr: None,
-                ci95: [mean, mean],
-                runs: 1,
-            };
+            return Estimate::exact(mean, 1);
         }
         let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
         let se = (var / n as f64).sqrt();

@@ -10,7 +10,7 @@ use crate::model::replicated::Detect;
 use crate::sim::engine::{Nanos, run_parallel_range, secs_to_ns};
 use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
-use crate::sim::run::SimError;
+use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::{Estimate, t_quantile_975};
 use serde::Serialize;
 use thiserror::Error;

@@ -14,6 +14,7 @@
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::periodic::{Failures, PeriodicConfig, simulate, simulate_run};
+use ckpt::sim::run::Scenario;
 use ckpt::sim::stats::Estimate;
 
 const S: Nanos = 1_000_000_000;
