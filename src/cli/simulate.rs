@@ -36,10 +36,17 @@ pub struct SimulateArgs {
 impl SimulateArgs {
     /// True when `--quiet` asks for no progress bar.
     pub fn quiet(&self) -> bool {
-        match &self.simulator {
-            Simulator::Periodic(a) => a.common.quiet,
-            Simulator::Replicated(a) => a.common.quiet,
-            Simulator::Stencil(a) => a.quiet,
+        self.simulator.exec().quiet
+    }
+}
+
+impl Simulator {
+    /// How the chosen simulator runs and prints.
+    fn exec(&self) -> &ExecArgs {
+        match self {
+            Simulator::Periodic(a) => &a.common.exec,
+            Simulator::Replicated(a) => &a.common.exec,
+            Simulator::Stencil(a) => &a.exec,
         }
     }
 }
@@ -70,15 +77,9 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 1 --process-c
     Stencil(Box<super::stencil::StencilArgs>),
 }
 
-/// Flags every simulator takes.
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Replications (default 1000; 1 with a trace, which makes every run the same).
-    #[arg(long, allow_hyphen_values = true)]
-    pub runs: Option<u64>,
-    /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
-    pub seed: u64,
+/// How a simulator runs and prints: flags every simulator takes.
+#[derive(Debug, Clone, Args)]
+pub struct ExecArgs {
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
     #[arg(long, allow_hyphen_values = true)]
     pub threads: Option<usize>,
@@ -91,6 +92,20 @@ pub struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub shard: ShardArg,
+}
+
+/// The runs of the periodic and replicated simulators.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Replications (default 1000; 1 with a trace, which makes every run the same).
+    #[arg(long, allow_hyphen_values = true)]
+    pub runs: Option<u64>,
+    /// Seed of the random streams (run i uses stream i of this seed).
+    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
+    pub seed: u64,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub exec: ExecArgs,
 }
 
 /// The job the periodic and the replicated simulators run.
@@ -144,7 +159,7 @@ fn simulate_job<C: Simulation>(
     common: &RunArgs,
     args: &[String],
 ) -> Simulate<C> {
-    let (seed, format) = (common.seed, common.format.into());
+    let (seed, format) = (common.seed, common.exec.format.into());
     let args = args.to_vec();
     Simulate {
         config,
@@ -227,28 +242,14 @@ pub fn job(
     sim: Simulator,
     args: &[String],
 ) -> Result<(Job, Option<ckpt::job::shard::Shard>, usize), CliError> {
-    Ok(match sim {
-        Simulator::Periodic(a) => {
-            let (shard, threads) = (a.common.shard.shard, a.common.threads.unwrap_or(0));
-            (
-                Job::SimulatePeriodic(periodic_job(a, args)?),
-                shard,
-                threads,
-            )
-        }
-        Simulator::Replicated(a) => {
-            let (shard, threads) = (a.common.shard.shard, a.common.threads.unwrap_or(0));
-            (
-                Job::SimulateReplicated(replicated_job(a, args)?),
-                shard,
-                threads,
-            )
-        }
-        Simulator::Stencil(a) => {
-            let job = super::stencil::job(&a, args)?;
-            (Job::SimulateStencil(job), a.shard.shard, a.threads)
-        }
-    })
+    let exec = sim.exec();
+    let (shard, threads) = (exec.shard.shard, exec.threads.unwrap_or(0));
+    let job = match sim {
+        Simulator::Periodic(a) => Job::SimulatePeriodic(periodic_job(a, args)?),
+        Simulator::Replicated(a) => Job::SimulateReplicated(replicated_job(a, args)?),
+        Simulator::Stencil(a) => Job::SimulateStencil(super::stencil::job(&a, args)?),
+    };
+    Ok((job, shard, threads))
 }
 
 /// Runs the chosen simulator and returns the text to print: the figures, or with `--shard`

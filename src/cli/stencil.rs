@@ -1,8 +1,7 @@
 //! `ckpt simulate stencil`: the task-based stencil with checkpoint levels and rollback
 //! (docs/simulation.md §3), from the paper's INI file and/or flags.
 
-use super::merge::ShardArg;
-use super::{CliError, Format};
+use super::CliError;
 use ckpt::job::SimulateStencil;
 use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
@@ -65,18 +64,9 @@ pub struct StencilArgs {
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Threads (0 = all cores); results are identical for any count.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub shard: ShardArg,
+    pub exec: super::simulate::ExecArgs,
 }
 
 fn invalid(arg: &'static str, value: &str, accepted: &str) -> CliError {
@@ -205,7 +195,7 @@ pub fn job(args: &StencilArgs, argv: &[String]) -> Result<SimulateStencil, CliEr
         config: cfg,
         seed,
         runs,
-        format: args.format.into(),
+        format: args.exec.format.into(),
         args: argv.to_vec(),
     })
 }

@@ -381,6 +381,39 @@ fn kinds(events: &[Event], excluded: &[String]) -> Vec<KindCount> {
         .collect()
 }
 
+/// What both window rules count besides the sample itself.
+#[derive(Default)]
+struct Tally {
+    failure_events: u64,
+    exposure_events: u64,
+    at_start: u64,
+    simultaneous: u64,
+}
+
+/// The observation of `events` as one window rule cut it: `sample` and `n`, with `nodes` the
+/// (covered, seen) node counts of per-node windows.
+fn observation(
+    sample: Sample,
+    n: Tally,
+    events: &[Event],
+    excluded: &[String],
+    nodes: Option<(u64, u64)>,
+) -> Observation {
+    Observation {
+        sample,
+        events: events.len() as u64,
+        failure_events: n.failure_events,
+        exposure_events: n.exposure_events,
+        failures_at_window_start: n.at_start,
+        failures_simultaneous: n.simultaneous,
+        start: events.first().map_or(0.0, |e| e.time),
+        end: events.last().map_or(0.0, |e| e.time),
+        kinds: kinds(events, excluded),
+        nodes: nodes.map(|(covered, _)| covered),
+        nodes_seen: nodes.map(|(_, seen)| seen),
+    }
+}
+
 /// The windows of a whole system: one sequence of gaps between failures of any node.
 ///
 /// `events` must be sorted by time (stably). The observation starts at the first event of any
@@ -392,25 +425,24 @@ pub fn system_windows(events: &[Event], excluded: &[String]) -> Observation {
     let end = events.last().map_or(0.0, |e| e.time);
     let mut failures = Vec::new();
     let mut censored = Vec::new();
-    let (mut failure_events, mut exposure_events) = (0, 0);
-    let (mut at_start, mut simultaneous) = (0, 0);
+    let mut tally = Tally::default();
     let mut last = start;
     let mut last_was_failure = false;
     for e in events {
         if excluded.contains(&kind_key(e)) {
-            exposure_events += 1;
+            tally.exposure_events += 1;
             if e.time > last {
                 censored.push(e.time - last);
             }
             last_was_failure = false;
         } else {
-            failure_events += 1;
+            tally.failure_events += 1;
             if e.time > last {
                 failures.push(e.time - last);
             } else if last_was_failure {
-                simultaneous += 1;
+                tally.simultaneous += 1;
             } else {
-                at_start += 1;
+                tally.at_start += 1;
             }
             last_was_failure = true;
         }
@@ -419,19 +451,13 @@ pub fn system_windows(events: &[Event], excluded: &[String]) -> Observation {
     if end > last {
         censored.push(end - last);
     }
-    Observation {
-        sample: Sample::new(failures, censored),
-        events: events.len() as u64,
-        failure_events,
-        exposure_events,
-        failures_at_window_start: at_start,
-        failures_simultaneous: simultaneous,
-        start,
-        end,
-        kinds: kinds(events, excluded),
-        nodes: None,
-        nodes_seen: None,
-    }
+    observation(
+        Sample::new(failures, censored),
+        tally,
+        events,
+        excluded,
+        None,
+    )
 }
 
 /// The windows of each node: gaps between that node's failures, pooled over the nodes.
@@ -477,8 +503,7 @@ pub fn node_windows(
     let mut failures = Vec::new();
     let mut censored = Vec::new();
     let mut censored_unseen = Vec::new();
-    let (mut failure_events, mut exposure_events) = (0, 0);
-    let (mut at_start, mut simultaneous) = (0, 0);
+    let mut tally = Tally::default();
     for e in events {
         let exposure = excluded.contains(&kind_key(e));
         match (e.node.as_deref(), exposure) {
@@ -486,25 +511,25 @@ pub fn node_windows(
                 let i = index[n];
                 let gap = e.time - last[i];
                 if exposure {
-                    exposure_events += 1;
+                    tally.exposure_events += 1;
                     if gap > 0.0 {
                         censored.push(gap);
                     }
                 } else {
-                    failure_events += 1;
+                    tally.failure_events += 1;
                     if gap > 0.0 {
                         failures.push(gap);
                     } else if last_was_failure[i] {
-                        simultaneous += 1;
+                        tally.simultaneous += 1;
                     } else {
-                        at_start += 1;
+                        tally.at_start += 1;
                     }
                 }
                 last[i] = e.time;
                 last_was_failure[i] = !exposure;
             }
             (None, true) => {
-                exposure_events += 1;
+                tally.exposure_events += 1;
                 for l in last.iter_mut() {
                     if e.time > *l {
                         censored.push(e.time - *l);
@@ -544,19 +569,13 @@ pub fn node_windows(
             sample.add_censored(c, unseen as f64);
         }
     }
-    Ok(Observation {
+    Ok(observation(
         sample,
-        events: events.len() as u64,
-        failure_events,
-        exposure_events,
-        failures_at_window_start: at_start,
-        failures_simultaneous: simultaneous,
-        start,
-        end,
-        kinds: kinds(events, excluded),
-        nodes: Some(total),
-        nodes_seen: Some(seen),
-    })
+        tally,
+        events,
+        excluded,
+        Some((total, seen)),
+    ))
 }
 
 #[cfg(test)]

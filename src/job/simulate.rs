@@ -102,11 +102,8 @@ pub struct SimulateStencil {
 }
 
 impl Task for SimulateStencil {
-    type Item = RunFigures;
     const LABEL: &'static str = "stencil runs";
-    fn total(&self) -> u64 {
-        self.runs
-    }
+    type Item = RunFigures;
     fn compute(&self, s: &Slice) -> Result<Vec<RunFigures>, JobError> {
         let seed = self.seed.unwrap_or(0);
         Ok(stencil::simulate_range(
@@ -123,5 +120,8 @@ impl Task for SimulateStencil {
         let (cfg, runs, seed) = (&self.config, self.runs, self.seed);
         let text = simulate::stencil(cfg, runs, seed, &summary, one, self.format);
         Ok(Output::text(text))
+    }
+    fn total(&self) -> u64 {
+        self.runs
     }
 }

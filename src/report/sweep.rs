@@ -207,12 +207,6 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
             _ => None,
         })
         .collect();
-    let log_y = spans(
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1 - 1.0)),
-        30.0,
-    );
     Plot {
         id: "overhead".into(),
         title: "Expected overhead vs checkpoint interval, each model's choice marked".into(),
@@ -221,11 +215,7 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: log_y,
-            unit: Unit::Plain,
-        },
+        y: overhead_axis(&series),
         bands: vec![],
         series,
         markers,
@@ -293,12 +283,6 @@ pub fn sensitivity_plot(r: &SweepResult) -> Plot {
             dashed: true,
         },
     ];
-    let log_y = spans(
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1 - 1.0)),
-        30.0,
-    );
     Plot {
         id: "sensitivity".into(),
         title: format!(
@@ -310,11 +294,7 @@ pub fn sensitivity_plot(r: &SweepResult) -> Plot {
             log: true,
             unit: Unit::Plain,
         },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: log_y,
-            unit: Unit::Plain,
-        },
+        y: overhead_axis(&series),
         bands: vec![],
         series,
         markers: vec![Marker {
@@ -443,4 +423,17 @@ pub fn summary_line(r: &SweepResult, out: &std::path::Path) -> String {
         r.base.recommended_interval_s.round(),
         out.join("report.md").display()
     )
+}
+
+/// The overhead axis of `series`, logarithmic when their losses (overhead - 1) span enough
+/// decades.
+fn overhead_axis(series: &[Series]) -> Axis {
+    let losses = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1 - 1.0));
+    Axis {
+        label: "overhead (wall time / work)".into(),
+        log: spans(losses, 30.0),
+        unit: Unit::Plain,
+    }
 }

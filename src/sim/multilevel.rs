@@ -27,7 +27,7 @@
 
 use super::engine::{Nanos, ns_to_secs, secs_to_ns};
 use super::periodic::MAX_FAILURES_PER_RUN;
-use super::run::{Scenario, SimError, estimate, invalid};
+use super::run::{Scenario, SimError, check_job, estimate, invalid};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::Lifetime;
@@ -405,12 +405,8 @@ impl Scenario for MultilevelConfig {
                 &format!("1 to {MAX_LEVELS} levels"),
             );
         }
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration");
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration");
-        }
+        let dearest = self.levels.iter().map(|l| l.cost).max().unwrap_or(0);
+        check_job(self.work, self.interval, dearest)?;
         if self.strides.len() != self.levels.len() {
             return Err(SimError::Conflict(format!(
                 "{} strides given for {} levels: give one per level",
@@ -433,15 +429,7 @@ impl Scenario for MultilevelConfig {
                 "a positive checkpoint cost",
             );
         }
-        let chunks = self.work.div_ceil(self.interval) as u128;
-        let dearest = self.levels.iter().map(|l| l.cost).max().unwrap_or(0) as u128;
-        if self.work as u128 + chunks * dearest >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included",
-            );
-        }
+        let chunks = self.work.div_ceil(self.interval);
         self.check_progress(&pattern, chunks as f64)
     }
     /// Reduces runs (in run order) to figures.

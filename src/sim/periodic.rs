@@ -12,7 +12,7 @@
 //! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
 use super::engine::{EventQueue, Nanos, ns_to_secs, secs_to_ns};
-use super::run::{Scenario, SimError, estimate, invalid, proportion};
+use super::run::{Scenario, SimError, check_job, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
@@ -798,21 +798,7 @@ impl Scenario for PeriodicConfig {
     /// Checks what the types cannot: positive work and interval, partners within range, a
     /// walltime not below the work.
     fn validate(&self) -> Result<(), SimError> {
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration");
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration");
-        }
-        // The failure-free time must fit in nanosecond time (584 years).
-        let segments = self.work.div_ceil(self.interval) as u128;
-        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included",
-            );
-        }
+        check_job(self.work, self.interval, self.cost)?;
         self.validate_finite()?;
         if let Some(w) = self.walltime
             && w < self.work

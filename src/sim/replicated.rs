@@ -8,7 +8,7 @@
 //! attempt is dead at its checkpoint.
 
 use super::engine::{Nanos, ns_to_secs, secs_to_ns};
-use super::run::{Scenario, SimError, estimate, invalid, proportion};
+use super::run::{Scenario, SimError, check_job, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, log1mexp};
@@ -210,12 +210,7 @@ impl Scenario for ReplicatedConfig {
     /// Checks what the types cannot, and refuses up front a job that would need more than
     /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
     fn validate(&self) -> Result<(), SimError> {
-        if self.work == 0 {
-            return invalid("work", "0".into(), "a positive duration");
-        }
-        if self.interval == 0 {
-            return invalid("interval", "0".into(), "a positive duration");
-        }
+        check_job(self.work, self.interval, self.cost)?;
         if self.detect == Detect::End && (self.restart > 0 || self.heartbeat > 0) {
             return Err(SimError::Conflict(
                 "a restart or heartbeat delay goes with immediate detection: with end detection a loss is found at checkpoint time and retried at once".into(),
@@ -240,15 +235,6 @@ impl Scenario for ReplicatedConfig {
                 "procs",
                 self.procs.to_string(),
                 format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
-            );
-        }
-        // The failure-free time must fit in nanosecond time (584 years).
-        let segments = self.work.div_ceil(self.interval) as u128;
-        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
-            return invalid(
-                "work",
-                format!("{}s", ns_to_secs(self.work)),
-                "a job that takes less than 584 years without failures, checkpoints included",
             );
         }
         if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {

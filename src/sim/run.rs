@@ -2,7 +2,7 @@
 //! independent replications in parallel, keep their per-run figures in run order, and reduce
 //! each figure to an [`Estimate`].
 
-use super::engine::run_parallel_range;
+use super::engine::{Nanos, ns_to_secs, run_parallel_range};
 use super::stats::Estimate;
 use std::ops::Range;
 use thiserror::Error;
@@ -41,6 +41,26 @@ pub fn invalid<T>(
         value,
         accepted,
     })
+}
+
+/// Refuses a job every simulator refuses: no work, no interval, or a failure-free time (`work`
+/// plus a checkpoint of `cost` per interval) beyond what nanosecond time holds (584 years).
+pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimError> {
+    if work == 0 {
+        return invalid("work", "0".into(), "a positive duration");
+    }
+    if interval == 0 {
+        return invalid("interval", "0".into(), "a positive duration");
+    }
+    let segments = work.div_ceil(interval) as u128;
+    if work as u128 + segments * cost as u128 >= u64::MAX as u128 {
+        return invalid(
+            "work",
+            format!("{}s", ns_to_secs(work)),
+            "a job that takes less than 584 years without failures, checkpoints included",
+        );
+    }
+    Ok(())
 }
 
 /// Runs the replications `f(run)` for every run of `range` (the whole set, or one shard's slice)
