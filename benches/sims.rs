@@ -4,6 +4,7 @@
 //! Each benchmark replays one fixed run (seed 42, run 0), so its event count is exact and the
 //! reported throughput (elem/s) is simulated events per second.
 
+use ckpt::Scenario;
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::periodic::{self, Failures, PeriodicConfig};

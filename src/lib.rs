@@ -31,7 +31,7 @@
 //!     asynchronous: None,
 //!     signal_lead: None,
 //! };
-//! let sim = ckpt::simulate_periodic(&config, 42, 200, 1, &|| {}).unwrap();
+//! let sim = ckpt::simulate(&config, 42, 200, 1, &|| {}).unwrap();
 //! // The simulated mean wall time per unit of work agrees with the model's overhead.
 //! let overhead = sim.wall_time_s.point / (100.0 * 3600.0);
 //! assert!((overhead - answer.recommended_overhead).abs() < 0.02);
@@ -67,9 +67,8 @@ pub use job::{Job, JobError, Output};
 pub use model::platform::Nodes;
 pub use model::replicated::Detect;
 pub use progress::{NoProgress, Progress};
-pub use sim::periodic::{
-    Failures as PeriodicFailures, PeriodicConfig, PeriodicFigures, simulate as simulate_periodic,
-};
-pub use sim::replicated::{ReplicatedConfig, ReplicatedFigures, simulate as simulate_replicated};
+pub use sim::periodic::{Failures as PeriodicFailures, PeriodicConfig, PeriodicFigures};
+pub use sim::replicated::{ReplicatedConfig, ReplicatedFigures};
+pub use sim::run::{Scenario, simulate};
 pub use sim::stats::Estimate;
 pub use sim::stencil::StencilConfig;

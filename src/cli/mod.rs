@@ -139,5 +139,7 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
         JobError::Validate(e) => validate::validate_error(e),
         JobError::Report(e) => CliError::Internal(e.to_string()),
         JobError::Shard(e) => CliError::Shard(e),
+        // Only a job read back from a shard file can carry a setup validation never saw.
+        JobError::StencilConfig(e) => CliError::Conflict(format!("the shard's stencil setup: {e}")),
     }
 }

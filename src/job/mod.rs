@@ -88,6 +88,9 @@ pub enum JobError {
     /// The stencil simulator failed.
     #[error(transparent)]
     Stencil(#[from] crate::sim::stencil::SimError),
+    /// A stencil setup read back from a file that validation would have refused.
+    #[error(transparent)]
+    StencilConfig(#[from] crate::sim::stencil::config::ConfigError),
     /// A sweep failed.
     #[error(transparent)]
     Sweep(#[from] crate::sweep::SweepError),
@@ -221,7 +224,9 @@ impl Job {
             Job::SimulatePeriodic(t) => t.config.validate()?,
             Job::SimulateReplicated(t) => t.config.validate()?,
             Job::Sweep(t) => crate::sweep::check(&t.inputs, &t.spec)?,
-            Job::SimulateStencil(_) | Job::ValidateIntervals(_) | Job::ValidateStencil(_) => {}
+            Job::SimulateStencil(t) => t.config.check()?,
+            Job::ValidateStencil(t) => t.config.check()?,
+            Job::ValidateIntervals(_) => {}
         }
         Ok(())
     }

@@ -402,7 +402,7 @@ impl Scenario for MultilevelConfig {
             return invalid(
                 "level",
                 self.levels.len().to_string(),
-                &format!("1 to {MAX_LEVELS} levels"),
+                format!("1 to {MAX_LEVELS} levels"),
             );
         }
         let dearest = self.levels.iter().map(|l| l.cost).max().unwrap_or(0);

@@ -807,7 +807,7 @@ impl Scenario for PeriodicConfig {
             return invalid(
                 "walltime",
                 format!("{}s", ns_to_secs(w)),
-                &format!(
+                format!(
                     "a duration of at least the work ({}s): no run can finish sooner",
                     ns_to_secs(self.work)
                 ),
@@ -828,7 +828,7 @@ impl Scenario for PeriodicConfig {
                     return invalid(
                         "partners",
                         partners.to_string(),
-                        &format!("0 to --nodes ({nodes})"),
+                        format!("0 to --nodes ({nodes})"),
                     );
                 }
                 if (!node.shape().is_exponential() || *partners > 0)
@@ -837,7 +837,7 @@ impl Scenario for PeriodicConfig {
                     return invalid(
                         "nodes",
                         nodes.to_string(),
-                        &format!(
+                        format!(
                             "at most {MAX_TRACKED_NODES} nodes with partners when each node is tracked (non-exponential or --partners)"
                         ),
                     );
@@ -860,7 +860,7 @@ impl Scenario for PeriodicConfig {
                     return invalid(
                         "nodes",
                         nodes.unwrap_or(0).to_string(),
-                        &format!("at most {MAX_TRACKED_NODES} nodes with partners"),
+                        format!("at most {MAX_TRACKED_NODES} nodes with partners"),
                     );
                 }
                 if *partners > 0 {
@@ -871,7 +871,7 @@ impl Scenario for PeriodicConfig {
                         return invalid(
                             "partners",
                             partners.to_string(),
-                            &format!("0 to --nodes ({n})"),
+                            format!("0 to --nodes ({n})"),
                         );
                     }
                     if let Some(row) = trace.rows.iter().find(|r| r.index.is_none()) {

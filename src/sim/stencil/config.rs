@@ -161,6 +161,113 @@ pub struct Settings {
     pub output_bytes: Option<u64>,
 }
 
+impl StencilConfig {
+    /// Checks a config as [`Settings::validate`] does, for one read back from a file (a shard):
+    /// sizes, level, costs and the failure source, so that no edited file reaches the simulator
+    /// with values it would have refused.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.check_shape()?;
+        match &self.failures {
+            Failures::Poisson { mtbf: 0 } => {
+                Err(config_invalid("MTBF", "0".into(), "a positive duration"))
+            }
+            Failures::Trace(t) if t.iter().any(|f| f.worker >= self.workers) => {
+                Err(config_invalid(
+                    "FailureTrace",
+                    "a worker index".into(),
+                    "worker indices below the worker count",
+                ))
+            }
+            Failures::Trace(t) if t.windows(2).any(|w| w[1].time < w[0].time) => {
+                Err(config_invalid(
+                    "FailureTrace",
+                    "failure times".into(),
+                    "failures sorted by time",
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The checks of everything but the failure source.
+    fn check_shape(&self) -> Result<(), ConfigError> {
+        let &StencilConfig {
+            width,
+            rows,
+            workers,
+            level,
+            checkpoint,
+            process_cost,
+            backup_cost,
+            transfer_cost,
+            ..
+        } = self;
+        if width < 2 || width % 2 != 0 || width > 1 << 20 {
+            return Err(config_invalid(
+                "width",
+                width.to_string(),
+                "an even number of tasks per row, 2 to 1048576",
+            ));
+        }
+        if rows < 1 || (width as u64) * (rows as u64) > 1 << 28 {
+            return Err(config_invalid(
+                "rows",
+                rows.to_string(),
+                "at least 1, with width x rows at most 2^28 tasks",
+            ));
+        }
+        if !(1..=1 << 20).contains(&workers) {
+            return Err(config_invalid(
+                "workers",
+                workers.to_string(),
+                "1 to 1048576 workers",
+            ));
+        }
+        if process_cost == 0 {
+            return Err(config_invalid(
+                "process cost",
+                "0".into(),
+                "a positive number of seconds",
+            ));
+        }
+        if !(1..=20).contains(&level) {
+            return Err(config_invalid(
+                "level",
+                level.to_string(),
+                "a checkpoint level 1 to 20",
+            ));
+        }
+        if checkpoint && width % (2u32 << (level - 1)) != 0 {
+            return Err(config_invalid(
+                "level",
+                level.to_string(),
+                &format!(
+                    "a level whose 2H = 2^L divides the width {width} (docs/simulation.md §3.2)"
+                ),
+            ));
+        }
+        // Keep every time of a run far from u64 overflow: the failure-free work of one worker
+        // doing everything stays under 2^60 ns (36 years).
+        let per_task = process_cost as u128 + backup_cost as u128 + 2 * transfer_cost as u128;
+        if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
+            return Err(config_invalid(
+                "process cost",
+                format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
+                "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn config_invalid(key: &str, value: String, accepted: &str) -> ConfigError {
+    ConfigError::Invalid {
+        key: key.to_string(),
+        value,
+        accepted: accepted.to_string(),
+    }
+}
+
 impl Settings {
     /// `self` with every field that `over` sets replaced. Setting an MTBF clears a trace and
     /// the other way round, so a flag overrides the file's choice of failure source.
@@ -457,62 +564,20 @@ impl Settings {
             .ok_or_else(|| missing("backup cost", "give --backup-cost or BackupCost"))?;
         let level = self.level.unwrap_or(1);
         let checkpoint = self.checkpoint.unwrap_or(true);
-        if width < 2 || width % 2 != 0 || width > 1 << 20 {
-            return Err(invalid(
-                "width",
-                width.to_string(),
-                "an even number of tasks per row, 2 to 1048576",
-            ));
-        }
-        if rows < 1 || (width as u64) * (rows as u64) > 1 << 28 {
-            return Err(invalid(
-                "rows",
-                rows.to_string(),
-                "at least 1, with width x rows at most 2^28 tasks",
-            ));
-        }
-        if !(1..=1 << 20).contains(&workers) {
-            return Err(invalid(
-                "workers",
-                workers.to_string(),
-                "1 to 1048576 workers",
-            ));
-        }
-        if process_cost == 0 {
-            return Err(invalid(
-                "process cost",
-                "0".into(),
-                "a positive number of seconds",
-            ));
-        }
-        if !(1..=20).contains(&level) {
-            return Err(invalid(
-                "level",
-                level.to_string(),
-                "a checkpoint level 1 to 20",
-            ));
-        }
-        if checkpoint && width % (2u32 << (level - 1)) != 0 {
-            return Err(invalid(
-                "level",
-                level.to_string(),
-                &format!(
-                    "a level whose 2H = 2^L divides the width {width} (docs/simulation.md §3.2)"
-                ),
-            ));
-        }
-        // Keep every time of a run far from u64 overflow: the failure-free work of one worker
-        // doing everything stays under 2^60 ns (36 years).
-        let per_task = process_cost as u128
-            + backup_cost as u128
-            + 2 * self.transfer_cost.unwrap_or(backup_cost) as u128;
-        if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
-            return Err(invalid(
-                "process cost",
-                format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
-                "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
-            ));
-        }
+        let mut cfg = StencilConfig {
+            width,
+            rows,
+            workers,
+            level,
+            checkpoint,
+            recovery: self.recovery.unwrap_or(Recovery::Global),
+            process_cost,
+            backup_cost,
+            transfer_cost: self.transfer_cost.unwrap_or(backup_cost),
+            failures: Failures::None,
+            output_bytes: self.output_bytes,
+        };
+        cfg.check_shape()?;
         let mut seed = self.seed;
         let failures = if !self.fail() {
             Failures::None
@@ -543,19 +608,7 @@ impl Settings {
                 "Fail = Y needs a failure source (--mtbf or --trace)",
             ));
         };
-        let cfg = StencilConfig {
-            width,
-            rows,
-            workers,
-            level,
-            checkpoint,
-            recovery: self.recovery.unwrap_or(Recovery::Global),
-            process_cost,
-            backup_cost,
-            transfer_cost: self.transfer_cost.unwrap_or(backup_cost),
-            failures,
-            output_bytes: self.output_bytes,
-        };
+        cfg.failures = failures;
         Ok((cfg, seed))
     }
 }
