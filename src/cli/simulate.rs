@@ -134,6 +134,9 @@ pub struct PeriodicArgs {
     pub walltime: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
+    pub finite: super::finite::SimFiniteArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
     pub common: RunArgs,
 }
 
@@ -227,7 +230,11 @@ pub fn run(
 }
 
 /// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
-fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, CliError> {
+pub(super) fn duration_ns(
+    arg: &'static str,
+    text: &str,
+    positive: bool,
+) -> Result<Nanos, CliError> {
     let invalid = |accepted: String| CliError::Invalid {
         arg,
         value: text.to_string(),
@@ -323,6 +330,9 @@ fn flag_name(field: &'static str) -> &'static str {
         "partners" => "--partners",
         "procs" => "--procs",
         "replicas" => "--replicas",
+        "async-write" => "--async-write",
+        "async-slowdown" => "--async-slowdown",
+        "signal-lead" => "--signal-lead",
         other => other,
     }
 }
@@ -384,6 +394,9 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         trace_failures: None,
         final_checkpoint: !a.no_final_checkpoint,
         walltime_s: walltime.map(ns_to_secs),
+        async_write_s: None,
+        async_slowdown: None,
+        signal_lead_s: None,
     };
     let failures = if let Some(path) = &a.trace {
         if a.dist.is_some() {
@@ -455,7 +468,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
             partners,
         }
     };
-    let cfg = PeriodicConfig {
+    let mut cfg = PeriodicConfig {
         work,
         interval,
         cost,
@@ -466,6 +479,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         asynchronous: None,
         signal_lead: None,
     };
+    a.finite.apply(&mut cfg, &mut inputs)?;
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
     Ok(SimulatePeriodic {
