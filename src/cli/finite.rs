@@ -15,7 +15,7 @@ pub fn slowdown(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..1.0).contains(&v) => Ok(v),
         _ => Err(format!(
-            "`{s}` must be the fraction of speed lost while writing, from 0 up to but not including 1"
+            "`{s}` must be the fraction of speed lost while writing, at least 0 and below 1"
         )),
     }
 }
