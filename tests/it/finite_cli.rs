@@ -94,11 +94,17 @@ fn vaidya_limit_from_the_command_line() {
         ]);
         let t = num(&v["recommended_interval_s"]);
         let young = (2.0 * c * m).sqrt();
-        assert!((t / young - 1.0).abs() < 2.0 * (c / m).sqrt(), "{t} {young}");
+        assert!(
+            (t / young - 1.0).abs() < 2.0 * (c / m).sqrt(),
+            "{t} {young}"
+        );
         let w = if write == "0" { 0.0 } else { dw };
         let first = 1.0 + c / t + (t / 2.0 + w) / m;
         let o = num(&v["recommended_overhead"]);
-        assert!((o - first).abs() < 4.0 * c / m + 2.0 * (w / m).powi(2), "{o} {first}");
+        assert!(
+            (o - first).abs() < 4.0 * c / m + 2.0 * (w / m).powi(2),
+            "{o} {first}"
+        );
     }
 }
 
@@ -181,7 +187,10 @@ fn whole_chunks_example() {
     assert!(direct(87.0) > completion && direct(89.0) > completion);
     // The continuous relaxation W overhead(tau*) is a lower bound, up to rounding.
     let relaxed = num(&row(&v, "daly-complete")["completion_s"]);
-    assert!(relaxed <= completion * (1.0 + 1e-12), "{relaxed} {completion}");
+    assert!(
+        relaxed <= completion * (1.0 + 1e-12),
+        "{relaxed} {completion}"
+    );
     let table = stdout_of(&args);
     assert!(
         table.contains("in whole chunks: 88 chunks of ") && table.contains("(981836 s)"),
@@ -277,7 +286,10 @@ fn allocation_schedule_holds_against_simulation() {
     let wall = num(&v["figures"]["wall_time_s"]["point"]);
     assert!((wall - 43_200.0).abs() < 1e-6, "{wall}");
     let kept = num(&v["figures"]["saved_work_s"]["point"]);
-    assert!((kept - (43_200.0 - n as f64 * 120.0)).abs() < 1e-6, "{kept}");
+    assert!(
+        (kept - (43_200.0 - n as f64 * 120.0)).abs() < 1e-6,
+        "{kept}"
+    );
     let table = stdout_of(&[
         "simulate",
         "periodic",
@@ -371,7 +383,10 @@ fn bad_input_gets_one_line() {
         );
     }
     rejects(&with(&["--async-slowdown", "0.5"]), &["--async-write"]);
-    rejects(&with(&["--format", "slurm"]), &["--format slurm", "--walltime"]);
+    rejects(
+        &with(&["--format", "slurm"]),
+        &["--format slurm", "--walltime"],
+    );
     rejects(
         &with(&["--walltime", "1d", "--async-write", "5m"]),
         &["--async-write", "--walltime"],
@@ -399,7 +414,10 @@ fn bad_input_gets_one_line() {
         &sim(&["--async-write", "1m", "--async-slowdown", "1"]),
         &["--async-slowdown", "below 1"],
     );
-    rejects(&sim(&["--signal-lead", "2m"]), &["--signal-lead", "--walltime"]);
+    rejects(
+        &sim(&["--signal-lead", "2m"]),
+        &["--signal-lead", "--walltime"],
+    );
     rejects(
         &sim(&["--walltime", "5h", "--signal-lead", "30s"]),
         &["--signal-lead", "30s", "one checkpoint"],
@@ -409,7 +427,14 @@ fn bad_input_gets_one_line() {
         &["--walltime", "longer than one checkpoint"],
     );
     rejects(
-        &sim(&["--walltime", "5h", "--signal-lead", "1m", "--async-write", "1m"]),
+        &sim(&[
+            "--walltime",
+            "5h",
+            "--signal-lead",
+            "1m",
+            "--async-write",
+            "1m",
+        ]),
         &["asynchronous"],
     );
     rejects(
@@ -488,7 +513,9 @@ fn readme_ml_training_numbers() {
         "slurm",
     ]);
     assert!(
-        readme.contains("ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm"),
+        readme.contains(
+            "ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm"
+        ),
         "README lacks the Slurm example"
     );
     for line in slurm.lines() {
