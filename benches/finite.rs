@@ -40,6 +40,11 @@ fn finite(c: &mut Criterion) {
     g.bench_function("allocation-optimum-12h", |b| {
         b.iter(|| black_box(&half).optimum().unwrap())
     });
+    // Near the grid's limit: 483,840 steps of 1.25 s per evaluation.
+    let week = Allocation::new(H, 10.0, 0.0, 0.0, 7.0 * 24.0 * H, 0.0).unwrap();
+    g.bench_function("allocation-optimum-7d-10s", |b| {
+        b.iter(|| black_box(&week).optimum().unwrap())
+    });
     g.bench_function("allocation-saved-work-one-interval", |b| {
         b.iter(|| half.expected_saved_work(black_box(1541.5)))
     });

@@ -132,7 +132,7 @@ pub fn whole_chunks_line(w: &WholeChunks, work: f64) -> String {
 pub fn allocation_lines(p: &AllocationPlan, walltime: f64) -> String {
     format!(
         "in an allocation of {}: {} checkpoints, every {} ({} s) of work; expected work saved {} ({:.0} s, {:.1}% of the allocation)\n\
-         signal {} s before the limit (one checkpoint): {}\n",
+         signal {} s before the limit (covers one checkpoint): {}\n",
         format_duration(walltime),
         p.checkpoints,
         format_duration(p.interval),

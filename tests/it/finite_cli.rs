@@ -396,6 +396,19 @@ fn bad_input_gets_one_line() {
         &["--procs"],
     );
     rejects(&with(&["--signal-margin", "1m"]), &["--walltime"]);
+    // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
+    rejects(
+        &[
+            "interval",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1s",
+            "--walltime",
+            "100d",
+        ],
+        &["--walltime", "62,500 times"],
+    );
     let s = [
         "simulate",
         "periodic",
