@@ -535,3 +535,57 @@ fn readme_ml_training_numbers() {
         assert!(readme.contains(line), "README lacks `{line}`");
     }
 }
+
+/// The new options travel through the shard files: two shards merged give the single
+/// process's bytes, for an asynchronous and for an allocation run.
+#[test]
+fn shards_carry_the_finite_options() {
+    let dir = std::env::temp_dir().join(format!("ckpt-finite-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = [
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "2h",
+        "--cost",
+        "1m",
+        "--interval",
+        "20m",
+        "--runs",
+        "30",
+        "--format",
+        "json",
+    ];
+    for (name, extra) in [
+        (
+            "async",
+            &[
+                "--work",
+                "10h",
+                "--async-write",
+                "5m",
+                "--async-slowdown",
+                "0.2",
+            ][..],
+        ),
+        (
+            "allocation",
+            &["--work", "100h", "--walltime", "6h", "--signal-lead", "90s"][..],
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let single = stdout_of(&args);
+        let mut files = Vec::new();
+        for i in 0..2 {
+            let shard = format!("{i}/2");
+            let mut a = args.clone();
+            a.extend(["--shard", &shard]);
+            let path = dir.join(format!("{name}-{i}.json"));
+            std::fs::write(&path, stdout_of(&a)).unwrap();
+            files.push(path.display().to_string());
+        }
+        let merged = stdout_of(&["merge", &files[0], &files[1]]);
+        assert_eq!(merged, single, "{name}");
+    }
+}
