@@ -331,7 +331,10 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         completion_s: inputs.work.map(|w| w * best.overhead()),
         iterations,
         sensitivity,
-        whole_chunks: crate::finite::whole_chunks(inputs, best.interval)?,
+        // A count beyond 2^53 or a completion beyond f64 range leaves the rest of the answer.
+        whole_chunks: crate::finite::whole_chunks(inputs, best.interval)
+            .ok()
+            .flatten(),
         allocation: crate::finite::allocation(inputs)?,
     })
 }
