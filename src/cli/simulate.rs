@@ -51,7 +51,9 @@ pub enum Simulator {
     #[command(
         after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate periodic --nodes 131072 --node-mtbf 5y --cost 5m --restart 10m --interval 12m --work 168h --walltime 700h\n  \
-ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json"
+ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json\n  \
+ckpt simulate periodic --mtbf 3h --cost 60s --interval 1099 --work 100h --async-write 10m --async-slowdown 0.1\n  \
+ckpt simulate periodic --mtbf 6h --cost 5m --restart 5m --interval 3457 --work 1000h --walltime 24h --signal-lead 300"
     )]
     Periodic(PeriodicArgs),
     /// Replicated inter-dependent processes (the volunteer-grid model).
