@@ -67,6 +67,12 @@ pub struct IntervalInputs {
     pub nodes: Option<Nodes>,
     /// Where `cost` came from, when an in-memory checkpoint scheme gave it.
     pub scheme: Option<crate::encoding::SchemeSummary>,
+    /// Asynchronous checkpoints (`cost` is then the snapshot's stall); `docs/models.md` §11.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asynchronous: Option<crate::finite::AsyncInputs>,
+    /// A fixed allocation to schedule (`docs/models.md` §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocation: Option<crate::finite::AllocationInputs>,
 }
 
 pub use crate::model::platform::Nodes;
@@ -84,6 +90,8 @@ impl IntervalInputs {
             iteration_time: None,
             nodes: None,
             scheme: None,
+            asynchronous: None,
+            allocation: None,
         }
     }
 
@@ -179,10 +187,17 @@ pub struct IntervalAnswer {
     pub iterations: Option<IterationChoice>,
     /// Sensitivity to MTBF and cost at 0.5x and 2x.
     pub sensitivity: Vec<Sensitivity>,
+    /// The best whole number of chunks of `work` (one job only).
+    pub whole_chunks: Option<crate::model::chunks::WholeChunks>,
+    /// The schedule of the allocation, when one is given.
+    pub allocation: Option<crate::model::allocation::AllocationPlan>,
 }
 
 /// The most complete cost model that applies to `inputs`.
 pub fn reference_model(inputs: &IntervalInputs) -> Result<Box<dyn CostModel>, IntervalError> {
+    if let Some(a) = crate::finite::async_model(inputs)? {
+        return Ok(Box::new(a));
+    }
     Ok(match inputs.replication {
         None => Box::new(daly::DalyComplete::new(
             inputs.mtbf,
@@ -253,16 +268,21 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
     let (d, m, r) = (inputs.cost, inputs.mtbf, inputs.restart);
     let reference = reference_model(inputs)?;
     let best = optimize::minimize(reference.as_ref())?;
+    // With a background write the synchronous rows answer for a checkpoint blocking that long.
+    let b = crate::finite::blocking_cost(inputs);
 
     let mut mtti_s = None;
     let sources: Vec<Source> = match inputs.replication {
         None => vec![
-            Source::Estimate(young::young(d, m)),
-            Source::Estimate(daly::first_order(d, m, r)),
-            Source::Estimate(daly::higher_order(d, m)),
-            Source::Estimate(daly::exact("daly-exact", d, m)),
-            Source::Cost(reference_model(inputs)?),
-        ],
+            Source::Estimate(young::young(b, m)),
+            Source::Estimate(daly::first_order(b, m, r)),
+            Source::Estimate(daly::higher_order(b, m)),
+            Source::Estimate(daly::exact("daly-exact", b, m)),
+            Source::Cost(Box::new(daly::DalyComplete::new(m, b, r, inputs.downtime)?)),
+        ]
+        .into_iter()
+        .chain(crate::finite::async_model(inputs)?.map(|a| Source::Cost(Box::new(a))))
+        .collect(),
         Some(rep) => {
             let system = replicated_system(inputs, rep)?;
             let t = mtti::mtti(&system);
@@ -311,6 +331,11 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         completion_s: inputs.work.map(|w| w * best.overhead()),
         iterations,
         sensitivity,
+        // A count beyond 2^53 or a completion beyond f64 range leaves the rest of the answer.
+        whole_chunks: crate::finite::whole_chunks(inputs, best.interval)
+            .ok()
+            .flatten(),
+        allocation: crate::finite::allocation(inputs)?,
     })
 }
 

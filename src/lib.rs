@@ -48,6 +48,7 @@
 
 pub mod encoding;
 pub mod failure;
+pub mod finite;
 pub mod fit;
 pub mod interval;
 pub mod job;

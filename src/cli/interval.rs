@@ -18,6 +18,9 @@ pub const EXAMPLES: &str = "Examples:
   ckpt interval --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
   ckpt interval --mtbf 6h --cost 5m --dist weibull:0.7 --procs 1 --replicas 1
   ckpt interval --mtbf 24h --ckpt-bytes 64GiB --bandwidth 2GB/s --latency 5ms --format env
+  ckpt interval --mtbf 3h --cost 60s --async-write 10m --async-slowdown 0.1
+  ckpt interval --mtbf 24h --cost 10m --restart 10m --work 10d
+  ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm
 
 Durations are seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y); `M` would be a month and
 is refused. Without --procs/--replicas, --mtbf is the MTBF of the whole job; with them it is
@@ -34,6 +37,8 @@ pub enum IntervalFormat {
     Env,
     /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR.
     Scr,
+    /// With --walltime: `#SBATCH --signal=B:USR1@LEAD` and `CKPT_INTERVAL_SECONDS=N`.
+    Slurm,
 }
 
 fn replicas(s: &str) -> Result<u32, String> {
@@ -123,6 +128,12 @@ pub struct IntervalArgs {
     /// Length of one iteration: the interval is given in whole iterations.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
     pub iteration_time: Option<f64>,
+    /// Asynchronous checkpoints.
+    #[command(flatten)]
+    pub asynchronous: super::finite::AsyncArgs,
+    /// A fixed allocation.
+    #[command(flatten)]
+    pub allocation: super::finite::AllocationArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = IntervalFormat::Table)]
     pub format: IntervalFormat,
@@ -254,6 +265,8 @@ impl ModelArgs {
             iteration_time: None,
             nodes,
             scheme,
+            asynchronous: None,
+            allocation: None,
         })
     }
 }
@@ -264,6 +277,11 @@ impl IntervalArgs {
         let mut inputs = self.model.inputs()?;
         inputs.work = self.work;
         inputs.iteration_time = self.iteration_time;
+        let allocation = self.allocation.inputs()?;
+        if self.format == IntervalFormat::Slurm && allocation.is_none() {
+            return Err(super::finite::slurm_needs_walltime());
+        }
+        super::finite::apply(&mut inputs, self.asynchronous.inputs()?, allocation)?;
         Ok(inputs)
     }
 }
@@ -293,5 +311,9 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
         IntervalFormat::Json => report::interval::json(&answer),
         IntervalFormat::Env => report::interval::env(&answer),
         IntervalFormat::Scr => report::interval::scr(&answer),
+        IntervalFormat::Slurm => match &answer.allocation {
+            Some(p) => report::finite::slurm(p.interval, p.signal_lead),
+            None => return Err(super::finite::slurm_needs_walltime()),
+        },
     })
 }

@@ -4,6 +4,7 @@
 //! never sees a string a user typed.
 
 pub mod encoding;
+pub mod finite;
 pub mod fit;
 pub mod input;
 pub mod interval;

@@ -58,7 +58,9 @@ pub enum Simulator {
     #[command(
         after_help = "Examples:\n  ckpt simulate periodic --mtbf 6h --cost 5m --restart 10m --interval 57m --work 500h\n  \
 ckpt simulate periodic --nodes 131072 --node-mtbf 5y --cost 5m --restart 10m --interval 12m --work 168h --walltime 700h\n  \
-ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json"
+ckpt simulate periodic --trace failures.csv --cost 5m --interval 1h --work 100h --format json\n  \
+ckpt simulate periodic --mtbf 3h --cost 60s --interval 1099 --work 100h --async-write 10m --async-slowdown 0.1\n  \
+ckpt simulate periodic --mtbf 6h --cost 5m --restart 5m --interval 3457 --work 1000h --walltime 24h --signal-lead 300"
     )]
     Periodic(PeriodicArgs),
     /// Replicated inter-dependent processes (the volunteer-grid model).
@@ -200,6 +202,9 @@ pub struct PeriodicArgs {
     pub no_final_checkpoint: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
+    pub finite: super::finite::SimFiniteArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
     pub common: RunArgs,
 }
 
@@ -267,7 +272,11 @@ pub fn run(
 }
 
 /// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
-fn duration_ns(arg: &'static str, text: &str, positive: bool) -> Result<Nanos, CliError> {
+pub(super) fn duration_ns(
+    arg: &'static str,
+    text: &str,
+    positive: bool,
+) -> Result<Nanos, CliError> {
     let invalid = |accepted: String| CliError::Invalid {
         arg,
         value: text.to_string(),
@@ -363,6 +372,9 @@ fn flag_name(field: &'static str) -> &'static str {
         "partners" => "--partners",
         "procs" => "--procs",
         "replicas" => "--replicas",
+        "async-write" => "--async-write",
+        "async-slowdown" => "--async-slowdown",
+        "signal-lead" => "--signal-lead",
         other => other,
     }
 }
@@ -422,6 +434,9 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         trace_failures: None,
         final_checkpoint: !a.no_final_checkpoint,
         walltime_s: walltime.map(ns_to_secs),
+        async_write_s: None,
+        async_slowdown: None,
+        signal_lead_s: None,
     };
     let failures = if let Some(path) = &a.trace {
         if a.job.dist.is_some() {
@@ -493,7 +508,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
             partners,
         }
     };
-    let cfg = PeriodicConfig {
+    let mut cfg = PeriodicConfig {
         work,
         interval,
         cost,
@@ -504,6 +519,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         asynchronous: None,
         signal_lead: None,
     };
+    a.finite.apply(&mut cfg, &mut inputs)?;
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
     Ok(simulate_job(cfg, inputs, runs, &a.common, args))

@@ -52,6 +52,9 @@ pub struct ValidateArgs {
     /// The model inputs, as for `ckpt interval`.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// Asynchronous checkpoints, simulated and predicted (docs/models.md §11).
+    #[command(flatten)]
+    pub asynchronous: super::finite::AsyncArgs,
     /// The simulator (default: replicated with --procs/--replicas, periodic otherwise).
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
@@ -108,6 +111,8 @@ pub fn validate_error(e: ValidateError) -> CliError {
                 "cost" => "--cost",
                 "procs" => "--procs",
                 "replicas" => "--replicas",
+                "async-write" => "--async-write",
+                "async-slowdown" => "--async-slowdown",
                 _ => "a simulator input",
             },
             value,
@@ -139,6 +144,7 @@ impl ValidateArgs {
                 || m.procs.is_some()
                 || m.replicas.is_some()
                 || m.dist.is_some();
+            let model_flags = model_flags || self.asynchronous.async_write.is_some();
             if model_flags || self.aging || self.heartbeat.is_some() {
                 return Err(CliError::Conflict(
                     "--sim stencil takes its inputs from --config: drop the model flags (--mtbf, --cost, --procs, ...)".into(),
@@ -173,6 +179,7 @@ impl ValidateArgs {
         }
         let mut inputs = self.model.inputs()?;
         inputs.work = Some(self.work);
+        super::finite::apply(&mut inputs, self.asynchronous.inputs()?, None)?;
         let sim = match self.sim {
             Some(SimArg::Periodic) => SimKind::Periodic,
             Some(SimArg::Replicated) => SimKind::Replicated,

@@ -25,7 +25,8 @@
 //! let inputs = PeriodicInputs {
 //!     work_s: 36000.0, interval_s: 3600.0, cost_s: 60.0, restart_s: 60.0, mtbf_s: Some(21600.0),
 //!     nodes: None, node_mtbf_s: None, partners: 0, dist: None, trace: None,
-//!     trace_failures: None, final_checkpoint: true, walltime_s: None,
+//!     trace_failures: None, final_checkpoint: true, walltime_s: None, async_write_s: None,
+//!     async_slowdown: None, signal_lead_s: None,
 //! };
 //! let job = Job::SimulatePeriodic(SimulatePeriodic {
 //!     config, inputs, runs: 40, seed: 7, format: Format::Json, args: vec![],

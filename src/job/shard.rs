@@ -536,6 +536,9 @@ mod tests {
             trace_failures: None,
             final_checkpoint: true,
             walltime_s: None,
+            async_write_s: None,
+            async_slowdown: None,
+            signal_lead_s: None,
         };
         Job::SimulatePeriodic(crate::job::SimulatePeriodic {
             config: PeriodicConfig {

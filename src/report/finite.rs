@@ -1,11 +1,62 @@
-//! The finite-job answers of `ckpt interval` (`--work`, `--walltime`): the whole-chunk
-//! optimum, the allocation's schedule, and the lines a Slurm batch script takes
-//! (`--format slurm`). Pure functions of the model's results; `docs/models.md` §9-§10.
+//! The finite-job answers of `ckpt interval` (`--work`, `--walltime`, `--async-write`): the
+//! whole-chunk optimum, the allocation's schedule, the lines a Slurm batch script takes
+//! (`--format slurm`), and the echo of the asynchronous inputs. Pure functions of the model's
+//! results; `docs/models.md` §9-§11.
 
+use crate::interval::IntervalInputs;
 use crate::model::allocation::AllocationPlan;
 use crate::model::chunks::WholeChunks;
 use crate::units::format_duration;
 use serde::Serialize;
+
+/// The finite-job inputs as the `inputs` object echoes them (absent when not given, so that
+/// other answers keep their bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FiniteInputsJson {
+    /// `--async-write` (s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub async_write_s: Option<f64>,
+    /// `--async-slowdown`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub async_slowdown: Option<f64>,
+    /// `--walltime` (s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walltime_s: Option<f64>,
+    /// `--signal-margin` (s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal_margin_s: Option<f64>,
+}
+
+impl FiniteInputsJson {
+    /// The echo of `i`'s finite-job settings.
+    pub fn of(i: &IntervalInputs) -> FiniteInputsJson {
+        FiniteInputsJson {
+            async_write_s: i.asynchronous.map(|a| a.write_s),
+            async_slowdown: i.asynchronous.map(|a| a.slowdown),
+            walltime_s: i.allocation.map(|a| a.walltime_s),
+            signal_margin_s: i.allocation.map(|a| a.signal_margin_s),
+        }
+    }
+}
+
+/// The table's lines on asynchronous checkpoints (empty without them): what the rows mean.
+pub fn async_lines(i: &IntervalInputs) -> String {
+    let Some(a) = i.asynchronous else {
+        return String::new();
+    };
+    format!(
+        "asynchronous checkpoints: the {} snapshot stalls the job, then a {} background write{} makes it durable\n\
+         the synchronous rows answer for a checkpoint blocking {} (snapshot and write); every overhead is async-complete's\n\n",
+        format_duration(i.cost),
+        format_duration(a.write_s),
+        if a.slowdown > 0.0 {
+            format!(" (the job slowed by F = {} meanwhile)", a.slowdown)
+        } else {
+            String::new()
+        },
+        format_duration(i.cost + a.write_s)
+    )
+}
 
 /// JSON `whole_chunks`: the optimal whole number of chunks of `--work`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -81,7 +132,7 @@ pub fn whole_chunks_line(w: &WholeChunks, work: f64) -> String {
 pub fn allocation_lines(p: &AllocationPlan, walltime: f64) -> String {
     format!(
         "in an allocation of {}: {} checkpoints, every {} ({} s) of work; expected work saved {} ({:.0} s, {:.1}% of the allocation)\n\
-         signal {} s before the limit (one checkpoint): {}\n",
+         signal {} s before the limit (covers one checkpoint): {}\n",
         format_duration(walltime),
         p.checkpoints,
         format_duration(p.interval),

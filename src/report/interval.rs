@@ -25,6 +25,8 @@ pub struct JsonInputs {
     iteration_time_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scheme: Option<crate::encoding::SchemeSummary>,
+    #[serde(flatten)]
+    finite: super::finite::FiniteInputsJson,
 }
 
 impl JsonInputs {
@@ -46,6 +48,7 @@ impl JsonInputs {
             work_s: i.work,
             iteration_time_s: i.iteration_time,
             scheme: i.scheme.clone(),
+            finite: super::finite::FiniteInputsJson::of(i),
         }
     }
 }
@@ -64,6 +67,10 @@ struct JsonAnswer<'a> {
     completion_s: Option<f64>,
     iterations: Option<IterationChoice>,
     sensitivity: &'a [Sensitivity],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    whole_chunks: Option<super::finite::WholeChunksJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allocation: Option<super::finite::AllocationJson>,
 }
 
 /// The answer as pretty JSON (with a final newline).
@@ -81,6 +88,14 @@ pub fn json(answer: &IntervalAnswer) -> String {
         completion_s: answer.completion_s,
         iterations: answer.iterations,
         sensitivity: &answer.sensitivity,
+        whole_chunks: answer
+            .whole_chunks
+            .as_ref()
+            .map(super::finite::whole_chunks_json),
+        allocation: answer
+            .allocation
+            .as_ref()
+            .map(super::finite::allocation_json),
     };
     // Every number in the answer is finite by construction (missing figures are null), so
     // serialization cannot fail.
@@ -167,6 +182,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
             String::new()
         }
     ));
+    out.push_str(&super::finite::async_lines(i));
     let mut header = vec![
         "model",
         "interval",
@@ -243,6 +259,12 @@ pub fn table(answer: &IntervalAnswer) -> String {
             format_duration(i.work.unwrap_or(0.0)),
             format_duration(c)
         ));
+    }
+    if let Some(w) = &answer.whole_chunks {
+        out.push_str(&super::finite::whole_chunks_line(w, i.work.unwrap_or(0.0)));
+    }
+    if let (Some(p), Some(a)) = (&answer.allocation, &i.allocation) {
+        out.push_str(&super::finite::allocation_lines(p, a.walltime_s));
     }
     if let Some(it) = &answer.iterations {
         out.push_str(&format!(

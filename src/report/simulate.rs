@@ -60,6 +60,15 @@ pub struct PeriodicInputs {
     /// The deadline, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub walltime_s: Option<f64>,
+    /// Asynchronous checkpoints: the background write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_write_s: Option<f64>,
+    /// Asynchronous checkpoints: the fraction of speed lost while writing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_slowdown: Option<f64>,
+    /// Allocation mode: the signal's lead before the walltime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_lead_s: Option<f64>,
 }
 
 /// The inputs of `simulate replicated` as its JSON echoes them.
@@ -170,6 +179,9 @@ pub fn periodic(
             ]);
             if let Some(e) = figures.finished_within_walltime {
                 rows.push(("finished within walltime", e, Unit::Fraction));
+            }
+            if let Some(e) = figures.saved_work_s {
+                rows.push(("saved work", e, Unit::Duration));
             }
             figure_table(&format!("periodic: {runs} runs, seed {seed}"), &rows)
         }

@@ -160,7 +160,10 @@ impl Setup {
                     failures,
                     final_checkpoint: true,
                     walltime: None,
-                    asynchronous: None,
+                    asynchronous: inputs
+                        .asynchronous
+                        .map(|a| periodic::AsyncWrite::new(a.write_s, a.slowdown))
+                        .transpose()?,
                     signal_lead: None,
                 })
             }
@@ -266,11 +269,34 @@ fn scaled(e: Estimate, by: f64) -> Estimate {
     }
 }
 
+/// The predicted overhead of the simulated job at an interval: the reference model's, or with
+/// asynchronous checkpoints the finite job's expected wall time over its work
+/// (`docs/models.md` §11; below the wait rule's edge, where that is not derived, the model's).
+struct Predictor {
+    model: Box<dyn crate::model::CostModel>,
+    finite: Option<(crate::model::asynchronous::AsyncComplete, f64)>,
+}
+
+impl Predictor {
+    fn new(inputs: &IntervalInputs, options: &SimOptions) -> Result<Predictor, ValidateError> {
+        Ok(Predictor {
+            model: interval::reference_model(inputs)?,
+            finite: crate::finite::async_model(inputs)?.map(|a| (a, options.work_s)),
+        })
+    }
+
+    fn overhead(&self, t: f64) -> Option<f64> {
+        self.finite
+            .and_then(|(m, work)| m.expected_wall(work, t).ok().map(|w| w / work))
+            .or_else(|| self.model.overhead(t))
+    }
+}
+
 /// What a validation simulates: the models' answer and the intervals, on whole nanoseconds.
 struct Plan {
     answer: IntervalAnswer,
     setup: Setup,
-    reference: Box<dyn crate::model::CostModel>,
+    reference: Predictor,
     taus: Vec<(Nanos, bool)>,
     intervals: Vec<Nanos>,
 }
@@ -289,7 +315,7 @@ fn plan(
     }
     let answer = interval::compute(inputs)?;
     let setup = Setup::new(inputs, sim, options)?;
-    let reference = interval::reference_model(inputs)?;
+    let reference = Predictor::new(inputs, options)?;
 
     // The grid, then the rows' own intervals, all on whole nanoseconds.
     let mut taus: Vec<(Nanos, bool)> = grid(answer.recommended_interval_s, options.grid_points)

@@ -6,6 +6,7 @@
 mod common;
 
 mod encoding;
+mod finite_cli;
 mod fit;
 mod interval_cli;
 mod models;

@@ -1,0 +1,266 @@
+//! The finite-job flags (`docs/models.md` §9-§11): asynchronous checkpoints for `interval`,
+//! `validate` and `simulate periodic`, and the fixed allocation of `interval --walltime` and
+//! `simulate periodic --walltime --signal-lead`. Validated here into the library's inputs.
+
+use super::CliError;
+use super::parse::{duration, duration0};
+use ckpt::finite::{AllocationInputs, AsyncInputs};
+use ckpt::interval::IntervalInputs;
+use ckpt::model::ModelError;
+use ckpt::model::allocation::{Allocation, MAX_SIGNAL_LEAD};
+use clap::Args;
+
+/// `--async-slowdown`: a fraction in `[0, 1)`.
+pub fn slowdown(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` must be the fraction of speed lost while writing, at least 0 and below 1"
+        )),
+    }
+}
+
+/// `--async-write`: a duration of zero or more, with a plain word for a negative one.
+pub fn write_time(s: &str) -> Result<f64, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!(
+            "`{s}` is negative: the background write takes a duration of zero or more"
+        ));
+    }
+    duration0(s)
+}
+
+/// Asynchronous checkpoints: `--cost` is the snapshot's stall, then a background write.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AsyncArgs {
+    /// Asynchronous checkpoints: after the --cost snapshot, a background write of this long
+    /// (e.g. 10m); the checkpoint is durable only when it ends (docs/models.md §11).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = write_time)]
+    pub async_write: Option<f64>,
+    /// With --async-write: the fraction of speed the job loses while a write runs, 0 <= F < 1
+    /// (default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "F", value_parser = slowdown)]
+    pub async_slowdown: Option<f64>,
+}
+
+impl AsyncArgs {
+    /// The asynchronous inputs, `None` without `--async-write`.
+    pub fn inputs(&self) -> Result<Option<AsyncInputs>, CliError> {
+        match (self.async_write, self.async_slowdown) {
+            (None, Some(_)) => Err(CliError::Conflict(
+                "--async-slowdown needs --async-write (the background write it slows the job during)"
+                    .into(),
+            )),
+            (None, None) => Ok(None),
+            (Some(write_s), f) => Ok(Some(AsyncInputs {
+                write_s,
+                slowdown: f.unwrap_or(0.0),
+            })),
+        }
+    }
+}
+
+/// `interval --walltime`: the schedule of a fixed allocation.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AllocationArgs {
+    /// A fixed allocation (batch wall-time limit, e.g. 24h): the schedule that saves the most
+    /// work by its end, and the lead of Slurm's --signal (docs/models.md §10).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    pub walltime: Option<f64>,
+    /// With --walltime: added to the checkpoint cost before the signal's lead is rounded up to
+    /// a second (Slurm may signal up to a minute early; default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    pub signal_margin: Option<f64>,
+}
+
+impl AllocationArgs {
+    /// The allocation, `None` without `--walltime`.
+    pub fn inputs(&self) -> Result<Option<AllocationInputs>, CliError> {
+        match (self.walltime, self.signal_margin) {
+            (None, Some(_)) => Err(CliError::Conflict(
+                "--signal-margin needs --walltime (the allocation whose signal it delays)".into(),
+            )),
+            (None, None) => Ok(None),
+            (Some(walltime_s), m) => Ok(Some(AllocationInputs {
+                walltime_s,
+                signal_margin_s: m.unwrap_or(0.0),
+            })),
+        }
+    }
+}
+
+/// Adds the finite-job settings to `inputs` and checks them against the rest, so that a bad
+/// combination or value gets one line naming its flag before any work.
+pub fn apply(
+    inputs: &mut IntervalInputs,
+    asynchronous: Option<AsyncInputs>,
+    allocation: Option<AllocationInputs>,
+) -> Result<(), CliError> {
+    if (asynchronous.is_some() || allocation.is_some()) && inputs.replication.is_some() {
+        return Err(CliError::Conflict(
+            "--async-write and --walltime model one coordinated job: drop --procs/--replicas"
+                .into(),
+        ));
+    }
+    if asynchronous.is_some() && allocation.is_some() {
+        return Err(CliError::Conflict(
+            "--async-write does not combine with --walltime: asynchronous checkpoints inside an allocation are not modelled".into(),
+        ));
+    }
+    if let Some(a) = allocation {
+        check_allocation(inputs, a)?;
+    }
+    inputs.asynchronous = asynchronous;
+    inputs.allocation = allocation;
+    Ok(())
+}
+
+fn seconds(v: f64) -> String {
+    format!("{v}s")
+}
+
+fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), CliError> {
+    let lead = (inputs.cost + a.signal_margin_s).ceil();
+    if lead > MAX_SIGNAL_LEAD {
+        return Err(CliError::Invalid {
+            arg: "--signal-margin",
+            value: seconds(a.signal_margin_s),
+            accepted: format!(
+                "a margin that keeps the signal's lead (the cost plus the margin, {lead} s) at most Slurm's 65535 s"
+            ),
+        });
+    }
+    if a.walltime_s <= lead {
+        return Err(CliError::Invalid {
+            arg: "--walltime",
+            value: seconds(a.walltime_s),
+            accepted: format!(
+                "an allocation longer than one checkpoint: the signal's lead of {lead} s (the checkpoint cost plus --signal-margin, rounded up to a second)"
+            ),
+        });
+    }
+    // Whatever else the model refuses, in its own words.
+    Allocation::new(
+        inputs.mtbf,
+        inputs.cost,
+        inputs.restart,
+        inputs.downtime,
+        a.walltime_s,
+        a.signal_margin_s,
+    )
+    .map(|_| ())
+    .map_err(|e| {
+        let ModelError::Parameter { name, value, .. } = e;
+        CliError::Invalid {
+            arg: match name {
+                "walltime" => "--walltime",
+                "cost" => "--cost",
+                "mtbf" => "--mtbf",
+                _ => "--signal-margin",
+            },
+            value: seconds(value),
+            accepted: e.to_string(),
+        }
+    })
+}
+
+/// `simulate periodic`: asynchronous checkpoints and the allocation mode.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SimFiniteArgs {
+    /// Asynchronous checkpoints: after the --cost snapshot, a background write of this long
+    /// (e.g. 10m); the checkpoint is durable only when it ends (docs/simulation.md §1).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = write_time)]
+    pub async_write: Option<f64>,
+    /// With --async-write: the fraction of speed lost while a write runs, 0 <= F < 1 (default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "F", value_parser = slowdown)]
+    pub async_slowdown: Option<f64>,
+    /// Allocation mode (with --walltime, then a hard limit): this long before the limit the job
+    /// checkpoints what it holds and stops, as on Slurm's --signal=B:USR1@LEAD; reports the
+    /// work saved. At least one checkpoint (--cost).
+    #[arg(long, allow_hyphen_values = true, value_name = "DURATION")]
+    pub signal_lead: Option<String>,
+}
+
+impl SimFiniteArgs {
+    /// Sets the asynchronous write and the signal lead on `cfg` and echoes them in `inputs`.
+    /// The simulator's own validation checks them against the rest (e.g. a lead below the
+    /// checkpoint cost).
+    pub fn apply(
+        &self,
+        cfg: &mut ckpt::sim::periodic::PeriodicConfig,
+        inputs: &mut ckpt::report::simulate::PeriodicInputs,
+    ) -> Result<(), CliError> {
+        use ckpt::sim::engine::ns_to_secs;
+        let asynchronous = AsyncArgs {
+            async_write: self.async_write,
+            async_slowdown: self.async_slowdown,
+        }
+        .inputs()?;
+        if let Some(a) = asynchronous {
+            let write = ckpt::sim::periodic::AsyncWrite::new(a.write_s, a.slowdown)
+                .map_err(super::simulate::sim_error)?;
+            cfg.asynchronous = Some(write);
+            inputs.async_write_s = Some(ns_to_secs(write.write));
+            inputs.async_slowdown = Some(a.slowdown);
+        }
+        if let Some(text) = &self.signal_lead {
+            if cfg.walltime.is_none() {
+                return Err(CliError::Conflict(
+                    "--signal-lead needs --walltime (the allocation's limit it comes before)"
+                        .into(),
+                ));
+            }
+            let lead = super::simulate::duration_ns("--signal-lead", text, true)?;
+            cfg.signal_lead = Some(lead);
+            inputs.signal_lead_s = Some(ns_to_secs(lead));
+        }
+        Ok(())
+    }
+}
+
+/// `--format slurm` without `--walltime`.
+pub fn slurm_needs_walltime() -> CliError {
+    CliError::Conflict(
+        "--format slurm prints the allocation's #SBATCH --signal line and interval: give --walltime (the allocation's length)".into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slowdown_is_a_fraction_below_one() {
+        assert_eq!(slowdown("0").unwrap(), 0.0);
+        assert_eq!(slowdown("0.25").unwrap(), 0.25);
+        for bad in ["1", "-0.1", "1.5", "nan", "inf", "x"] {
+            assert!(slowdown(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_walltime_must_hold_one_checkpoint() {
+        let mut i = IntervalInputs::single(3600.0, 600.0, 0.0);
+        let a = AllocationInputs {
+            walltime_s: 600.0,
+            signal_margin_s: 0.0,
+        };
+        let e = apply(&mut i, None, Some(a)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CliError::Invalid {
+                    arg: "--walltime",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let a = AllocationInputs {
+            walltime_s: 601.0,
+            signal_margin_s: 0.0,
+        };
+        apply(&mut i, None, Some(a)).unwrap();
+        assert_eq!(i.allocation, Some(a));
+    }
+}

@@ -1,0 +1,591 @@
+//! Finite jobs, fixed allocations and asynchronous checkpoints from the command line
+//! (docs/models.md §9-§11): `interval --work/--walltime/--async-write`, `simulate periodic
+//! --async-write/--signal-lead`, `validate --async-write`, their bad input, and the README's
+//! worked example.
+
+use crate::common::{ckpt, read_package_file, stdout_of, temp_file};
+use ckpt::model::asynchronous::AsyncComplete;
+use serde_json::Value;
+
+fn json(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    serde_json::from_str(&stdout_of(&all)).unwrap()
+}
+
+fn row<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name}"))
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Daly's exact optimum `M (1 + W0(-e^(-1 - C/M)))`, through an independent Lambert W.
+fn daly_exact(c: f64, m: f64) -> f64 {
+    m * (1.0 + lambert_w::lambert_w0(-(-1.0 - c / m).exp()))
+}
+
+/// §11's overhead written from the formula (R = D = 0).
+fn async_overhead(tau: f64, c: f64, m: f64, dw: f64, f: f64) -> f64 {
+    ((1.0 - f) * dw / m).exp() * m * ((tau + c + f * dw) / m).exp_m1() / tau
+}
+
+#[test]
+fn async_write_zero_is_daly_complete_exactly() {
+    let base = [
+        "interval",
+        "--mtbf",
+        "3h",
+        "--cost",
+        "60s",
+        "--restart",
+        "2m",
+        "--downtime",
+        "30s",
+    ];
+    let sync = json(&base);
+    let mut with = base.to_vec();
+    with.extend(["--async-write", "0"]);
+    let asy = json(&with);
+    assert_eq!(asy["recommended"], "async-complete");
+    assert_eq!(sync["recommended"], "daly-complete");
+    for key in ["recommended_interval_s", "recommended_overhead"] {
+        assert_eq!(num(&asy[key]).to_bits(), num(&sync[key]).to_bits(), "{key}");
+    }
+    let (a, d) = (row(&asy, "async-complete"), row(&sync, "daly-complete"));
+    for key in ["interval_s", "overhead", "expected_failures"] {
+        assert_eq!(num(&a[key]).to_bits(), num(&d[key]).to_bits(), "{key}");
+    }
+    // The synchronous rows are those of the run without the flag, number for number.
+    for name in [
+        "young",
+        "daly-first-order",
+        "daly-higher-order",
+        "daly-exact",
+        "daly-complete",
+    ] {
+        assert_eq!(row(&asy, name), row(&sync, name), "{name}");
+    }
+    assert_eq!(asy["inputs"]["async_write_s"], 0.0);
+    assert_eq!(asy["inputs"]["async_slowdown"], 0.0);
+    assert!(sync["inputs"].get("async_write_s").is_none());
+}
+
+#[test]
+fn vaidya_limit_from_the_command_line() {
+    // C/M = 1/8.64e7: the optimum is sqrt(2 C M) whatever the 10 min write, and the overhead
+    // 1 + C/T + (T/2 + D_w)/M to first order.
+    let (m, c, dw): (f64, f64, f64) = (1000.0 * 86_400.0, 1.0, 600.0);
+    for write in ["0", "10m"] {
+        let v = json(&[
+            "interval",
+            "--mtbf",
+            "1000d",
+            "--cost",
+            "1s",
+            "--async-write",
+            write,
+        ]);
+        let t = num(&v["recommended_interval_s"]);
+        let young = (2.0 * c * m).sqrt();
+        assert!(
+            (t / young - 1.0).abs() < 2.0 * (c / m).sqrt(),
+            "{t} {young}"
+        );
+        let w = if write == "0" { 0.0 } else { dw };
+        let first = 1.0 + c / t + (t / 2.0 + w) / m;
+        let o = num(&v["recommended_overhead"]);
+        assert!(
+            (o - first).abs() < 4.0 * c / m + 2.0 * (w / m).powi(2),
+            "{o} {first}"
+        );
+    }
+}
+
+/// `simulate periodic` with an asynchronous write, against §11's finite job.
+fn simulated_wall(m: f64, c: f64, r: f64, dw: f64, f: f64, tau: f64, work: f64) -> (f64, f64) {
+    let v = json(&[
+        "simulate",
+        "periodic",
+        "--mtbf",
+        &m.to_string(),
+        "--cost",
+        &c.to_string(),
+        "--restart",
+        &r.to_string(),
+        "--interval",
+        &tau.to_string(),
+        "--work",
+        &work.to_string(),
+        "--async-write",
+        &dw.to_string(),
+        "--async-slowdown",
+        &f.to_string(),
+        "--runs",
+        "400",
+        "--seed",
+        "5",
+        "--quiet",
+    ]);
+    assert_eq!(num(&v["inputs"]["async_write_s"]), dw);
+    assert_eq!(num(&v["inputs"]["async_slowdown"]), f);
+    let wall = &v["figures"]["wall_time_s"];
+    (num(&wall["point"]), num(&wall["stderr"]))
+}
+
+#[test]
+fn simulated_asynchronous_runs_agree_with_the_exact_model() {
+    // D_w/M = 0.2 without and with a slowdown, and a slowdown of one half.
+    for (m, c, r, dw, f, tau) in [
+        (3600.0, 60.0, 60.0, 720.0, 0.0, 900.0),
+        (3600.0, 60.0, 60.0, 720.0, 0.3, 900.0),
+        (7200.0, 120.0, 0.0, 360.0, 0.5, 600.0),
+    ] {
+        let work = 24.0 * tau;
+        let (mean, se) = simulated_wall(m, c, r, dw, f, tau, work);
+        let model = AsyncComplete::new(m, c, r, 0.0, dw, f).unwrap();
+        let expected = model.expected_wall(work, tau).unwrap();
+        let z = (mean - expected) / se;
+        assert!(z.abs() < 4.0, "{m} {c} {r} {dw} {f} {tau}: z = {z}");
+    }
+}
+
+#[test]
+fn whole_chunks_example() {
+    // The example: W = 10 d, C = R = 10 min, D = 1 min, M = 1 d.
+    let args = [
+        "interval",
+        "--mtbf",
+        "1d",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--downtime",
+        "1m",
+        "--work",
+        "10d",
+    ];
+    let v = json(&args);
+    let w = &v["whole_chunks"];
+    assert_eq!(w["count"], 88);
+    let completion = num(&w["completion_s"]);
+    assert!((completion - 981_835.86).abs() < 0.005, "{completion}");
+    assert_eq!(num(&w["interval_s"]), 864_000.0 / 88.0);
+    // Bougeret's formula evaluated directly: 88 beats its neighbours and matches.
+    let direct = |k: f64| {
+        let (m, c, r, d) = (86_400.0f64, 600.0, 600.0, 60.0);
+        k * (r / m).exp() * (m + d) * ((864_000.0 / k + c) / m).exp_m1()
+    };
+    assert!((direct(88.0) / completion - 1.0).abs() < 1e-12);
+    assert!(direct(87.0) > completion && direct(89.0) > completion);
+    // The continuous relaxation W overhead(tau*) is a lower bound, up to rounding.
+    let relaxed = num(&row(&v, "daly-complete")["completion_s"]);
+    assert!(
+        relaxed <= completion * (1.0 + 1e-12),
+        "{relaxed} {completion}"
+    );
+    let table = stdout_of(&args);
+    assert!(
+        table.contains("in whole chunks: 88 chunks of ") && table.contains("(981836 s)"),
+        "{table}"
+    );
+    // With a background write the count minimizes §11's finite job instead.
+    let mut asy = args.to_vec();
+    asy.extend(["--async-write", "20m"]);
+    let v = json(&asy);
+    let k = v["whole_chunks"]["count"].as_u64().unwrap();
+    let model = AsyncComplete::new(86_400.0, 600.0, 600.0, 60.0, 1200.0, 0.0).unwrap();
+    let at = |k: u64| {
+        model
+            .expected_wall(864_000.0, (864_000.0 / k as f64).next_up())
+            .unwrap()
+    };
+    assert!(at(k) <= at(k - 1) && at(k) <= at(k + 1), "{k}");
+}
+
+#[test]
+fn allocation_schedule_holds_against_simulation() {
+    let (m, c, r, limit) = ("3h", "2m", "1m", "12h");
+    let base = [
+        "interval",
+        "--mtbf",
+        m,
+        "--cost",
+        c,
+        "--restart",
+        r,
+        "--walltime",
+        limit,
+    ];
+    let v = json(&base);
+    let a = &v["allocation"];
+    let (n, tau) = (a["checkpoints"].as_u64().unwrap(), num(&a["interval_s"]));
+    let lead = a["signal_lead_s"].as_u64().unwrap();
+    let saved = num(&a["expected_saved_work_s"]);
+    // The lead covers one checkpoint; the failure-free schedule's last checkpoint (the
+    // signal's) ends inside the allocation, on T - L + C.
+    assert_eq!(lead, 120);
+    assert_eq!(a["sbatch"], "#SBATCH --signal=B:USR1@120");
+    let end = n as f64 * (tau + 120.0);
+    assert!((end - (43_200.0 - 120.0 + 120.0)).abs() < 1e-6, "{end}");
+    assert_eq!(v["inputs"]["walltime_s"], 43_200.0);
+    // `--format slurm`: the two lines a batch script takes.
+    let mut slurm = base.to_vec();
+    slurm.extend(["--format", "slurm"]);
+    assert_eq!(
+        stdout_of(&slurm),
+        format!(
+            "#SBATCH --signal=B:USR1@120\nCKPT_INTERVAL_SECONDS={}\n",
+            tau.round()
+        )
+    );
+    // A margin lengthens the lead to a whole second above the checkpoint.
+    let mut margin = base.to_vec();
+    margin.extend(["--signal-margin", "30.5s"]);
+    assert_eq!(json(&margin)["allocation"]["signal_lead_s"], 151);
+
+    let tau_s = tau.to_string();
+    let sim = |extra: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "periodic",
+            "--cost",
+            c,
+            "--restart",
+            r,
+            "--interval",
+            &tau_s,
+            "--work",
+            "1000h",
+            "--walltime",
+            limit,
+            "--signal-lead",
+            "120",
+            "--quiet",
+        ];
+        args.extend(extra);
+        json(&args)
+    };
+    let v = sim(&["--mtbf", m, "--runs", "400", "--seed", "11"]);
+    let s = &v["figures"]["saved_work_s"];
+    let z = (num(&s["point"]) - saved) / num(&s["stderr"]);
+    assert!(z.abs() < 4.0, "z = {z}: {s} vs {saved}");
+    assert_eq!(v["inputs"]["signal_lead_s"], 120.0);
+    // Every run ends inside the allocation (each run's wall time is at most the walltime).
+    assert_eq!(num(&v["figures"]["finished_within_walltime"]["point"]), 1.0);
+    // Without failures the run saves all but the checkpoints and ends at T - L + C.
+    let empty = temp_file("ckpt-finite-cli", "no-failures.csv", "");
+    let v = sim(&["--trace", empty.to_str().unwrap()]);
+    let wall = num(&v["figures"]["wall_time_s"]["point"]);
+    assert!((wall - 43_200.0).abs() < 1e-6, "{wall}");
+    let kept = num(&v["figures"]["saved_work_s"]["point"]);
+    assert!(
+        (kept - (43_200.0 - n as f64 * 120.0)).abs() < 1e-6,
+        "{kept}"
+    );
+    let table = stdout_of(&[
+        "simulate",
+        "periodic",
+        "--trace",
+        empty.to_str().unwrap(),
+        "--cost",
+        c,
+        "--interval",
+        &tau_s,
+        "--work",
+        "1000h",
+        "--walltime",
+        limit,
+        "--signal-lead",
+        "2m",
+    ]);
+    assert!(table.contains("saved work"), "{table}");
+}
+
+#[test]
+fn validate_holds_the_asynchronous_model() {
+    let v = json(&[
+        "validate",
+        "--mtbf",
+        "3h",
+        "--cost",
+        "60s",
+        "--async-write",
+        "10m",
+        "--async-slowdown",
+        "0.1",
+        "--work",
+        "50h",
+        "--runs",
+        "200",
+        "--points",
+        "9",
+        "--quiet",
+    ]);
+    let text = v.to_string();
+    assert!(text.contains("async-complete"), "{text}");
+    let verdicts = v["verdicts"].as_array().expect("verdicts");
+    let ours = verdicts
+        .iter()
+        .find(|r| r["name"] == "async-complete")
+        .unwrap();
+    let z = num(&ours["z"]);
+    assert!(z.abs() < 4.0, "z = {z}");
+    assert_eq!(ours["confirmed"], true);
+}
+
+fn rejects(args: &[&str], mentions: &[&str]) {
+    let out = ckpt().args(args).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for m in mentions {
+        assert!(err.contains(m), "{args:?}: {err} does not mention {m}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_one_line() {
+    let i = ["interval", "--mtbf", "6h", "--cost", "10m"];
+    fn joined<'a>(i: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        let mut a = i.to_vec();
+        a.extend(extra);
+        a
+    }
+    let with = |extra: &[&'static str]| joined(&i, extra);
+    rejects(
+        &with(&["--walltime", "5m"]),
+        &["--walltime", "300s", "longer than one checkpoint"],
+    );
+    rejects(
+        &with(&["--walltime", "10m"]),
+        &["--walltime", "longer than one checkpoint"],
+    );
+    rejects(
+        &with(&["--async-write", "-5m"]),
+        &["--async-write", "-5m", "zero or more"],
+    );
+    rejects(
+        &with(&["--async-write", "-5"]),
+        &["--async-write", "zero or more"],
+    );
+    for f in ["1", "-0.1", "1.5", "nan"] {
+        rejects(
+            &with(&["--async-write", "5m", "--async-slowdown", f]),
+            &["--async-slowdown", f, "below 1", "0"],
+        );
+    }
+    rejects(&with(&["--async-slowdown", "0.5"]), &["--async-write"]);
+    rejects(
+        &with(&["--format", "slurm"]),
+        &["--format slurm", "--walltime"],
+    );
+    rejects(
+        &with(&["--walltime", "1d", "--async-write", "5m"]),
+        &["--async-write", "--walltime"],
+    );
+    rejects(
+        &with(&["--procs", "4", "--async-write", "5m"]),
+        &["--procs"],
+    );
+    rejects(&with(&["--signal-margin", "1m"]), &["--walltime"]);
+    // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
+    rejects(
+        &[
+            "interval",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1s",
+            "--walltime",
+            "100d",
+        ],
+        &["--walltime", "62,500 times"],
+    );
+    let s = [
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "1m",
+        "--interval",
+        "1h",
+        "--work",
+        "10h",
+    ];
+    let sim = |extra: &[&'static str]| joined(&s, extra);
+    rejects(&sim(&["--async-write", "-1"]), &["--async-write", "-1"]);
+    rejects(
+        &sim(&["--async-write", "1m", "--async-slowdown", "1"]),
+        &["--async-slowdown", "below 1"],
+    );
+    rejects(
+        &sim(&["--signal-lead", "2m"]),
+        &["--signal-lead", "--walltime"],
+    );
+    rejects(
+        &sim(&["--walltime", "5h", "--signal-lead", "30s"]),
+        &["--signal-lead", "30s", "one checkpoint"],
+    );
+    rejects(
+        &sim(&["--walltime", "1m", "--signal-lead", "1m"]),
+        &["--walltime", "longer than one checkpoint"],
+    );
+    rejects(
+        &sim(&[
+            "--walltime",
+            "5h",
+            "--signal-lead",
+            "1m",
+            "--async-write",
+            "1m",
+        ]),
+        &["asynchronous"],
+    );
+    rejects(
+        &[
+            "validate",
+            "--mtbf",
+            "6h",
+            "--cost",
+            "1m",
+            "--async-write",
+            "1m",
+            "--async-slowdown",
+            "2",
+        ],
+        &["--async-slowdown", "2"],
+    );
+}
+
+/// The README's worked example: every figure it prints is what the command beside it gives,
+/// and what the formulas of docs/models.md §11 give independently.
+#[test]
+fn readme_ml_training_numbers() {
+    let readme = read_package_file("README.md");
+    let (m, c, dw) = (10_800.0, 60.0, 600.0);
+    let base = [
+        "interval",
+        "--mtbf",
+        "3h",
+        "--cost",
+        "60s",
+        "--async-write",
+        "10m",
+    ];
+    let v = json(&base);
+    let t = num(&v["recommended_interval_s"]);
+    let o = num(&v["recommended_overhead"]);
+    assert!((t - daly_exact(c, m)).abs() < 1e-6 * t);
+    assert!((o - async_overhead(t, c, m, dw, 0.0)).abs() < 1e-9);
+    assert_eq!(format!("{t:.0}"), "1099");
+    assert_eq!(format!("{o:.4}"), "1.1769");
+    // The synchronous row for a blocking 660 s checkpoint, and what it costs run async.
+    let sync = row(&v, "daly-complete");
+    let ts = num(&sync["interval_s"]);
+    assert!((ts - daly_exact(c + dw, m)).abs() < 1e-6 * ts);
+    let loss = num(&sync["loss_pct"]);
+    let expected = 100.0 * (async_overhead(ts, c, m, dw, 0.0) / o - 1.0);
+    assert!((loss - expected).abs() < 1e-6, "{loss} {expected}");
+    assert_eq!(format!("{ts:.0}"), "3349");
+    assert_eq!(format!("{loss:.1}"), "7.5");
+    let mut slow = base.to_vec();
+    slow.extend(["--async-slowdown", "0.1"]);
+    let tf = num(&json(&slow)["recommended_interval_s"]);
+    assert!((tf - daly_exact(c + 0.1 * dw, m)).abs() < 1e-6 * tf);
+    assert_eq!(format!("{tf:.0}"), "1531");
+    for figure in ["1099 s", "1.1769", "3349 s", "7.5%", "1531 s"] {
+        assert!(readme.contains(figure), "README lacks {figure}");
+    }
+    for command in [
+        "ckpt interval --mtbf 3h --cost 60s --async-write 10m",
+        "ckpt interval --mtbf 3h --cost 60s --async-write 10m --async-slowdown 0.1",
+    ] {
+        assert!(readme.contains(command), "README lacks `{command}`");
+    }
+    // The README's one-line Slurm example prints what the README says.
+    let slurm = stdout_of(&[
+        "interval",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--restart",
+        "5m",
+        "--walltime",
+        "24h",
+        "--format",
+        "slurm",
+    ]);
+    assert!(
+        readme.contains(
+            "ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm"
+        ),
+        "README lacks the Slurm example"
+    );
+    for line in slurm.lines() {
+        assert!(readme.contains(line), "README lacks `{line}`");
+    }
+}
+
+/// The new options travel through the shard files: two shards merged give the single
+/// process's bytes, for an asynchronous and for an allocation run.
+#[test]
+fn shards_carry_the_finite_options() {
+    let dir = std::env::temp_dir().join(format!("ckpt-finite-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = [
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "2h",
+        "--cost",
+        "1m",
+        "--interval",
+        "20m",
+        "--runs",
+        "30",
+        "--format",
+        "json",
+    ];
+    for (name, extra) in [
+        (
+            "async",
+            &[
+                "--work",
+                "10h",
+                "--async-write",
+                "5m",
+                "--async-slowdown",
+                "0.2",
+            ][..],
+        ),
+        (
+            "allocation",
+            &["--work", "100h", "--walltime", "6h", "--signal-lead", "90s"][..],
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let single = stdout_of(&args);
+        let mut files = Vec::new();
+        for i in 0..2 {
+            let shard = format!("{i}/2");
+            let mut a = args.clone();
+            a.extend(["--shard", &shard]);
+            let path = dir.join(format!("{name}-{i}.json"));
+            std::fs::write(&path, stdout_of(&a)).unwrap();
+            files.push(path.display().to_string());
+        }
+        let merged = stdout_of(&["merge", &files[0], &files[1]]);
+        assert_eq!(merged, single, "{name}");
+    }
+}
