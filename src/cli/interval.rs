@@ -32,8 +32,12 @@ pub enum IntervalFormat {
     Json,
     /// `CKPT_INTERVAL_SECONDS=N` for `eval` in a batch script.
     Env,
-    /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR.
+    /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR (with --level, its checkpoint descriptors).
     Scr,
+    /// With --level: FTI's `ckpt_l1` .. `ckpt_l4` (minutes).
+    Fti,
+    /// With --level: VeloC's `ec_interval` and `persistent_interval` (seconds).
+    Veloc,
 }
 
 fn replicas(s: &str) -> Result<u32, String> {
@@ -109,6 +113,9 @@ pub struct ModelArgs {
     /// The checkpoint cost from an in-memory (diskless) scheme instead (docs/encodings.md §4).
     #[command(flatten)]
     pub scheme: super::encoding::SchemeArgs,
+    /// Multi-level checkpointing instead (docs/models.md §12).
+    #[command(flatten)]
+    pub levels: super::multilevel::LevelArgs,
 }
 
 /// `ckpt interval` arguments.
@@ -279,6 +286,9 @@ pub fn interval_error(e: IntervalError) -> CliError {
 
 /// Runs `ckpt interval` and returns what to print.
 pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
+    if args.model.levels.given() {
+        return super::multilevel::interval(args);
+    }
     let inputs = args.inputs()?;
     let answer = interval::compute(&inputs).map_err(interval_error)?;
     Ok(match args.format {
@@ -293,5 +303,10 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
         IntervalFormat::Json => report::interval::json(&answer),
         IntervalFormat::Env => report::interval::env(&answer),
         IntervalFormat::Scr => report::interval::scr(&answer),
+        IntervalFormat::Fti | IntervalFormat::Veloc => {
+            return Err(conflict(
+                "--format fti and veloc write multi-level configurations: give the levels with --level",
+            ));
+        }
     })
 }

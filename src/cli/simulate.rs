@@ -40,6 +40,7 @@ impl SimulateArgs {
             Simulator::Periodic(a) => a.common.quiet,
             Simulator::Replicated(a) => a.common.quiet,
             Simulator::Stencil(a) => a.quiet,
+            Simulator::Multilevel(a) => a.quiet,
         }
     }
 }
@@ -68,6 +69,13 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 1 --process-cost 7.1 --backup-cost 0.0013 --trace data/paper/five-failures.csv"
     )]
     Stencil(Box<super::stencil::StencilArgs>),
+    /// Multi-level checkpointing: levels of increasing cost, a nested pattern of strides.
+    #[command(
+        after_help = "Examples:\n  ckpt simulate multilevel --level cost=5s,restart=10s,mtbf=3h,name=local \\\n    --level cost=30s,restart=60s,mtbf=24h,name=partner --level cost=600s,restart=900s,mtbf=7d,name=pfs \\\n    --interval 291s --strides 1,7,91 --work 500h\n  \
+ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --level cost=10m,mtbf=1w --interval 10m --strides -,1,16 --work 100h --format csv\n\n\
+--strides: one per --level, the lowest used 1, each used one a multiple of the used one below, - for a level left out."
+    )]
+    Multilevel(super::multilevel::SimulateMultilevelArgs),
 }
 
 /// Flags every simulator takes.
@@ -209,6 +217,7 @@ pub fn job(
             let job = super::stencil::job(&a, args)?;
             (Job::SimulateStencil(job), a.shard.shard, a.threads)
         }
+        Simulator::Multilevel(a) => super::multilevel::simulate_job(a, args)?,
     })
 }
 

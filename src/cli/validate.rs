@@ -196,6 +196,9 @@ impl ValidateArgs {
 
     /// Validates the arguments (a check that fails before any work).
     pub fn validate(&self) -> Result<(), CliError> {
+        if self.model.levels.given() {
+            return super::multilevel::validate_job(self, &[]).map(|_| ());
+        }
         self.plan().map(|_| ())
     }
 }
@@ -203,6 +206,9 @@ impl ValidateArgs {
 /// Validates the arguments into the validation job; `argv` is the canonical command line after
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
+    if args.model.levels.given() {
+        return super::multilevel::validate_job(args, argv);
+    }
     let report = Reporting {
         format: args.format.into(),
         out: args.out.clone(),
