@@ -9,6 +9,7 @@ mod encoding;
 mod fit;
 mod interval_cli;
 mod models;
+mod multilevel_cli;
 mod properties;
 mod shard;
 mod simulate_cli;
