@@ -18,6 +18,8 @@ pub const EXAMPLES: &str = "Examples:
   ckpt interval --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
   ckpt interval --mtbf 6h --cost 5m --dist weibull:0.7 --procs 1 --replicas 1
   ckpt interval --mtbf 24h --ckpt-bytes 64GiB --bandwidth 2GB/s --latency 5ms --format env
+  ckpt interval --level cost=5s,restart=10s,mtbf=3h,name=local --level cost=30s,restart=60s,mtbf=24h,name=partner \
+      --level cost=600s,restart=900s,mtbf=7d,name=pfs --format scr     # multi-level (also fti, veloc)
 
 Durations are seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y); `M` would be a month and
 is refused. Without --procs/--replicas, --mtbf is the MTBF of the whole job; with them it is

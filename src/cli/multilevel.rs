@@ -438,8 +438,8 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
         ));
     }
     let levels = levels(specs, v.model.downtime)?;
-    // Refuse here, before any work, what the model cannot answer.
-    optimum(specs, &levels)?;
+    // Once per job: the optimum can take seconds when costs and MTBFs are far apart.
+    let pattern = optimum(specs, &levels)?.pattern;
     let options = MultilevelValidateOptions {
         work_s: v.work,
         runs: v.runs.unwrap_or(1000),
@@ -448,6 +448,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
     };
     let job = ValidateMultilevel {
         levels,
+        pattern,
         options,
         report: Reporting {
             format: v.format.into(),
@@ -455,7 +456,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
             args: argv.to_vec(),
         },
     };
-    ckpt::validate::multilevel::plan(&job.levels, &job.options)
+    ckpt::validate::multilevel::plan(&job.levels, &job.pattern, &job.options)
         .map_err(super::validate::validate_error)?;
     Ok(Job::ValidateMultilevel(job))
 }
@@ -626,9 +627,12 @@ mod tests {
         assert!(strides("1,x").is_err());
     }
 
-    /// A second reader of the grammar, written as a whole-string match over the few shapes a
-    /// valid value can take, for the generated strings below.
-    fn oracle(text: &str) -> Option<(f64, Option<f64>, Option<f64>, Option<String>)> {
+    /// cost, restart, mtbf, name.
+    type Parsed = (f64, Option<f64>, Option<f64>, Option<String>);
+
+    /// A second reader of the grammar for the generated strings below: the pairs into a map
+    /// (refusing a repeated key), then each value against the few shapes the generator writes.
+    fn oracle(text: &str) -> Option<Parsed> {
         let mut map = std::collections::BTreeMap::new();
         for part in text.split(',') {
             let (k, v) = part.split_once('=')?;

@@ -15,6 +15,8 @@ pub const EXAMPLES: &str = "Examples:
   ckpt sweep --mtbf 6h --cost 5m --vary cost=10s..2h --points 100 --log --out sweep-cost
   ckpt sweep --mtbf 1h --cost 60s --procs 8 --replicas 2 --vary procs=1..1024 --log --out sweep-procs
   ckpt sweep --mtbf 6h --cost 5m --vary interval=5m..12h --log --out sweep-interval
+  ckpt sweep --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d \
+      --vary level2.cost=5s..10m --log --out sweep-partner   # multi-level: levelN.cost|restart|mtbf
   ckpt sweep ... --out sweep-mtbf --shard 0/4 > shard-0.json   # one of 4 slices; then ckpt merge
 
 Writes sweep.json, sweep.csv, interval/overhead/loss/sensitivity plots (.svg and .png) and

@@ -249,7 +249,7 @@ impl Job {
             Job::Sweep(t) => crate::sweep::check(&t.inputs, &t.spec)?,
             Job::SimulateMultilevel(t) => t.config.validate()?,
             Job::ValidateMultilevel(t) => {
-                crate::validate::multilevel::plan(&t.levels, &t.options)?;
+                crate::validate::multilevel::plan(&t.levels, &t.pattern, &t.options)?;
             }
             Job::SweepMultilevel(t) => {
                 for v in [t.sweep.lo, t.sweep.hi] {

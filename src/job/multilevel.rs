@@ -94,6 +94,8 @@ impl SimulateMultilevel {
 pub struct ValidateMultilevel {
     /// The levels.
     pub levels: Levels,
+    /// The model's optimal pattern, computed once when the job is made.
+    pub pattern: Pattern,
     /// Work, runs, seed, grid.
     pub options: MultilevelValidateOptions,
     /// How to report.
@@ -111,6 +113,7 @@ impl Task for ValidateMultilevel {
         let range = s.range.clone();
         Ok(mval::per_run(
             &self.levels,
+            &self.pattern,
             &self.options,
             s.threads,
             range,
@@ -118,7 +121,7 @@ impl Task for ValidateMultilevel {
         )?)
     }
     fn finish(&self, runs: Vec<Vec<Nanos>>) -> Result<Output, JobError> {
-        let v = mval::finish(&self.levels, &self.options, runs)?;
+        let v = mval::finish(&self.levels, &self.pattern, &self.options, runs)?;
         use report::validate_multilevel as r;
         self.report.output(
             || r::table(&v),

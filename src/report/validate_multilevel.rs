@@ -264,7 +264,7 @@ pub fn verdict_paragraph(v: &MultilevelValidation) -> String {
         .filter(|p| p.kind == PointKind::Neighbour)
         .count();
     s.push_str(&format!(
-        " {worse} of the {neighbours} neighbouring stride vectors are measurably worse."
+        " Neighbouring stride vectors measurably worse than the optimum: {worse} of {neighbours}."
     ));
     s
 }

@@ -5,7 +5,7 @@
 //! regret against the empirical optimum is paired run by run.
 
 use super::{ValidateError, grid, paired, scaled};
-use crate::model::multilevel::{Levels, MultilevelAnswer, MultilevelError, Pattern};
+use crate::model::multilevel::{Levels, MultilevelError, Pattern};
 use crate::sim::engine::{Nanos, run_parallel_range};
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
 use crate::sim::run::SimError;
@@ -87,8 +87,8 @@ pub struct MultilevelValidation {
     pub levels: Levels,
     /// Its settings.
     pub options: MultilevelValidateOptions,
-    /// The model's answer.
-    pub answer: MultilevelAnswer,
+    /// The model's pattern (its optimum).
+    pub pattern: Pattern,
     /// Every simulated pattern: the grid (ascending `w`) then the neighbours.
     pub points: Vec<PatternPoint>,
     /// Index in `points` of the empirical optimum.
@@ -99,7 +99,6 @@ pub struct MultilevelValidation {
 
 /// What a validation simulates.
 pub struct Plan {
-    answer: MultilevelAnswer,
     patterns: Vec<(Pattern, PointKind)>,
     configs: Vec<MultilevelConfig>,
 }
@@ -153,8 +152,13 @@ pub fn neighbours(strides: &[u64]) -> Vec<Vec<u64>> {
     out
 }
 
-/// The patterns of a validation and their simulator configs, checked before any run.
-pub fn plan(levels: &Levels, options: &MultilevelValidateOptions) -> Result<Plan, ValidateError> {
+/// The patterns of a validation around `best` (the model's optimum, [`Levels::optimize`]) and
+/// their simulator configs, checked before any run.
+pub fn plan(
+    levels: &Levels,
+    best: &Pattern,
+    options: &MultilevelValidateOptions,
+) -> Result<Plan, ValidateError> {
     if options.runs < 2 {
         return Err(ValidateError::Sim(SimError::Invalid {
             field: "runs",
@@ -162,8 +166,7 @@ pub fn plan(levels: &Levels, options: &MultilevelValidateOptions) -> Result<Plan
             accepted: "at least 2 (confidence intervals need two runs)".into(),
         }));
     }
-    let answer = levels.optimize().map_err(model_error)?;
-    let best = &answer.pattern;
+    levels.check_pattern(best).map_err(model_error)?;
     let w = best.interval();
     let mut patterns: Vec<(Pattern, PointKind)> = Vec::new();
     for t in grid(w, options.grid_points) {
@@ -205,23 +208,20 @@ pub fn plan(levels: &Levels, options: &MultilevelValidateOptions) -> Result<Plan
             Ok(cfg)
         })
         .collect::<Result<Vec<_>, SimError>>()?;
-    Ok(Plan {
-        answer,
-        patterns,
-        configs,
-    })
+    Ok(Plan { patterns, configs })
 }
 
 /// The wall time of runs `range` under every pattern of the plan (one shard's slice), in run
 /// order.
 pub fn per_run(
     levels: &Levels,
+    best: &Pattern,
     options: &MultilevelValidateOptions,
     threads: usize,
     range: std::ops::Range<u64>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let p = plan(levels, options)?;
+    let p = plan(levels, best, options)?;
     run_parallel_range(range, threads, tick, |i| {
         p.configs
             .iter()
@@ -235,14 +235,11 @@ pub fn per_run(
 /// The validation from every run's wall times (what [`per_run`] gives for all runs).
 pub fn finish(
     levels: &Levels,
+    model: &Pattern,
     options: &MultilevelValidateOptions,
     per_run: Vec<Vec<Nanos>>,
 ) -> Result<MultilevelValidation, ValidateError> {
-    let Plan {
-        answer,
-        patterns,
-        configs,
-    } = plan(levels, options)?;
+    let Plan { patterns, configs } = plan(levels, model, options)?;
     let n = patterns.len();
     if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != n) {
         return Err(ValidateError::Conflict(format!(
@@ -295,7 +292,7 @@ pub fn finish(
     Ok(MultilevelValidation {
         levels: levels.clone(),
         options: *options,
-        answer,
+        pattern: model.clone(),
         points,
         best,
         verdict,
@@ -349,9 +346,10 @@ mod tests {
             seed: 3,
             grid_points: 5,
         };
-        let runs = per_run(&levels, &o, 1, 0..o.runs, &|| {}).unwrap();
-        let v = finish(&levels, &o, runs).unwrap();
-        assert_eq!(v.verdict.interval_s, v.answer.pattern.interval());
+        let best = levels.optimize().unwrap().pattern;
+        let runs = per_run(&levels, &best, &o, 1, 0..o.runs, &|| {}).unwrap();
+        let v = finish(&levels, &best, &o, runs).unwrap();
+        assert_eq!(v.verdict.interval_s, best.interval());
         assert_eq!(
             v.points
                 .iter()
@@ -368,6 +366,6 @@ mod tests {
             assert!((periods - periods.round()).abs() < 1e-6, "{p:?}");
         }
         // A wrong number of results is refused.
-        assert!(finish(&levels, &o, vec![vec![1; 3]; 40]).is_err());
+        assert!(finish(&levels, &best, &o, vec![vec![1; 3]; 40]).is_err());
     }
 }

@@ -51,8 +51,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         for r in c + 1..n {
             let f = a[r][c] / a[c][c];
             if f != 0.0 {
-                for k in c..n {
-                    a[r][k] -= f * a[c][k];
+                let (top, bottom) = a.split_at_mut(r);
+                for (x, y) in bottom[0][c..].iter_mut().zip(&top[c][c..]) {
+                    *x -= f * y;
                 }
                 b[r] -= f * b[c];
             }
@@ -76,10 +77,13 @@ fn chain_overhead(levels: &[(f64, f64, f64)], strides: &[u64], w: f64, downtime:
     let lam: f64 = levels.iter().map(|l| l.2).sum();
     // The level written after chunk `c` of the period (the job start counts as the top level).
     let level = |c: usize| {
-        if c % k == 0 {
+        if c.is_multiple_of(k) {
             n - 1
         } else {
-            (0..n).rev().find(|&j| c as u64 % strides[j] == 0).unwrap()
+            (0..n)
+                .rev()
+                .find(|&j| (c as u64).is_multiple_of(strides[j]))
+                .unwrap()
         }
     };
     let back = |p: usize, j: usize| p / strides[j] as usize * strides[j] as usize;
@@ -650,7 +654,7 @@ fn simulate_agrees_with_the_exact_model() {
         assert!(z.abs() < 4.0, "{args:?}: z = {z}");
         assert!((v["model"]["z"].as_f64().unwrap() - z).abs() < 1e-9);
         // Failures mattered: the overhead is far from the failure-free one.
-        assert!(model > 1.2, "{model}");
+        assert!(model > 2.5, "{model}");
     }
 }
 
