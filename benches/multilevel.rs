@@ -57,6 +57,31 @@ fn multilevel(c: &mut Criterion) {
     g.bench_function("first-order-search-three-levels", |b| {
         b.iter(|| black_box(&levels).first_order_optimum().unwrap())
     });
+    // What `ckpt interval --level ...` does after parsing: the optimum and its reports.
+    g.bench_function("interval-query-three-levels", |b| {
+        b.iter(|| {
+            let l = black_box(&levels);
+            let a = l.optimize().unwrap();
+            let mut text = ckpt::report::multilevel::interval_table(l, &a, None);
+            text.push_str(&ckpt::report::multilevel::interval_json(l, &a, None));
+            text.push_str(&ckpt::report::multilevel::fti(l, &a).unwrap().text);
+            text
+        })
+    });
+    // One run of `simulate multilevel` on that machine's optimal pattern, 500 h of work.
+    let cfg = ckpt::sim::multilevel::MultilevelConfig::from_model(
+        &levels,
+        &Pattern::new(291.1, vec![1, 7, 91]).unwrap(),
+        500.0 * H,
+    )
+    .unwrap();
+    g.bench_function("simulate-run-three-levels-500h", |b| {
+        let mut run = 0;
+        b.iter(|| {
+            run += 1;
+            ckpt::sim::multilevel::simulate_run(black_box(&cfg), 42, run).unwrap()
+        })
+    });
     g.finish();
 }
 

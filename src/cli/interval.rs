@@ -21,6 +21,8 @@ pub const EXAMPLES: &str = "Examples:
   ckpt interval --mtbf 3h --cost 60s --async-write 10m --async-slowdown 0.1
   ckpt interval --mtbf 24h --cost 10m --restart 10m --work 10d
   ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm
+  ckpt interval --level cost=5s,restart=10s,mtbf=3h,name=local --level cost=30s,restart=60s,mtbf=24h,name=partner \
+      --level cost=600s,restart=900s,mtbf=7d,name=pfs --format scr     # multi-level (also fti, veloc)
 
 Durations are seconds or humantime forms (90s, 5m, 1.5h, 7d, 5y); `M` would be a month and
 is refused. Without --procs/--replicas, --mtbf is the MTBF of the whole job; with them it is
@@ -35,10 +37,14 @@ pub enum IntervalFormat {
     Json,
     /// `CKPT_INTERVAL_SECONDS=N` for `eval` in a batch script.
     Env,
-    /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR.
+    /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR (with --level, its checkpoint descriptors).
     Scr,
     /// With --walltime: `#SBATCH --signal=B:USR1@LEAD` and `CKPT_INTERVAL_SECONDS=N`.
     Slurm,
+    /// With --level: FTI's `ckpt_l1` .. `ckpt_l4` (minutes).
+    Fti,
+    /// With --level: VeloC's `ec_interval` and `persistent_interval` (seconds).
+    Veloc,
 }
 
 fn replicas(s: &str) -> Result<u32, String> {
@@ -114,6 +120,9 @@ pub struct ModelArgs {
     /// The checkpoint cost from an in-memory (diskless) scheme instead (docs/encodings.md §4).
     #[command(flatten)]
     pub scheme: super::encoding::SchemeArgs,
+    /// Multi-level checkpointing instead (docs/models.md §12).
+    #[command(flatten)]
+    pub levels: super::multilevel::LevelArgs,
 }
 
 /// `ckpt interval` arguments.
@@ -297,6 +306,9 @@ pub fn interval_error(e: IntervalError) -> CliError {
 
 /// Runs `ckpt interval` and returns what to print.
 pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
+    if args.model.levels.given() {
+        return super::multilevel::interval(args);
+    }
     let inputs = args.inputs()?;
     let answer = interval::compute(&inputs).map_err(interval_error)?;
     Ok(match args.format {
@@ -315,5 +327,10 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
             Some(p) => report::finite::slurm(p.interval, p.signal_lead),
             None => return Err(super::finite::slurm_needs_walltime()),
         },
+        IntervalFormat::Fti | IntervalFormat::Veloc => {
+            return Err(conflict(
+                "--format fti and veloc write multi-level configurations: give the levels with --level",
+            ));
+        }
     })
 }

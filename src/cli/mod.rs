@@ -9,6 +9,7 @@ pub mod fit;
 pub mod input;
 pub mod interval;
 pub mod merge;
+pub mod multilevel;
 pub mod parse;
 pub mod simulate;
 pub mod stencil;
@@ -139,6 +140,8 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
         JobError::Sweep(e) => sweep::sweep_error(e),
         JobError::Validate(e) => validate::validate_error(e),
         JobError::Report(e) => CliError::Internal(e.to_string()),
+        JobError::Multilevel(e) => multilevel::model_error(&[], e),
+        JobError::MultilevelSweep(e) => CliError::NoAnswer(e.to_string()),
         JobError::Shard(e) => CliError::Shard(e),
         // Only a job read back from a shard file can carry a setup validation never saw.
         JobError::StencilConfig(e) => CliError::Conflict(format!("the shard's stencil setup: {e}")),

@@ -36,17 +36,22 @@ pub struct SimulateArgs {
 impl SimulateArgs {
     /// True when `--quiet` asks for no progress bar.
     pub fn quiet(&self) -> bool {
-        self.simulator.exec().quiet
+        match &self.simulator {
+            Simulator::Multilevel(a) => a.quiet,
+            other => other.exec().is_some_and(|e| e.quiet),
+        }
     }
 }
 
 impl Simulator {
-    /// How the chosen simulator runs and prints.
-    fn exec(&self) -> &ExecArgs {
+    /// How the chosen simulator runs and prints; the multi-level simulator has flags of its
+    /// own (its formats include CSV).
+    fn exec(&self) -> Option<&ExecArgs> {
         match self {
-            Simulator::Periodic(a) => &a.common.exec,
-            Simulator::Replicated(a) => &a.common.exec,
-            Simulator::Stencil(a) => &a.exec,
+            Simulator::Periodic(a) => Some(&a.common.exec),
+            Simulator::Replicated(a) => Some(&a.common.exec),
+            Simulator::Stencil(a) => Some(&a.exec),
+            Simulator::Multilevel(_) => None,
         }
     }
 }
@@ -77,6 +82,13 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 1 --process-cost 7.1 --backup-cost 0.0013 --trace data/paper/five-failures.csv"
     )]
     Stencil(Box<super::stencil::StencilArgs>),
+    /// Multi-level checkpointing: levels of increasing cost, a nested pattern of strides.
+    #[command(
+        after_help = "Examples:\n  ckpt simulate multilevel --level cost=5s,restart=10s,mtbf=3h,name=local \\\n    --level cost=30s,restart=60s,mtbf=24h,name=partner --level cost=600s,restart=900s,mtbf=7d,name=pfs \\\n    --interval 291s --strides 1,7,91 --work 500h\n  \
+ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --level cost=10m,mtbf=1w --interval 10m --strides -,1,16 --work 100h --format csv\n\n\
+--strides: one per --level, the lowest used 1, each used one a multiple of the used one below, - for a level left out."
+    )]
+    Multilevel(super::multilevel::SimulateMultilevelArgs),
 }
 
 /// How a simulator runs and prints: flags every simulator takes.
@@ -247,12 +259,15 @@ pub fn job(
     sim: Simulator,
     args: &[String],
 ) -> Result<(Job, Option<ckpt::job::shard::Shard>, usize), CliError> {
-    let exec = sim.exec();
-    let (shard, threads) = (exec.shard.shard, exec.threads.unwrap_or(0));
+    let (shard, threads) = match sim.exec() {
+        Some(exec) => (exec.shard.shard, exec.threads.unwrap_or(0)),
+        None => (None, 0),
+    };
     let job = match sim {
         Simulator::Periodic(a) => Job::SimulatePeriodic(periodic_job(a, args)?),
         Simulator::Replicated(a) => Job::SimulateReplicated(replicated_job(a, args)?),
         Simulator::Stencil(a) => Job::SimulateStencil(super::stencil::job(&a, args)?),
+        Simulator::Multilevel(a) => return super::multilevel::simulate_job(a, args),
     };
     Ok((job, shard, threads))
 }

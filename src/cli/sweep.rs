@@ -15,6 +15,8 @@ pub const EXAMPLES: &str = "Examples:
   ckpt sweep --mtbf 6h --cost 5m --vary cost=10s..2h --points 100 --log --out sweep-cost
   ckpt sweep --mtbf 1h --cost 60s --procs 8 --replicas 2 --vary procs=1..1024 --log --out sweep-procs
   ckpt sweep --mtbf 6h --cost 5m --vary interval=5m..12h --log --out sweep-interval
+  ckpt sweep --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d \
+      --vary level2.cost=5s..10m --log --out sweep-partner   # multi-level: levelN.cost|restart|mtbf
   ckpt sweep ... --out sweep-mtbf --shard 0/4 > shard-0.json   # one of 4 slices; then ckpt merge
 
 Writes sweep.json, sweep.csv, interval/overhead/loss/sensitivity plots (.svg and .png) and
@@ -65,8 +67,16 @@ pub fn sweep_error(e: SweepError) -> CliError {
 }
 
 impl SweepArgs {
-    /// Validates the arguments into inputs and a sweep spec, before any work.
-    pub fn validate(&self) -> Result<(ckpt::interval::IntervalInputs, SweepSpec), CliError> {
+    /// Validates the arguments, before any work.
+    pub fn validate(&self) -> Result<(), CliError> {
+        if self.model.levels.given() {
+            return super::multilevel::sweep_job(self, &[]).map(|_| ());
+        }
+        self.plan().map(|_| ())
+    }
+
+    /// Validates the arguments into inputs and a sweep spec.
+    pub fn plan(&self) -> Result<(ckpt::interval::IntervalInputs, SweepSpec), CliError> {
         let inputs = self.model.inputs()?;
         let spec = SweepSpec::parse(&self.vary, self.points as usize, self.log).map_err(|e| {
             CliError::Invalid {
@@ -83,7 +93,7 @@ impl SweepArgs {
 /// Validates the arguments into the sweep to run; `argv` is the canonical command line after
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
-    let (inputs, spec) = args.validate()?;
+    let (inputs, spec) = args.plan()?;
     Ok(SweepJob {
         inputs,
         spec,
@@ -95,7 +105,12 @@ pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
 /// Runs the sweep, or with `--shard` its slice of the points (then the output is the shard
 /// file and no report folder). `argv` is the command line after `ckpt`.
 pub fn run(args: &SweepArgs, argv: &[String], progress: &dyn Progress) -> Result<Output, CliError> {
-    let job = Job::Sweep(job(args, &canonical_args(argv))?);
+    let argv = canonical_args(argv);
+    let job = if args.model.levels.given() {
+        Job::SweepMultilevel(super::multilevel::sweep_job(args, &argv)?)
+    } else {
+        Job::Sweep(job(args, &argv)?)
+    };
     job.run(args.shard.shard, 0, progress)
         .map_err(super::job_error)
 }

@@ -16,6 +16,7 @@ pub const EXAMPLES: &str = "Examples:
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --dist weibull:0.7 --aging
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --heartbeat 2m
+  ckpt validate --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d --out val-ml
 
 Every row's interval and a 25-point log grid from 0.25x to 4x the recommended one are simulated
 with common random numbers (run i uses stream i at every interval); each row gets its regret
@@ -203,6 +204,9 @@ impl ValidateArgs {
 
     /// Validates the arguments (a check that fails before any work).
     pub fn validate(&self) -> Result<(), CliError> {
+        if self.model.levels.given() {
+            return super::multilevel::validate_job(self, &[]).map(|_| ());
+        }
         self.plan().map(|_| ())
     }
 }
@@ -210,6 +214,9 @@ impl ValidateArgs {
 /// Validates the arguments into the validation job; `argv` is the canonical command line after
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
+    if args.model.levels.given() {
+        return super::multilevel::validate_job(args, argv);
+    }
     let report = Reporting {
         format: args.format.into(),
         out: args.out.clone(),

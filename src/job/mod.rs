@@ -41,11 +41,13 @@
 //! assert_eq!(merge(&files, None).unwrap(), whole);
 //! ```
 
+mod multilevel;
 pub mod shard;
 mod simulate;
 mod sweep;
 mod validate;
 
+pub use multilevel::{MultilevelFormat, SimulateMultilevel, SweepMultilevel, ValidateMultilevel};
 pub use simulate::{Simulate, SimulatePeriodic, SimulateReplicated, SimulateStencil, Simulation};
 pub use sweep::SweepJob;
 pub use validate::{ValidateIntervals, ValidateStencil};
@@ -98,6 +100,12 @@ pub enum JobError {
     /// A validation failed.
     #[error(transparent)]
     Validate(#[from] crate::validate::ValidateError),
+    /// The multi-level model refused its inputs or found no answer.
+    #[error(transparent)]
+    Multilevel(#[from] crate::model::multilevel::MultilevelError),
+    /// A point of a multi-level sweep could not be computed.
+    #[error(transparent)]
+    MultilevelSweep(#[from] crate::sweep::multilevel::PointError),
     /// A report could not be drawn.
     #[error(transparent)]
     Report(#[from] crate::report::plot::ReportError),
@@ -148,6 +156,12 @@ pub enum Job {
     ValidateIntervals(ValidateIntervals),
     /// `ckpt validate --sim stencil`.
     ValidateStencil(ValidateStencil),
+    /// `ckpt simulate multilevel`.
+    SimulateMultilevel(SimulateMultilevel),
+    /// `ckpt validate --level ...`.
+    ValidateMultilevel(ValidateMultilevel),
+    /// `ckpt sweep --level ...`.
+    SweepMultilevel(SweepMultilevel),
 }
 
 /// Calls `$body` with `$t` bound to the job's [`Task`].
@@ -160,6 +174,9 @@ macro_rules! with_task {
             Job::Sweep($t) => $body,
             Job::ValidateIntervals($t) => $body,
             Job::ValidateStencil($t) => $body,
+            Job::SimulateMultilevel($t) => $body,
+            Job::ValidateMultilevel($t) => $body,
+            Job::SweepMultilevel($t) => $body,
         }
     };
 }
@@ -190,6 +207,9 @@ impl Job {
             Job::Sweep(t) => &t.args,
             Job::ValidateIntervals(t) => &t.report.args,
             Job::ValidateStencil(t) => &t.report.args,
+            Job::SimulateMultilevel(t) => &t.args,
+            Job::ValidateMultilevel(t) => &t.report.args,
+            Job::SweepMultilevel(t) => &t.args,
         }
     }
 
@@ -199,6 +219,8 @@ impl Job {
             Job::Sweep(t) => Some(&t.out),
             Job::ValidateIntervals(t) => t.report.out.as_deref(),
             Job::ValidateStencil(t) => t.report.out.as_deref(),
+            Job::ValidateMultilevel(t) => t.report.out.as_deref(),
+            Job::SweepMultilevel(t) => Some(&t.out),
             _ => None,
         }
     }
@@ -213,6 +235,11 @@ impl Job {
             }
             Job::ValidateIntervals(t) => t.report.redirect(out),
             Job::ValidateStencil(t) => t.report.redirect(out),
+            Job::ValidateMultilevel(t) => t.report.redirect(out),
+            Job::SweepMultilevel(t) => {
+                t.args = args_with_out(&t.args, out);
+                t.out = out.to_path_buf();
+            }
             _ => return None,
         }
         Some(self)
@@ -228,6 +255,15 @@ impl Job {
             Job::SimulateStencil(t) => t.config.check()?,
             Job::ValidateStencil(t) => t.config.check()?,
             Job::ValidateIntervals(_) => {}
+            Job::SimulateMultilevel(t) => t.config.validate()?,
+            Job::ValidateMultilevel(t) => {
+                crate::validate::multilevel::plan(&t.levels, &t.pattern, &t.options)?;
+            }
+            Job::SweepMultilevel(t) => {
+                for v in [t.sweep.lo, t.sweep.hi] {
+                    t.sweep.levels_at(v)?;
+                }
+            }
         }
         Ok(())
     }

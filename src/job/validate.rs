@@ -36,7 +36,7 @@ pub struct ValidateStencil {
 
 impl Reporting {
     /// The table or JSON on stdout, and the report files when a folder is asked for.
-    fn output(
+    pub(super) fn output(
         &self,
         table: impl FnOnce() -> String,
         json: impl FnOnce() -> String,

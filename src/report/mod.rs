@@ -9,9 +9,12 @@ pub mod plot;
 #[cfg(feature = "plots")]
 pub mod render;
 pub mod simulate;
+pub mod simulate_multilevel;
 pub mod sweep;
+pub mod sweep_multilevel;
 pub mod table;
 pub mod validate;
+pub mod validate_multilevel;
 pub mod validate_stencil;
 
 /// A JSON document as every report writes it: pretty, with a final newline. The documents hold

@@ -113,6 +113,94 @@ pub fn json(levels: &Levels, answer: &MultilevelAnswer) -> String {
     })
 }
 
+/// The levels as `interval --level` echoes them in its JSON `inputs`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JsonLevelInputs {
+    /// Per level: name, cost, restart and MTBF (s).
+    pub levels: Vec<JsonLevelInput>,
+    /// Downtime before each restart (s).
+    pub downtime_s: f64,
+    /// Useful work, when given (s).
+    pub work_s: Option<f64>,
+}
+
+/// One level of [`JsonLevelInputs`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JsonLevelInput {
+    /// The level's name.
+    pub name: String,
+    /// Checkpoint cost (s).
+    pub cost_s: f64,
+    /// Restart cost (s).
+    pub restart_s: f64,
+    /// MTBF of its class (s; null: none).
+    pub mtbf_s: Option<f64>,
+}
+
+impl JsonLevelInputs {
+    /// The echo of `levels` and `work`.
+    pub fn of(levels: &Levels, work: Option<f64>) -> JsonLevelInputs {
+        JsonLevelInputs {
+            levels: levels
+                .levels()
+                .iter()
+                .map(|l| JsonLevelInput {
+                    name: l.name.clone(),
+                    cost_s: l.cost,
+                    restart_s: l.restart,
+                    mtbf_s: l.mtbf,
+                })
+                .collect(),
+            downtime_s: levels.downtime(),
+            work_s: work,
+        }
+    }
+}
+
+/// `interval --level ... --format json`: the fields of the single-level document that apply
+/// (`schema_version`, `command`, `inputs`, `recommended`, `recommended_interval_s` = the base
+/// interval `w`, `recommended_overhead`, `recommended_efficiency`, `completion_s`) with the
+/// [`json_object`] as `multilevel` beside them. `completion_s` is `work x overhead`, the
+/// expected wall time of that much work made of whole periods.
+pub fn interval_json(levels: &Levels, answer: &MultilevelAnswer, work: Option<f64>) -> String {
+    #[derive(Serialize)]
+    struct Doc {
+        schema_version: u32,
+        command: &'static str,
+        inputs: JsonLevelInputs,
+        recommended: &'static str,
+        recommended_interval_s: f64,
+        recommended_overhead: f64,
+        recommended_efficiency: f64,
+        completion_s: Option<f64>,
+        multilevel: JsonMultilevel,
+    }
+    super::json_document(&Doc {
+        schema_version: super::interval::SCHEMA_VERSION,
+        command: "interval",
+        inputs: JsonLevelInputs::of(levels, work),
+        recommended: "multilevel",
+        recommended_interval_s: answer.pattern.interval(),
+        recommended_overhead: answer.overhead,
+        recommended_efficiency: 1.0 / answer.overhead,
+        completion_s: work.map(|w| w * answer.overhead),
+        multilevel: json_object(levels, answer),
+    })
+}
+
+/// `interval --level ...`'s table: [`table`], and with `work` its expected completion time.
+pub fn interval_table(levels: &Levels, answer: &MultilevelAnswer, work: Option<f64>) -> String {
+    let mut out = table(levels, answer);
+    if let Some(w) = work {
+        out.push_str(&format!(
+            "expected completion of {} of work: {} (as whole periods)\n",
+            format_duration(w),
+            format_duration(w * answer.overhead)
+        ));
+    }
+    out
+}
+
 fn pct(x: f64) -> String {
     format!("{x:.2}%")
 }
@@ -294,6 +382,17 @@ pub fn fti(levels: &Levels, answer: &MultilevelAnswer) -> Result<FtiConfig, Form
         overhead,
         change_pct: 100.0 * (overhead / answer.overhead - 1.0),
     })
+}
+
+/// FTI's lines and, as an INI comment after them, the unit and what rounding cost.
+pub fn fti_lines(f: &FtiConfig) -> String {
+    format!(
+        "{}# minutes; the base interval rounded to {} gives overhead {:.6} ({:+.4}% against the optimum)\n",
+        f.text,
+        format_duration(f.interval_s),
+        f.overhead,
+        f.change_pct
+    )
 }
 
 /// VeloC's `ec_interval` and `persistent_interval`, in whole seconds (VeloC compares them with

@@ -103,13 +103,13 @@ pub struct ReplicatedInputs {
 
 /// How a figure reads in a table.
 #[derive(Debug, Clone, Copy)]
-enum Unit {
+pub(crate) enum Unit {
     Duration,
     Count,
     Fraction,
 }
 
-fn cell(v: f64, unit: Unit) -> String {
+pub(crate) fn cell(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Duration if v == 0.0 => "0s".to_string(),
         Unit::Duration => format_duration(v),
@@ -125,7 +125,7 @@ fn cell(v: f64, unit: Unit) -> String {
 }
 
 /// Aligned columns: figure | mean | 95% CI | stderr, under a title line.
-fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
+pub(crate) fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(name, e, unit)| {

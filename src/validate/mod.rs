@@ -15,6 +15,7 @@ use crate::sim::stats::{Estimate, t_quantile_975};
 use serde::Serialize;
 use thiserror::Error;
 
+pub mod multilevel;
 pub mod stencil;
 
 /// Why a validation cannot run.
@@ -255,12 +256,12 @@ pub fn grid(center: f64, points: usize) -> Vec<f64> {
 }
 
 /// Mean and CI of paired differences `a_i - b_i`.
-fn paired(a: &[f64], b: &[f64]) -> Estimate {
+pub(crate) fn paired(a: &[f64], b: &[f64]) -> Estimate {
     let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
     Estimate::from_samples(&d)
 }
 
-fn scaled(e: Estimate, by: f64) -> Estimate {
+pub(crate) fn scaled(e: Estimate, by: f64) -> Estimate {
     Estimate {
         point: e.point * by,
         stderr: e.stderr.map(|s| s * by),

@@ -10,6 +10,7 @@ mod finite_cli;
 mod fit;
 mod interval_cli;
 mod models;
+mod multilevel_cli;
 mod properties;
 mod shard;
 mod simulate_cli;

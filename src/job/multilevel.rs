@@ -1,0 +1,174 @@
+//! Multi-level checkpointing as jobs: `simulate multilevel`, `validate --level` and
+//! `sweep --level`, each run whole or in shards like the other commands.
+
+use super::{JobError, Output, Reporting, Slice, Task, command_line};
+use crate::model::multilevel::{Levels, Pattern};
+use crate::report::{self, Format};
+use crate::sim::engine::Nanos;
+use crate::sim::multilevel::{self as msim, MultilevelConfig, MultilevelRun};
+use crate::sim::run::Scenario;
+use crate::sweep::multilevel::{self as msweep, LevelSweep, LevelSweepPoint};
+use crate::validate::multilevel::{self as mval, MultilevelValidateOptions};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How `simulate multilevel` prints: the generic [`super::Simulate`] job knows only a table and
+/// JSON, this one also a CSV, which is why it is a job of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MultilevelFormat {
+    /// Aligned text.
+    Table,
+    /// One JSON document.
+    Json,
+    /// One line per figure.
+    Csv,
+}
+
+/// `ckpt simulate multilevel`: `runs` runs of a pattern over the levels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimulateMultilevel {
+    /// The levels (for the model's prediction and the echo).
+    pub levels: Levels,
+    /// The pattern simulated.
+    pub pattern: Pattern,
+    /// Useful work per run (s), as given.
+    pub work_s: f64,
+    /// The validated simulator setup.
+    pub config: MultilevelConfig,
+    /// Replications.
+    pub runs: u64,
+    /// Seed of the random streams.
+    pub seed: u64,
+    /// How to print.
+    pub format: MultilevelFormat,
+    /// The command line after `ckpt`, canonical.
+    pub args: Vec<String>,
+}
+
+impl Task for SimulateMultilevel {
+    type Item = MultilevelRun;
+    const LABEL: &'static str = "multilevel";
+    fn total(&self) -> u64 {
+        self.runs
+    }
+    fn compute(&self, s: &Slice) -> Result<Vec<MultilevelRun>, JobError> {
+        Ok(msim::simulate_range(
+            &self.config,
+            self.seed,
+            s.range.clone(),
+            s.threads,
+            s.tick,
+        )?)
+    }
+    fn finish(&self, runs: Vec<MultilevelRun>) -> Result<Output, JobError> {
+        let figures = self.config.summarize(&runs);
+        let model = self.levels.evaluate(&self.pattern)?;
+        use report::simulate_multilevel as r;
+        let check = r::ModelCheck::new(&figures, model.overhead, self.whole_periods());
+        let text = r::render(
+            &r::Inputs::of(self),
+            &figures,
+            check,
+            self.runs,
+            self.seed,
+            self.format,
+        );
+        Ok(Output::text(text))
+    }
+}
+
+impl SimulateMultilevel {
+    /// True when the simulated work is a whole number of periods, to a millionth of a period
+    /// (a work typed in seconds is rarely a multiple of the nanosecond grid): the exact model's
+    /// overhead is then the expectation of the simulated one, but for a sliver of a chunk.
+    pub fn whole_periods(&self) -> bool {
+        let period = self.config.interval as f64 * self.pattern.chunks() as f64;
+        let r = self.config.work as f64 / period;
+        period > 0.0 && r >= 0.5 && (r - r.round()).abs() <= 1e-6
+    }
+}
+
+/// `ckpt validate --level ...`: the model's pattern, a grid of base intervals and the
+/// neighbouring strides against the simulator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidateMultilevel {
+    /// The levels.
+    pub levels: Levels,
+    /// The model's optimal pattern, computed once when the job is made.
+    pub pattern: Pattern,
+    /// Work, runs, seed, grid.
+    pub options: MultilevelValidateOptions,
+    /// How to report.
+    pub report: Reporting,
+}
+
+impl Task for ValidateMultilevel {
+    /// One run's wall time under every pattern.
+    type Item = Vec<Nanos>;
+    const LABEL: &'static str = "validate multilevel";
+    fn total(&self) -> u64 {
+        self.options.runs
+    }
+    fn compute(&self, s: &Slice) -> Result<Vec<Vec<Nanos>>, JobError> {
+        let range = s.range.clone();
+        Ok(mval::per_run(
+            &self.levels,
+            &self.pattern,
+            &self.options,
+            s.threads,
+            range,
+            s.tick,
+        )?)
+    }
+    fn finish(&self, runs: Vec<Vec<Nanos>>) -> Result<Output, JobError> {
+        let v = mval::finish(&self.levels, &self.pattern, &self.options, runs)?;
+        use report::validate_multilevel as r;
+        self.report.output(
+            || r::table(&v),
+            || r::json(&v),
+            |command| r::files(&v, command),
+        )
+    }
+}
+
+/// `ckpt sweep --level ... --vary levelN.X=LO..HI`, reported into `out`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepMultilevel {
+    /// What varies.
+    pub sweep: LevelSweep,
+    /// The report folder.
+    pub out: PathBuf,
+    /// The command line after `ckpt`, canonical, quoted in report.md.
+    pub args: Vec<String>,
+}
+
+impl Task for SweepMultilevel {
+    type Item = LevelSweepPoint;
+    const LABEL: &'static str = "sweep multilevel";
+    fn total(&self) -> u64 {
+        self.sweep.values().len() as u64
+    }
+    fn compute(&self, s: &Slice) -> Result<Vec<LevelSweepPoint>, JobError> {
+        let range = s.range.start as usize..s.range.end as usize;
+        Ok(msweep::points(&self.sweep, range, s.tick)?)
+    }
+    fn finish(&self, points: Vec<LevelSweepPoint>) -> Result<Output, JobError> {
+        let result = msweep::finish(&self.sweep, points)?;
+        let files = report::sweep_multilevel::files(&result, &command_line(&self.args))?;
+        Ok(Output {
+            text: report::sweep_multilevel::summary_line(&result, &self.out),
+            out: Some(self.out.clone()),
+            files,
+        })
+    }
+}
+
+impl From<Format> for MultilevelFormat {
+    fn from(f: Format) -> MultilevelFormat {
+        match f {
+            Format::Table => MultilevelFormat::Table,
+            Format::Json => MultilevelFormat::Json,
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! The multi-level validation report (`validate --level`): the table and verdict, `validate.json`,
+//! `validate.csv`, the `validate` and `regret` plots and `report.md`, in the shapes of the
+//! single-level report (`report::validate`).
+
+use super::multilevel::JsonLevelInputs;
+use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::table::{Align, render};
+use crate::units::format_duration;
+use crate::validate::multilevel::{
+    MultilevelValidateOptions, MultilevelValidation, MultilevelVerdict, PatternPoint, PointKind,
+};
+use serde::Serialize;
+
+fn strides(s: &[Option<u64>]) -> String {
+    s.iter()
+        .map(|k| k.map_or("-".into(), |k| k.to_string()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn pattern(p: &PatternPoint) -> String {
+    format!(
+        "{} @ {}",
+        strides(&p.strides),
+        format_duration(p.interval_s)
+    )
+}
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    schema_version: u32,
+    command: &'static str,
+    simulator: &'static str,
+    inputs: JsonLevelInputs,
+    options: &'a MultilevelValidateOptions,
+    recommended_interval_s: f64,
+    recommended_strides: Vec<Option<u64>>,
+    empirical_optimum: &'a PatternPoint,
+    verdict: &'a MultilevelVerdict,
+    points: &'a [PatternPoint],
+}
+
+/// `validate.json`: seconds throughout, CIs as `{point, stderr, ci95, runs}`.
+pub fn json(v: &MultilevelValidation) -> String {
+    super::json_document(&Doc {
+        schema_version: super::interval::SCHEMA_VERSION,
+        command: "validate",
+        simulator: "multilevel",
+        inputs: JsonLevelInputs::of(&v.levels, Some(v.options.work_s)),
+        options: &v.options,
+        recommended_interval_s: v.verdict.interval_s,
+        recommended_strides: v.verdict.strides.clone(),
+        empirical_optimum: &v.points[v.best],
+        verdict: &v.verdict,
+        points: &v.points,
+    })
+}
+
+/// `validate.csv`: one line per simulated pattern.
+pub fn csv(v: &MultilevelValidation) -> String {
+    let header = "kind,interval_s,strides,work_s,overhead,stderr,ci95_lo,ci95_hi,runs,model_overhead,z,regret_pct,regret_ci95_lo,regret_ci95_hi,optimal_region";
+    let records = v.points.iter().map(|p| {
+        [
+            kind(p.kind).to_string(),
+            format!("{:?}", p.interval_s),
+            strides(&p.strides),
+            format!("{:?}", p.work_s),
+            format!("{:?}", p.overhead.point),
+            super::csv_cell(p.overhead.stderr),
+            format!("{:?}", p.overhead.ci95[0]),
+            format!("{:?}", p.overhead.ci95[1]),
+            p.overhead.runs.to_string(),
+            format!("{:?}", p.model_overhead),
+            super::csv_cell(p.z),
+            format!("{:?}", p.regret_pct.point),
+            format!("{:?}", p.regret_pct.ci95[0]),
+            format!("{:?}", p.regret_pct.ci95[1]),
+            p.optimal_region.to_string(),
+        ]
+    });
+    super::csv_document(header, records)
+}
+
+fn kind(k: PointKind) -> &'static str {
+    match k {
+        PointKind::Model => "model",
+        PointKind::Grid => "grid",
+        PointKind::Neighbour => "neighbour",
+    }
+}
+
+/// Simulated overhead of the model's strides against the base interval, with its CI band and
+/// the exact model's curve; the model's pattern and the empirical optimum marked.
+pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
+    let curve: Vec<&PatternPoint> = v
+        .points
+        .iter()
+        .filter(|p| p.kind != PointKind::Neighbour)
+        .collect();
+    let best = &v.points[v.best];
+    let mut markers = vec![Marker {
+        name: format!(
+            "model: strides {} @ {}",
+            strides(&v.verdict.strides),
+            format_duration(v.verdict.interval_s)
+        ),
+        x: v.verdict.interval_s,
+        y: v.verdict.simulated_overhead.point,
+    }];
+    markers.push(Marker {
+        name: format!("empirical optimum ({})", pattern(best)),
+        x: best.interval_s,
+        y: best.overhead.point,
+    });
+    Plot {
+        id: "validate".into(),
+        title: format!(
+            "Simulated vs exact overhead, strides {} ({} runs)",
+            strides(&v.verdict.strides),
+            v.options.runs
+        ),
+        x: Axis {
+            label: "base interval w (time)".into(),
+            log: true,
+            unit: Unit::Seconds,
+        },
+        y: Axis {
+            label: "overhead (wall time / work)".into(),
+            log: false,
+            unit: Unit::Plain,
+        },
+        bands: vec![Band {
+            name: "simulated 95% CI".into(),
+            points: curve
+                .iter()
+                .map(|p| (p.interval_s, p.overhead.ci95[0], p.overhead.ci95[1]))
+                .collect(),
+        }],
+        series: vec![
+            Series {
+                name: "simulated mean".into(),
+                points: curve
+                    .iter()
+                    .map(|p| (p.interval_s, p.overhead.point))
+                    .collect(),
+                dashed: false,
+            },
+            Series {
+                name: "exact model".into(),
+                points: curve
+                    .iter()
+                    .map(|p| (p.interval_s, p.model_overhead))
+                    .collect(),
+                dashed: true,
+            },
+        ],
+        markers,
+        error_bars: vec![],
+    }
+}
+
+/// The regret of the model's pattern and of each neighbouring stride vector (at `w`), with
+/// 95% CIs, one per position on the horizontal axis.
+pub fn regret_plot(v: &MultilevelValidation) -> Plot {
+    let shown: Vec<&PatternPoint> = v
+        .points
+        .iter()
+        .filter(|p| p.kind != PointKind::Grid)
+        .collect();
+    Plot {
+        id: "regret".into(),
+        title:
+            "Regret of the model's strides and of their neighbours against the empirical optimum"
+                .into(),
+        x: Axis {
+            label: "pattern (see legend)".into(),
+            log: false,
+            unit: Unit::Plain,
+        },
+        y: Axis {
+            label: "extra wall time (%), 95% CI".into(),
+            log: false,
+            unit: Unit::Percent,
+        },
+        bands: vec![],
+        series: vec![],
+        markers: shown
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Marker {
+                name: format!(
+                    "{}. {}{}: {:+.3}%",
+                    i + 1,
+                    if p.kind == PointKind::Model {
+                        "model "
+                    } else {
+                        ""
+                    },
+                    pattern(p),
+                    p.regret_pct.point
+                ),
+                x: (i + 1) as f64,
+                y: p.regret_pct.point,
+            })
+            .collect(),
+        error_bars: shown
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((i + 1) as f64, p.regret_pct.ci95[0], p.regret_pct.ci95[1]))
+            .collect(),
+    }
+}
+
+/// The verdict in one paragraph.
+pub fn verdict_paragraph(v: &MultilevelValidation) -> String {
+    let d = &v.verdict;
+    let best = &v.points[v.best];
+    let mut s = format!(
+        "The model's pattern (strides {}, base interval {}) is {} by {} runs of the multilevel simulator: the empirical optimum of the {} patterns simulated is {}, and the model's regret is {:.3}% (95% CI {:.3}% to {:.3}%).",
+        strides(&d.strides),
+        format_duration(d.interval_s),
+        if d.confirmed {
+            "confirmed"
+        } else {
+            "NOT confirmed"
+        },
+        v.options.runs,
+        v.points.len(),
+        pattern(best),
+        d.regret_pct.point,
+        d.regret_pct.ci95[0],
+        d.regret_pct.ci95[1],
+    );
+    if let Some(z) = d.z {
+        s.push_str(&format!(
+            " The exact model predicts an overhead of {:.4}; the simulation measures {:.4} (z = {:.2}).",
+            d.predicted_overhead, d.simulated_overhead.point, z
+        ));
+    }
+    let worse = v
+        .points
+        .iter()
+        .filter(|p| p.kind == PointKind::Neighbour && !p.optimal_region)
+        .count();
+    let neighbours = v
+        .points
+        .iter()
+        .filter(|p| p.kind == PointKind::Neighbour)
+        .count();
+    s.push_str(&format!(
+        " Neighbouring stride vectors measurably worse than the optimum: {worse} of {neighbours}."
+    ));
+    s
+}
+
+/// The table for a terminal: the model's pattern and its neighbours, then the verdict.
+pub fn table(v: &MultilevelValidation) -> String {
+    let rows: Vec<Vec<String>> = v
+        .points
+        .iter()
+        .filter(|p| p.kind != PointKind::Grid)
+        .map(|p| {
+            vec![
+                kind(p.kind).into(),
+                strides(&p.strides),
+                format_duration(p.interval_s),
+                format!("{:.4}", p.model_overhead),
+                format!(
+                    "{:.4} ± {:.4}",
+                    p.overhead.point,
+                    p.overhead.stderr.unwrap_or(0.0)
+                ),
+                p.z.map(|z| format!("{z:+.2}"))
+                    .unwrap_or_else(|| "-".into()),
+                format!(
+                    "{:+.3}% [{:.3}, {:.3}]",
+                    p.regret_pct.point, p.regret_pct.ci95[0], p.regret_pct.ci95[1]
+                ),
+                if p.optimal_region { "optimal" } else { "worse" }.into(),
+            ]
+        })
+        .collect();
+    let mut out = render(
+        &[
+            "pattern",
+            "strides",
+            "w",
+            "predicted",
+            "simulated (± stderr)",
+            "z",
+            "regret (95% CI)",
+            "region",
+        ],
+        &[
+            Align::Left,
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+        ],
+        &rows,
+    );
+    out.push('\n');
+    out.push_str(&verdict_paragraph(v));
+    out.push('\n');
+    out
+}
+
+/// `report.md`.
+pub fn markdown(v: &MultilevelValidation, command: &str) -> String {
+    let mut s = String::from("# ckpt validate (multi-level)\n\n");
+    s.push_str(&format!("```\n{command}\n```\n\n"));
+    s.push_str(&verdict_paragraph(v));
+    s.push_str("\n\n![simulated vs exact overhead](validate.svg)\n\n![regret of the model's strides and their neighbours](regret.svg)\n\n");
+    s.push_str("| pattern | strides | w | predicted | simulated | regret | 95% CI | region |\n|---|---|---:|---:|---:|---:|---|---|\n");
+    for p in &v.points {
+        s.push_str(&format!(
+            "| {} | {} | {} | {:.4} | {:.4} | {:+.3}% | {:.3}% to {:.3}% | {} |\n",
+            kind(p.kind),
+            strides(&p.strides),
+            format_duration(p.interval_s),
+            p.model_overhead,
+            p.overhead.point,
+            p.regret_pct.point,
+            p.regret_pct.ci95[0],
+            p.regret_pct.ci95[1],
+            if p.optimal_region { "optimal" } else { "worse" }
+        ));
+    }
+    s.push_str("\nData: `validate.json` and `validate.csv` (every simulated pattern with its CI, the exact model's overhead, z and regret).\n");
+    s
+}
+
+/// Every file of the report.
+pub fn files(
+    v: &MultilevelValidation,
+    command: &str,
+) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+    let mut out = vec![
+        ("validate.json".to_string(), json(v).into_bytes()),
+        ("validate.csv".to_string(), csv(v).into_bytes()),
+    ];
+    for p in [overhead_plot(v), regret_plot(v)] {
+        out.extend(plot::images(&p)?);
+    }
+    out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
+    Ok(out)
+}
