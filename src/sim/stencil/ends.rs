@@ -28,8 +28,9 @@ pub(super) struct Ends {
     buckets: Vec<Vec<u32>>,
     free: Vec<u32>,
     recent: [(Nanos, u32, u32); RECENT],
-    /// The place in `recent` of the last bucket pushed to.
-    last: usize,
+    /// The place in `recent` of the last bucket pushed to, per parity of the rule: ends of
+    /// copies and of processing are pushed in turns, each class mostly to one key.
+    last: [usize; 2],
     /// The place in `recent` to overwrite next.
     next: usize,
     /// A bit per worker (empty between calls) when there are few enough workers.
@@ -43,7 +44,7 @@ impl Ends {
             buckets: Vec::new(),
             free: Vec::new(),
             recent: [(0, 0, NO_BUCKET); RECENT],
-            last: 0,
+            last: [0; 2],
             next: 0,
             bits: if workers <= BITSET_WORKERS {
                 vec![0; workers.div_ceil(64) as usize]
@@ -57,7 +58,7 @@ impl Ends {
     #[inline]
     pub fn push(&mut self, time: Nanos, rule: u32, worker: u32) {
         // Most pushes go where the previous one went.
-        let (t, r, b) = self.recent[self.last];
+        let (t, r, b) = self.recent[self.last[(rule & 1) as usize]];
         if t == time && r == rule && b != NO_BUCKET {
             self.buckets[b as usize].push(worker);
             return;
@@ -69,7 +70,7 @@ impl Ends {
         for (i, &(t, r, b)) in self.recent.iter().enumerate() {
             if t == time && r == rule && b != NO_BUCKET {
                 self.buckets[b as usize].push(worker);
-                self.last = i;
+                self.last[(rule & 1) as usize] = i;
                 return;
             }
         }
@@ -83,7 +84,7 @@ impl Ends {
         self.buckets[b as usize].push(worker);
         self.heap.push(Reverse((time, rule, b)));
         self.recent[self.next] = (time, rule, b);
-        self.last = self.next;
+        self.last[(rule & 1) as usize] = self.next;
         self.next = (self.next + 1) % RECENT;
     }
 

@@ -569,7 +569,7 @@ impl<'a> State<'a> {
         if l.is_checkpoint[t as usize] {
             self.try_release_checkpoint(t);
         }
-        self.check_secured(l.tri_of[t as usize]);
+        self.check_secured_of(t);
     }
 
     fn try_release_plain(&mut self, d: u32) {
@@ -595,6 +595,15 @@ impl<'a> State<'a> {
         }
         let l = self.l;
         l.for_each_watched(x, |c| self.try_release_checkpoint(c));
+    }
+
+    /// [`State::check_secured`] for the triangle of task `t`.
+    fn check_secured_of(&mut self, t: u32) {
+        if !self.secured(self.l.tri_of[t as usize]) {
+            return;
+        }
+        let l = self.l;
+        l.for_each_watched_of(t, |c| self.try_release_checkpoint(c));
     }
 
     fn try_release_checkpoint(&mut self, c: u32) {
@@ -634,7 +643,7 @@ impl<'a> State<'a> {
         wk.act = Act::Idle;
         wk.since = now;
         self.set_idle(w);
-        self.check_secured(self.l.tri_of[ti]);
+        self.check_secured_of(t);
     }
 
     pub fn mark_remote_done(&mut self, t: u32) {
