@@ -15,25 +15,68 @@ pub enum Shape {
 }
 
 /// At most two task ids (a dependency or consumer list), deduplicated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+///
+/// Eight bytes: an unused place holds `u32::MAX`, never a task id (a [`Grid`] has fewer than
+/// `u32::MAX` tasks), so the layout's two tables of these cost 16 bytes per task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair {
     ids: [u32; 2],
-    len: u8,
+}
+
+/// An unused place of a [`Pair`].
+pub(crate) const NO_TASK: u32 = u32::MAX;
+const NONE: u32 = NO_TASK;
+
+impl Default for Pair {
+    fn default() -> Self {
+        Pair { ids: [NONE; 2] }
+    }
 }
 
 impl Pair {
-    /// Adds `id` unless it is there already (at most two ids).
+    /// Adds `id` unless it is there already (at most two ids; `id` below `u32::MAX`).
     pub fn push(&mut self, id: u32) {
-        if self.ids[..self.len as usize].contains(&id) {
+        debug_assert!(id != NONE);
+        let len = self.len();
+        if self.ids[..len].contains(&id) {
             return;
         }
-        self.ids[self.len as usize] = id;
-        self.len += 1;
+        self.ids[len] = id;
+    }
+
+    /// `[a]`.
+    pub(crate) fn one(a: u32) -> Pair {
+        Pair { ids: [a, NONE] }
+    }
+
+    /// `[a, b]`, or `[a]` when they are equal.
+    pub(crate) fn two(a: u32, b: u32) -> Pair {
+        Pair {
+            ids: [a, if b == a { NONE } else { b }],
+        }
+    }
+
+    /// Both places, an unused one holding [`NO_TASK`].
+    pub(crate) fn ids(&self) -> [u32; 2] {
+        self.ids
+    }
+
+    fn len(&self) -> usize {
+        (self.ids[0] != NONE) as usize + (self.ids[1] != NONE) as usize
+    }
+
+    /// The ids, without repeats, in order: what [`Pair::as_slice`] holds, without working out
+    /// its length (the simulator's inner loops run on this).
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = u32> {
+        let [a, b] = self.ids;
+        // An unused first place means an unused second one.
+        [a, b].into_iter().take_while(|&x| x != NONE)
     }
 
     /// The ids, without repeats.
     pub fn as_slice(&self) -> &[u32] {
-        &self.ids[..self.len as usize]
+        &self.ids[..self.len()]
     }
 }
 

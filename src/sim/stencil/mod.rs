@@ -7,6 +7,7 @@
 //! and failure traces.
 
 pub mod config;
+mod ends;
 pub mod graph;
 mod recovery;
 pub mod run;

@@ -28,7 +28,7 @@ impl State<'_> {
         while i < work.len() {
             let x = work[i];
             i += 1;
-            for &d in l.entries_of(x) {
+            for d in l.entries_of(x) {
                 let y = l.tri_of[d as usize] as usize;
                 if !rolled[y] && self.tri_incomplete[y] == 0 && !self.available(d) {
                     rolled[y] = true;
@@ -43,15 +43,14 @@ impl State<'_> {
             }
         }
         for &x in &work {
-            let tasks = l.tasks_of(x);
-            if self.tri_incomplete[x as usize] as usize == tasks.len() {
+            if self.tri_incomplete[x as usize] == l.tri_size(x) {
                 continue;
             }
-            for &t in tasks {
+            l.for_each_task(x, |t| {
                 if self.tasks[t as usize].status == COMPLETE {
                     self.cancel_complete(t);
                 }
-            }
+            });
         }
     }
 
@@ -72,7 +71,7 @@ impl State<'_> {
             })
             .collect();
         while let Some(t) = work.pop() {
-            for &d in l.deps[t as usize].as_slice() {
+            for d in l.deps[t as usize].iter() {
                 if self.tasks[d as usize].status == COMPLETE && !self.available(d) {
                     self.cancel_complete(d);
                     work.push(d);

@@ -3,19 +3,19 @@
 //!
 //! Each instant is processed in the order of 3.6: failures (with ring repair), ends of
 //! processing by worker index, ends of remote copies by worker index, recovery, idle workers
-//! taking tasks by ascending index, ready workers starting. Timed ends live in the shared
-//! [`EventQueue`] keyed `(time, rule, worker)`, so they pop in exactly that order; a stopped
-//! activity leaves a stale entry that its worker's epoch discards. Dependencies are signalled:
-//! a completing task wakes the worker holding each of its consumers.
+//! taking tasks by ascending index, ready workers starting. Timed ends live in [`Ends`],
+//! grouped by `(time, rule)` and handed over sorted by worker, so they are handled in exactly
+//! the order of a queue keyed `(time, rule, worker)`; a stopped activity leaves a stale entry,
+//! told apart by the worker's activity and due time. Dependencies are signalled: a completing task wakes the
+//! worker holding each of its consumers.
 
 use super::config::{Failures, Recovery, StencilConfig, TraceFailure};
+use super::ends::Ends;
 use super::triangles::Layout;
 use crate::failure::Lifetime;
-use crate::sim::engine::{EventQueue, Nanos, secs_to_ns};
+use crate::sim::engine::{Nanos, secs_to_ns};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use thiserror::Error;
 
 /// Applied failures beyond this many stop a run (3.4).
@@ -182,11 +182,33 @@ pub(super) const COPIES: u8 = PLAIN | LOCAL | REMOTE;
 const RULE_PROCESSING: u32 = 2;
 const RULE_COPY: u32 = 3;
 
+/// Whether `wk`'s current activity ends at `time` in class `rule`: a worker has one activity,
+/// so an end that does not match it is stale.
+fn live(wk: &Worker, time: Nanos, rule: u32) -> bool {
+    wk.due == time
+        && match wk.act {
+            Act::Running { .. } => rule == RULE_PROCESSING,
+            Act::Sending(_) => rule == RULE_COPY,
+            Act::Idle | Act::Waiting(_) => false,
+        }
+}
+
+/// The shortest producer list worth compacting.
+const COMPACT_MIN: u32 = if cfg!(any(test, debug_assertions, feature = "invariants")) {
+    4
+} else {
+    64
+};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Act {
     Idle,
     Waiting(u32),
-    Running { task: u32, transfer: Nanos },
+    /// `inputs`: how many inputs were fetched (the transfer is `inputs` x the transfer cost).
+    Running {
+        task: u32,
+        inputs: u8,
+    },
     Sending(u32),
 }
 
@@ -194,17 +216,74 @@ pub(super) enum Act {
 pub(super) struct Worker {
     pub act: Act,
     pub since: Nanos,
-    pub epoch: u32,
+    /// When the current activity ends (running or sending; meaningless otherwise).
+    pub due: Nanos,
 }
 
+/// Eight bytes a task.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct TaskState {
     pub status: u8,
     pub flags: u8,
+    /// Inputs fetched by the standing execution (its transfer is this x the transfer cost).
+    pub inputs: u8,
     /// Holder while HELD/RUNNING, producer once COMPLETE.
     pub who: u32,
-    /// Transfer time of the standing execution.
-    pub transfer: Nanos,
+}
+
+/// The tasks put back in the queue (every one below the never-taken cursor): a bit per task,
+/// taken lowest first. A recovery puts back a block of tasks and the queue hands them out in
+/// ascending order, so the search for the lowest moves forward word by word.
+#[derive(Debug)]
+pub(super) struct Requeued {
+    bits: Vec<u64>,
+    count: u32,
+    /// No bit is set in a word below this one.
+    low: usize,
+}
+
+impl Requeued {
+    fn new(n: usize) -> Requeued {
+        Requeued {
+            bits: vec![0; n.div_ceil(64)],
+            count: 0,
+            low: 0,
+        }
+    }
+
+    fn push(&mut self, t: u32) {
+        let (word, bit) = (t as usize / 64, t % 64);
+        debug_assert_eq!(self.bits[word] >> bit & 1, 0);
+        self.bits[word] |= 1 << bit;
+        self.count += 1;
+        self.low = self.low.min(word);
+    }
+
+    fn pop_lowest(&mut self) -> Option<u32> {
+        if self.count == 0 {
+            return None;
+        }
+        while self.bits[self.low] == 0 {
+            self.low += 1;
+        }
+        let word = &mut self.bits[self.low];
+        let bit = word.trailing_zeros();
+        *word &= *word - 1;
+        self.count -= 1;
+        Some((self.low * 64) as u32 + bit)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bits.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64)
+                .filter(move |b| w >> b & 1 == 1)
+                .map(move |b| (i * 64) as u32 + b)
+        })
+    }
 }
 
 /// The state of one run.
@@ -220,8 +299,12 @@ pub(super) struct State<'a> {
     pub cursor: u32,
     /// No task below this id is incomplete (lowered by cancellations, raised lazily).
     pub low: u32,
-    pub heap: BinaryHeap<Reverse<u32>>,
-    pub events: EventQueue<(u32, u32)>,
+    pub requeued: Requeued,
+    pub events: Ends,
+    /// The ends of one class at one instant, being handled.
+    batch: Vec<u32>,
+    /// Per worker, the length of its producer list at which to compact it next.
+    compact_at: Vec<u32>,
     pub ready: Vec<u32>,
     pub tri_incomplete: Vec<u32>,
     pub tri_pending: Vec<u32>,
@@ -240,9 +323,7 @@ impl<'a> State<'a> {
         for i in 0..w {
             idle[i / 64] |= 1 << (i % 64);
         }
-        let tri_incomplete = (0..l.triangles())
-            .map(|x| l.tasks_of(x as u32).len() as u32)
-            .collect();
+        let (tri_incomplete, tri_pending) = l.triangle_counts();
         State {
             l,
             cfg,
@@ -252,7 +333,7 @@ impl<'a> State<'a> {
                 Worker {
                     act: Act::Idle,
                     since: 0,
-                    epoch: 0
+                    due: 0
                 };
                 w
             ],
@@ -260,11 +341,13 @@ impl<'a> State<'a> {
             idle,
             cursor: 0,
             low: 0,
-            heap: BinaryHeap::new(),
-            events: EventQueue::new(),
+            requeued: Requeued::new(n),
+            events: Ends::new(cfg.workers),
+            batch: Vec::new(),
+            compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
             tri_incomplete,
-            tri_pending: l.tri_checkpoints.clone(),
+            tri_pending,
             complete: 0,
             copies_held: 0,
             f: RunFigures {
@@ -278,11 +361,11 @@ impl<'a> State<'a> {
     }
 
     pub fn guard(&self, w: u32) -> u32 {
-        (w + 1) % self.cfg.workers
+        if w + 1 == self.cfg.workers { 0 } else { w + 1 }
     }
 
     pub fn protectee(&self, w: u32) -> u32 {
-        (w + self.cfg.workers - 1) % self.cfg.workers
+        if w == 0 { self.cfg.workers - 1 } else { w - 1 }
     }
 
     fn set_idle(&mut self, w: u32) {
@@ -322,7 +405,6 @@ impl<'a> State<'a> {
         let wk = &mut self.workers[w as usize];
         wk.act = Act::Idle;
         wk.since = now;
-        wk.epoch = wk.epoch.wrapping_add(1);
         self.set_idle(w);
     }
 
@@ -331,33 +413,30 @@ impl<'a> State<'a> {
         ts.status = QUEUED;
         ts.who = u32::MAX;
         debug_assert!(t < self.cursor);
-        self.heap.push(Reverse(t));
+        self.requeued.push(t);
     }
 
+    /// The smallest queued id: a put-back task (all lie below the cursor) or the cursor.
     fn queue_head(&mut self) -> Option<u32> {
-        let n = self.tasks.len() as u32;
-        match self.heap.peek() {
-            Some(&Reverse(h)) if h < self.cursor || self.cursor >= n => {
-                self.heap.pop();
-                Some(h)
-            }
-            _ if self.cursor < n => {
-                self.cursor += 1;
-                Some(self.cursor - 1)
-            }
-            _ => None,
+        if let Some(t) = self.requeued.pop_lowest() {
+            return Some(t);
+        }
+        if (self.cursor as usize) < self.tasks.len() {
+            self.cursor += 1;
+            Some(self.cursor - 1)
+        } else {
+            None
         }
     }
 
     fn queue_empty(&self) -> bool {
-        self.heap.is_empty() && self.cursor as usize >= self.tasks.len()
+        self.requeued.is_empty() && self.cursor as usize >= self.tasks.len()
     }
 
     fn deps_complete(&self, t: u32) -> bool {
         self.l.deps[t as usize]
-            .as_slice()
             .iter()
-            .all(|&d| self.tasks[d as usize].status == COMPLETE)
+            .all(|d| self.tasks[d as usize].status == COMPLETE)
     }
 
     /// Whether worker `w` holds a copy of `d`'s output.
@@ -404,7 +483,7 @@ impl<'a> State<'a> {
             return;
         }
         let mut k = 0u64;
-        for &d in self.l.deps[t as usize].as_slice() {
+        for d in self.l.deps[t as usize].iter() {
             if self.tasks[d as usize].flags & COPIES == 0 {
                 let (dt, dn) = self.l.grid.coords(d);
                 let (tt, tn) = self.l.grid.coords(t);
@@ -418,32 +497,32 @@ impl<'a> State<'a> {
         let transfer = k * self.cfg.transfer_cost;
         let wk = &mut self.workers[w as usize];
         self.f.waiting += now - wk.since;
-        wk.act = Act::Running { task: t, transfer };
+        wk.act = Act::Running {
+            task: t,
+            inputs: k as u8,
+        };
         wk.since = now;
-        wk.epoch = wk.epoch.wrapping_add(1);
-        let epoch = wk.epoch;
+        wk.due = now
+            .saturating_add(transfer)
+            .saturating_add(self.cfg.process_cost);
+        let due = wk.due;
         self.tasks[t as usize].status = RUNNING;
         self.f.executions += 1;
-        self.events.push(
-            now.saturating_add(transfer)
-                .saturating_add(self.cfg.process_cost),
-            RULE_PROCESSING,
-            w as u64,
-            (w, epoch),
-        );
+        self.events.push(due, RULE_PROCESSING, w);
     }
 
     fn end_processing(&mut self, w: u32) {
-        let Act::Running { task: t, transfer } = self.workers[w as usize].act else {
+        let Act::Running { task: t, inputs } = self.workers[w as usize].act else {
             return;
         };
+        let transfer = inputs as u64 * self.cfg.transfer_cost;
         let now = self.now;
         let ti = t as usize;
         let x = self.l.tri_of[ti];
         let ts = &mut self.tasks[ti];
         ts.status = COMPLETE;
         ts.who = w;
-        ts.transfer = transfer;
+        ts.inputs = inputs;
         self.complete += 1;
         self.tri_incomplete[x as usize] -= 1;
         self.f.transfer += transfer;
@@ -455,23 +534,24 @@ impl<'a> State<'a> {
             self.copies_held += 1;
             wk.act = Act::Sending(t);
             wk.since = now;
-            wk.epoch = wk.epoch.wrapping_add(1);
-            let epoch = wk.epoch;
-            self.events.push(
-                now.saturating_add(self.cfg.backup_cost),
-                RULE_COPY,
-                w as u64,
-                (w, epoch),
-            );
+            wk.due = now.saturating_add(self.cfg.backup_cost);
+            let due = wk.due;
+            self.events.push(due, RULE_COPY, w);
         } else {
             self.tasks[ti].flags = PLAIN;
             wk.act = Act::Idle;
             wk.since = now;
-            wk.epoch = wk.epoch.wrapping_add(1);
             self.set_idle(w);
         }
+        if self.produced[w as usize].len() as u32 >= self.compact_at[w as usize] {
+            // Most entries hold no copy any more: compacting now and then (once `t` holds its
+            // copy) keeps the lists as long as the copies held, not as the tasks run.
+            self.compact(w);
+            self.compact_at[w as usize] =
+                (2 * self.produced[w as usize].len() as u32).max(COMPACT_MIN);
+        }
         self.release_tests(t);
-        for &c in self.l.consumers[ti].as_slice() {
+        for c in self.l.consumers[ti].iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
                 self.ready.push(cs.who);
@@ -482,14 +562,14 @@ impl<'a> State<'a> {
     /// Release tests after `t` completed: its plain dependencies, itself, its triangle.
     fn release_tests(&mut self, t: u32) {
         let l = self.l;
-        for &d in l.deps[t as usize].as_slice() {
+        for d in l.deps[t as usize].iter() {
             self.try_release_plain(d);
         }
         self.try_release_plain(t);
         if l.is_checkpoint[t as usize] {
             self.try_release_checkpoint(t);
         }
-        self.check_secured(l.tri_of[t as usize]);
+        self.check_secured_of(t);
     }
 
     fn try_release_plain(&mut self, d: u32) {
@@ -498,9 +578,8 @@ impl<'a> State<'a> {
             return;
         }
         if self.l.consumers[d as usize]
-            .as_slice()
             .iter()
-            .all(|&c| self.tasks[c as usize].status == COMPLETE)
+            .all(|c| self.tasks[c as usize].status == COMPLETE)
         {
             self.tasks[d as usize].flags &= !PLAIN;
         }
@@ -515,9 +594,16 @@ impl<'a> State<'a> {
             return;
         }
         let l = self.l;
-        for &c in l.watched_by(x) {
-            self.try_release_checkpoint(c);
+        l.for_each_watched(x, |c| self.try_release_checkpoint(c));
+    }
+
+    /// [`State::check_secured`] for the triangle of task `t`.
+    fn check_secured_of(&mut self, t: u32) {
+        if !self.secured(self.l.tri_of[t as usize]) {
+            return;
         }
+        let l = self.l;
+        l.for_each_watched_of(t, |c| self.try_release_checkpoint(c));
     }
 
     fn try_release_checkpoint(&mut self, c: u32) {
@@ -525,11 +611,7 @@ impl<'a> State<'a> {
         if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
             return;
         }
-        if self.l.consumer_tris[c as usize]
-            .as_slice()
-            .iter()
-            .all(|&x| self.secured(x))
-        {
+        if self.l.all_consumer_tris(c, |x| self.secured(x)) {
             self.drop_copies(c, LOCAL | REMOTE);
             self.tasks[c as usize].flags |= RELEASED;
         }
@@ -560,9 +642,8 @@ impl<'a> State<'a> {
         self.f.checkpointing += now - wk.since;
         wk.act = Act::Idle;
         wk.since = now;
-        wk.epoch = wk.epoch.wrapping_add(1);
         self.set_idle(w);
-        self.check_secured(self.l.tri_of[ti]);
+        self.check_secured_of(t);
     }
 
     pub fn mark_remote_done(&mut self, t: u32) {
@@ -588,8 +669,9 @@ impl<'a> State<'a> {
             self.tri_pending[self.l.tri_of[ti] as usize] += 1;
         }
         self.tasks[ti].flags = 0;
-        self.f.cancelled += ts.transfer + self.cfg.process_cost;
-        self.f.transfer -= ts.transfer;
+        let transfer = ts.inputs as u64 * self.cfg.transfer_cost;
+        self.f.cancelled += transfer + self.cfg.process_cost;
+        self.f.transfer -= transfer;
         self.f.cancelled_executions += 1;
         self.complete -= 1;
         self.tri_incomplete[self.l.tri_of[ti] as usize] += 1;
@@ -693,12 +775,15 @@ impl<'a> State<'a> {
         lo..hi.max(lo)
     }
 
-    /// Pops the events of class `rule` at `now` and handles them in worker order; an entry
-    /// whose worker has moved on since (its epoch changed) is dropped.
+    /// Takes the ends of class `rule` at `now` and handles them in worker order; an entry
+    /// whose worker has moved on since is dropped. Handling one end pushes none of the same
+    /// class at the same instant (an end of processing pushes a copy, an end of copy nothing),
+    /// and changes no other worker, so one batch holds them all.
     fn handle_ends(&mut self, rule: u32) {
-        while self.events.peek_class() == Some((self.now, rule)) {
-            let (_, (w, epoch)) = self.events.pop().expect("peeked");
-            if self.workers[w as usize].epoch != epoch {
+        let mut batch = std::mem::take(&mut self.batch);
+        self.events.take(self.now, rule, &mut batch);
+        for &w in &batch {
+            if !live(&self.workers[w as usize], self.now, rule) {
                 continue;
             }
             if rule == RULE_PROCESSING {
@@ -707,6 +792,14 @@ impl<'a> State<'a> {
                 self.end_copy(w);
             }
         }
+        self.batch = batch;
+    }
+
+    /// The next instant with a live end.
+    fn next_end(&mut self) -> Option<Nanos> {
+        let workers = &self.workers;
+        self.events
+            .next_time(|w, time, rule| live(&workers[w as usize], time, rule))
     }
 
     fn start_ready(&mut self) {
@@ -726,7 +819,7 @@ impl<'a> State<'a> {
         let mut held = 0;
         let mut incomplete = vec![0u32; l.triangles()];
         let mut pending = vec![0u32; l.triangles()];
-        let mut queued: Vec<u32> = self.heap.iter().map(|r| r.0).collect();
+        let mut queued: Vec<u32> = self.requeued.iter().collect();
         queued.extend(self.cursor..self.tasks.len() as u32);
         queued.sort_unstable();
         let expect: Vec<u32> = (0..self.tasks.len() as u32)
@@ -777,10 +870,7 @@ impl<'a> State<'a> {
         assert_eq!(pending, self.tri_pending);
         for (t, ts) in self.tasks.iter().enumerate() {
             if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
-                let all = l.consumer_tris[t]
-                    .as_slice()
-                    .iter()
-                    .all(|&x| self.secured(x));
+                let all = l.all_consumer_tris(t as u32, |x| self.secured(x));
                 assert!(
                     !all,
                     "checkpoint {t} should have been released at {}",
@@ -902,7 +992,7 @@ pub fn simulate(
                     what: e,
                 });
             }
-            if s.events.peek_time() != Some(s.now) {
+            if s.next_end() != Some(s.now) {
                 break;
             }
         }
@@ -913,9 +1003,9 @@ pub fn simulate(
         if s.complete == total {
             return Ok(s.finish());
         }
-        // Stale entries may remain: an instant of only stale entries changes nothing (an idle
-        // worker exists only while the queue is empty), and an empty queue is a stall.
-        let Some(next_event) = s.events.peek_time() else {
+        // Instants of only stale entries are skipped: they would change nothing (an idle worker
+        // exists only while the queue is empty). No live end left is a stall.
+        let Some(next_event) = s.next_end() else {
             return Err(SimError::Protocol {
                 time: s.now,
                 what: format!(
