@@ -4,7 +4,7 @@ use super::interval::{ModelArgs, interval_error};
 use super::merge::ShardArg;
 use super::{CliError, Progress};
 use ckpt::job::shard::canonical_args;
-use ckpt::job::{Job, Output, SweepJob};
+use ckpt::job::{Job, Output, SweepJob, SweepPlan};
 use ckpt::sweep::{self, SweepError, SweepSpec};
 use clap::Args;
 use std::path::PathBuf;
@@ -95,8 +95,7 @@ impl SweepArgs {
 pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
     let (inputs, spec) = args.plan()?;
     Ok(SweepJob {
-        inputs,
-        spec,
+        sweep: SweepPlan { inputs, spec },
         out: args.out.clone(),
         args: argv.to_vec(),
     })

@@ -47,9 +47,9 @@ mod simulate;
 mod sweep;
 mod validate;
 
-pub use multilevel::{MultilevelFormat, SimulateMultilevel, SweepMultilevel, ValidateMultilevel};
+pub use multilevel::{MultilevelFormat, SimulateMultilevel, ValidateMultilevel};
 pub use simulate::{Simulate, SimulatePeriodic, SimulateReplicated, SimulateStencil, Simulation};
-pub use sweep::SweepJob;
+pub use sweep::{Sweep, SweepJob, SweepMultilevel, SweepPlan, Sweeping};
 pub use validate::{ValidateIntervals, ValidateStencil};
 
 use crate::progress::Progress;
@@ -229,17 +229,11 @@ impl Job {
     /// report folder.
     pub fn with_out(mut self, out: &Path) -> Option<Job> {
         match &mut self {
-            Job::Sweep(t) => {
-                t.args = args_with_out(&t.args, out);
-                t.out = out.to_path_buf();
-            }
+            Job::Sweep(t) => t.redirect(out),
             Job::ValidateIntervals(t) => t.report.redirect(out),
             Job::ValidateStencil(t) => t.report.redirect(out),
             Job::ValidateMultilevel(t) => t.report.redirect(out),
-            Job::SweepMultilevel(t) => {
-                t.args = args_with_out(&t.args, out);
-                t.out = out.to_path_buf();
-            }
+            Job::SweepMultilevel(t) => t.redirect(out),
             _ => return None,
         }
         Some(self)
@@ -251,7 +245,7 @@ impl Job {
         match self {
             Job::SimulatePeriodic(t) => t.config.validate()?,
             Job::SimulateReplicated(t) => t.config.validate()?,
-            Job::Sweep(t) => crate::sweep::check(&t.inputs, &t.spec)?,
+            Job::Sweep(t) => crate::sweep::check(&t.sweep.inputs, &t.sweep.spec)?,
             Job::SimulateStencil(t) => t.config.check()?,
             Job::ValidateStencil(t) => t.config.check()?,
             Job::ValidateIntervals(_) => {}

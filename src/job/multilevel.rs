@@ -1,16 +1,14 @@
 //! Multi-level checkpointing as jobs: `simulate multilevel`, `validate --level` and
 //! `sweep --level`, each run whole or in shards like the other commands.
 
-use super::{JobError, Output, Reporting, Slice, Task, command_line};
+use super::{JobError, Output, Reporting, Slice, Task};
 use crate::model::multilevel::{Levels, Pattern};
 use crate::report::{self, Format};
 use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig, MultilevelRun};
 use crate::sim::run::Scenario;
-use crate::sweep::multilevel::{self as msweep, LevelSweep, LevelSweepPoint};
 use crate::validate::multilevel::{self as mval, MultilevelValidateOptions};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 /// How `simulate multilevel` prints: the generic [`super::Simulate`] job knows only a table and
 /// JSON, this one also a CSV, which is why it is a job of its own.
@@ -129,38 +127,6 @@ impl Task for ValidateMultilevel {
             || r::json(&v),
             |command| r::files(&v, command),
         )
-    }
-}
-
-/// `ckpt sweep --level ... --vary levelN.X=LO..HI`, reported into `out`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepMultilevel {
-    /// What varies.
-    pub sweep: LevelSweep,
-    /// The report folder.
-    pub out: PathBuf,
-    /// The command line after `ckpt`, canonical, quoted in report.md.
-    pub args: Vec<String>,
-}
-
-impl Task for SweepMultilevel {
-    type Item = LevelSweepPoint;
-    const LABEL: &'static str = "sweep multilevel";
-    fn total(&self) -> u64 {
-        self.sweep.values().len() as u64
-    }
-    fn compute(&self, s: &Slice) -> Result<Vec<LevelSweepPoint>, JobError> {
-        let range = s.range.start as usize..s.range.end as usize;
-        Ok(msweep::points(&self.sweep, range, s.tick)?)
-    }
-    fn finish(&self, points: Vec<LevelSweepPoint>) -> Result<Output, JobError> {
-        let result = msweep::finish(&self.sweep, points)?;
-        let files = report::sweep_multilevel::files(&result, &command_line(&self.args))?;
-        Ok(Output {
-            text: report::sweep_multilevel::summary_line(&result, &self.out),
-            out: Some(self.out.clone()),
-            files,
-        })
     }
 }
 
