@@ -1,10 +1,10 @@
 //! The `ckpt` binary: parse, call the library, print, set the exit status.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 mod cli;
 
 use ckpt::progress::Progress;
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, CliError, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -16,7 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = cli::messages::command()
+        .try_get_matches()
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -46,24 +49,36 @@ fn main() -> ExitCode {
                 .lines()
                 .map(str::trim)
                 .find(|l| l.starts_with("[possible values:"));
-            match accepted {
-                Some(values) => eprintln!("{} {}", line.trim(), values),
-                None => eprintln!("{}", line.trim()),
-            }
+            let line = match accepted {
+                Some(values) => format!("{} {}", line.trim(), values),
+                None => line.trim().to_string(),
+            };
+            say(&cli::messages::clap_line(&e, &line));
             return ExitCode::from(2);
         }
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped reading (`ckpt ... | head`) is not a failure.
+        Err(e) if cli::output::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(w) = cli::output::write_error(&e) {
+                say(&format!("error: {w}"));
+                return ExitCode::from(w.exit_code() as u8);
+            }
             let code = e
                 .downcast_ref::<CliError>()
                 .map(|c| c.exit_code())
                 .unwrap_or(1);
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             ExitCode::from(code as u8)
         }
     }
+}
+
+/// One line on stderr; a closed stderr is not worth a panic (as `eprintln!` would).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The arguments after `ckpt`, as typed.
@@ -98,7 +113,10 @@ fn prepare_out_dir(dir: &Path) -> Result<()> {
 fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     for (name, bytes) in files {
         let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, bytes).map_err(|e| CliError::Write {
+            what: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
     }
     Ok(())
 }
@@ -161,7 +179,7 @@ impl Progress for Bar {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = cli::output::Stdout(std::io::stdout().lock());
     match cli.command {
         Command::Interval(args) => {
             let text = crate::cli::interval::run(&args)?;
@@ -191,10 +209,15 @@ fn run(cli: Cli) -> Result<()> {
             out.write_all(text.as_bytes())?;
         }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut out);
+            // Generated in memory: clap_complete panics on a failed write.
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut text);
+            out.write_all(&text)?;
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            let mut text = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut text)?;
+            out.write_all(&text)?;
         }
         Command::Simulate(args) => {
             let bar = Bar::new(args.quiet());

@@ -8,6 +8,8 @@ pub mod fit;
 pub mod input;
 pub mod interval;
 pub mod merge;
+pub mod messages;
+pub mod output;
 pub mod parse;
 pub mod simulate;
 pub mod stencil;
@@ -109,6 +111,14 @@ pub enum CliError {
     /// Shard files that cannot be merged, or a malformed `--shard`.
     #[error(transparent)]
     Shard(#[from] ckpt::job::shard::ShardError),
+    /// A file or standard output could not be written.
+    #[error("cannot write {what}: {reason}")]
+    Write {
+        /// The file, or `standard output`.
+        what: String,
+        /// The system's reason.
+        reason: String,
+    },
     /// Something went wrong inside (exit status 1).
     #[error("internal error: {0}")]
     Internal(String),

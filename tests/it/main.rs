@@ -10,6 +10,7 @@ mod fit;
 mod interval_cli;
 mod models;
 mod properties;
+mod robustness;
 mod shard;
 mod simulate_cli;
 mod simulate_periodic;

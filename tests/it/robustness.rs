@@ -1,0 +1,191 @@
+//! What a user can type must not break the binary (issue 13): each test gives one input that
+//! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
+//! the answer now (one line on stderr and exit status 2 for a refusal).
+
+use crate::common::ckpt;
+use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`;
+/// returns the line.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = ckpt().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
+    }
+    err
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ckpt-robust-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Before: clap_complete panicked (exit 101) when the reader of the pipe went away.
+#[test]
+fn closed_pipe_is_success() {
+    let bin = assert_cmd::cargo::cargo_bin("ckpt");
+    for args in [
+        &["completions", "bash"][..],
+        &["man"],
+        &["interval", "--mtbf", "24h", "--cost", "5m"],
+    ] {
+        let mut child = Process::new(&bin)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Closing the read end before the child writes makes every write a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {:?}", out.stderr);
+    }
+}
+
+/// Before: a panic with a backtrace (exit 101) on a full device.
+#[test]
+fn full_device_is_one_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    for args in [
+        &["completions", "bash"][..],
+        &["man"],
+        &["interval", "--mtbf", "24h", "--cost", "5m"],
+    ] {
+        let out = Process::new(assert_cmd::cargo::cargo_bin("ckpt"))
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("cannot write standard output: No space left"),
+            "{err}"
+        );
+    }
+}
+
+/// Before: 130 GB of axis ticks (abort), a hang at 23 GB, and "internal error: `loss` has no
+/// finite data to draw" (exit 1).
+#[test]
+fn sweep_axis_ticks_are_bounded() {
+    for (i, vary) in ["mtbf=1e12..1e15", "interval=1s..1e9", "mtbf=1e10..1e12"]
+        .iter()
+        .enumerate()
+    {
+        let dir = scratch(&format!("ticks{i}"));
+        let start = Instant::now();
+        ckpt()
+            .args(["sweep", "--mtbf", "24h", "--cost", "5m", "--vary", vary])
+            .args(["--log", "--points", "5", "-q", "--out"])
+            .arg(&dir)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success();
+        assert!(start.elapsed() < Duration::from_secs(60));
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        if *vary == "mtbf=1e10..1e12" {
+            assert!(md.contains("not drawn, nothing finite to draw"), "{md}");
+            assert!(!dir.join("loss.svg").exists());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Before: `--threads 100000` started them all.
+#[test]
+fn thread_count_is_bounded() {
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--threads",
+            "100000",
+        ],
+        &["--threads", "100000", "1024"],
+    );
+}
+
+/// Before: only "the following required arguments were not provided:"; typos lost clap's tip.
+#[test]
+fn clap_errors_name_what_is_missing_and_keep_tips() {
+    refused(
+        &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"],
+        &["not provided: --work <WORK>", "--interval"],
+    );
+    refused(
+        &[
+            "sweep",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--vary",
+            "mtbf=1h..2h",
+        ],
+        &["--out <DIR>"],
+    );
+    refused(&["merge"], &["<SHARD.json>"]);
+    refused(&["fit"], &["<FAILURES.csv>"]);
+    refused(
+        &["interval", "--mtbff", "1h", "--cost", "1m"],
+        &["'--mtbff'", "similar argument exists: '--mtbf'", "--help"],
+    );
+    refused(&["intervall"], &["similar subcommand exists: 'interval'"]);
+}
+
+/// Before: "unexpected argument '-1' found" (the option and its rule were not named).
+#[test]
+fn negative_values_name_the_option() {
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "256",
+            "--rows",
+            "256",
+            "--workers",
+            "128",
+            "--level",
+            "6",
+            "--process-cost",
+            "-1",
+        ],
+        &["--process-cost", "`-1`", "zero or more"],
+    );
+    refused(
+        &["interval", "--mtbf", "-1", "--cost", "1m"],
+        &["--mtbf", "-1", "positive"],
+    );
+}
+
+/// Before: "invalid digit found in string".
+#[test]
+fn level_range_is_named() {
+    refused(
+        &["simulate", "stencil", "--level", "1..6"],
+        &["--level", "1 to 20"],
+    );
+}
