@@ -29,8 +29,8 @@ pub struct StencilArgs {
     /// Workers (WorkerCount).
     #[arg(long)]
     pub workers: Option<u32>,
-    /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel).
-    #[arg(long)]
+    /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
+    #[arg(long, value_parser = super::parse::level)]
     pub level: Option<u32>,
     /// Seconds to process one task (ProcessCost).
     #[arg(long, value_name = "SECONDS")]
@@ -66,7 +66,7 @@ pub struct StencilArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Threads (0 = all cores); results are identical for any count.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]

@@ -68,7 +68,7 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Worker threads (0: all cores); the results do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Points of the log grid from 0.25x to 4x the recommended interval.
     #[arg(long, default_value = "25", value_parser = grid_points)]
