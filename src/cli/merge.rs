@@ -49,12 +49,10 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
         .iter()
         .map(|p| {
             let name = p.display().to_string();
-            std::fs::read_to_string(p)
+            super::input::read_bounded(p)
+                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
                 .map(|text| (name.clone(), text))
-                .map_err(|e| ShardError::Read {
-                    file: name,
-                    why: e.to_string(),
-                })
+                .map_err(|why| ShardError::Read { file: name, why })
         })
         .collect::<Result<Vec<_>, _>>()?;
     ckpt::job::merge(&files, args.out.as_deref()).map_err(|e| match (e, &args.out) {

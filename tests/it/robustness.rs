@@ -189,3 +189,67 @@ fn level_range_is_named() {
         &["--level", "1 to 20"],
     );
 }
+
+/// Before: a trace of `/dev/zero` read 10 GB into memory.
+#[test]
+fn input_files_are_read_with_a_bound() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let start = Instant::now();
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--cost",
+            "1m",
+            "--trace",
+            "/dev/zero",
+        ],
+        &["--trace", "/dev/zero", "larger than 256 MiB"],
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+/// Before: a byte-order mark was quoted as part of the header, and a file with lone `\r` line
+/// endings read as one line (echoed whole into the error).
+#[test]
+fn bom_and_cr_line_endings_are_accepted() {
+    let dir = scratch("bom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let periodic = |file: &std::path::Path| {
+        crate::common::stdout_of(&[
+            "simulate",
+            "periodic",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--cost",
+            "1m",
+            "--format",
+            "json",
+            "--trace",
+            file.to_str().unwrap(),
+        ])
+    };
+    let plain = dir.join("plain.csv");
+    std::fs::write(&plain, "time_seconds\n100\n200\n").unwrap();
+    for (name, text) in [
+        ("bom.csv", "\u{feff}time_seconds\n100\n200\n"),
+        ("cr.csv", "time_seconds\r100\r200\r"),
+        ("bomcrlf.csv", "\u{feff}time_seconds\r\n100\r\n200\r\n"),
+    ] {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        // Equal but for the file name the JSON echoes.
+        let a = periodic(&f).replace(f.to_str().unwrap(), "F");
+        let b = periodic(&plain).replace(plain.to_str().unwrap(), "F");
+        assert_eq!(a, b, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
