@@ -253,3 +253,57 @@ fn bom_and_cr_line_endings_are_accepted() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before: 1000 runs of 10^6 failures each (848 s) before the stencil refused a hopeless MTBF.
+#[test]
+fn hopeless_stencil_mtbf_is_refused_at_once() {
+    let start = Instant::now();
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "256",
+            "--rows",
+            "256",
+            "--workers",
+            "128",
+            "--level",
+            "6",
+            "--process-cost",
+            "7.1",
+            "--backup-cost",
+            "0.0013",
+            "--mtbf",
+            "1ns",
+            "--quiet",
+        ],
+        &["MTBF is too short", "failures expected per run"],
+    );
+    // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
+    let dir = scratch("hopeless");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ini = dir.join("hopeless.ini");
+    let text = crate::common::read_package_file("data/validate/costly-checkpoint.ini")
+        .replace("MTBF = 600", "MTBF = 0.000000001");
+    std::fs::write(&ini, text).unwrap();
+    refused(
+        &[
+            "validate",
+            "--sim",
+            "stencil",
+            "--config",
+            ini.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        &["MTBF is too short"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
