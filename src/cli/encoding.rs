@@ -25,9 +25,9 @@ impl From<EncodingError> for CliError {
                 value,
                 accepted,
             },
-            EncodingError::Unrecoverable { .. } | EncodingError::Diverged(_) => {
-                CliError::NoAnswer(e.to_string())
-            }
+            EncodingError::Unrecoverable { .. }
+            | EncodingError::IllConditioned { .. }
+            | EncodingError::Diverged(_) => CliError::NoAnswer(e.to_string()),
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
         }
     }

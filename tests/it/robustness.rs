@@ -307,3 +307,44 @@ fn hopeless_stencil_mtbf_is_refused_at_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before: 150 Vandermonde checksums hung in the SVD (entries overflow); 20 said "recoverable:
+/// yes" with a relative error of 3e4 (effective condition number 2e20); 60 said "no" as if the
+/// scheme did not survive, where `survive` says 1.0.
+#[test]
+fn vandermonde_overflow_and_ill_conditioning_are_named() {
+    let encode = |checksums: &str, fail: &str| {
+        let start = Instant::now();
+        let text = crate::common::stdout_of(&[
+            "encode",
+            "--scheme",
+            "weighted",
+            "--procs",
+            "256",
+            "--checksums",
+            checksums,
+            "--matrix",
+            "vandermonde",
+            "--fail",
+            fail,
+        ]);
+        assert!(start.elapsed() < Duration::from_secs(20));
+        text
+    };
+    let t = encode("150", "1");
+    assert!(
+        t.contains("recoverable         no") && t.contains("overflow double precision"),
+        "{t}"
+    );
+    // 256^19 = 5.7e45 in the last row against entries of 1 in the first: hopeless.
+    let t = encode("20", "1");
+    assert!(
+        t.contains("recoverable         no") && t.contains("at least 1/eps"),
+        "{t}"
+    );
+    let t = encode("60", "60");
+    assert!(t.contains("survivable in exact arithmetic"), "{t}");
+    // A small Vandermonde system is still solved, to about eps times its condition number.
+    let t = encode("4", "2");
+    assert!(t.contains("recoverable         yes"), "{t}");
+}
