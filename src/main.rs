@@ -225,11 +225,11 @@ fn run(cli: Cli) -> Result<()> {
             out.write_all(text.as_bytes())?;
         }
         Command::Survive(args) => {
-            let text = crate::cli::encoding::run_survive(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_survive(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Encode(args) => {
-            let text = crate::cli::encoding::run_encode(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_encode(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Merge(args) => {
@@ -239,7 +239,7 @@ fn run(cli: Cli) -> Result<()> {
             emit(&mut out, crate::cli::merge::run(&args)?)?;
         }
         Command::Pcg(args) => {
-            let text = crate::cli::encoding::run_pcg_command(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_pcg_command(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
     }
