@@ -227,9 +227,27 @@ fn exact_nanos(s: &str) -> Option<u64> {
     u64::try_from(ns).ok()
 }
 
-/// Parses a duration that must be strictly positive.
+/// The longest duration a user may give (500 years, in seconds): beyond any machine's MTBF or
+/// job, and below the 584 years of the simulators' nanosecond clock, so that every figure
+/// computed from an accepted duration can be simulated and printed.
+pub const MAX_DURATION_S: f64 = 500.0 * 365.25 * 86400.0;
+
+const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the simulators' nanosecond clock (584 years) and any real MTBF or job";
+
+/// Parses a duration that must be strictly positive, at most [`MAX_DURATION_S`].
+///
+/// ```
+/// assert!(ckpt::units::parse_positive_duration("500y").is_ok());
+/// assert!(ckpt::units::parse_positive_duration("1e308").is_err());
+/// ```
 pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
+    if v > MAX_DURATION_S {
+        return Err(UnitError::Range {
+            value: text.to_string(),
+            what: TOO_LONG,
+        });
+    }
     if v > 0.0 {
         Ok(v)
     } else {
@@ -240,9 +258,15 @@ pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     }
 }
 
-/// Parses a duration that may be zero but not negative.
+/// Parses a duration that may be zero but not negative, at most [`MAX_DURATION_S`].
 pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
+    if v > MAX_DURATION_S {
+        return Err(UnitError::Range {
+            value: text.to_string(),
+            what: TOO_LONG,
+        });
+    }
     if v >= 0.0 {
         Ok(v)
     } else {

@@ -13,7 +13,6 @@ use ckpt::sim::periodic::{Failures, PeriodicConfig};
 use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::SimError;
 use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
-use ckpt::units::parse_duration;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -252,7 +251,7 @@ fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {
         value: text.to_string(),
         accepted,
     };
-    let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
+    let secs = ckpt::units::parse_positive_duration(text).map_err(|e| invalid(e.to_string()))?;
     if secs > 0.0 {
         Ok(secs)
     } else {

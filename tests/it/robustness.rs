@@ -348,3 +348,70 @@ fn vandermonde_overflow_and_ill_conditioning_are_named() {
     let t = encode("4", "2");
     assert!(t.contains("recoverable         yes"), "{t}");
 }
+
+/// Before: `--iteration-time 1e308` printed `inf%` and `CKPT_INTERVAL_SECONDS=
+/// 18446744073709551615`; `--mtbf 1e308` printed garbage durations with 0% loss; `validate
+/// --mtbf 1e308` said "confirmed" on a clamped interval.
+#[test]
+fn durations_beyond_500_years_are_refused() {
+    for args in [
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "1e308",
+        ][..],
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "1e308",
+            "--format",
+            "env",
+        ],
+        &["interval", "--mtbf", "1e308", "--cost", "5m"],
+        &["interval", "--mtbf", "501y", "--cost", "5m"],
+        &["validate", "--mtbf", "1e308", "--cost", "5m"],
+    ] {
+        refused(args, &["at most 500 years"]);
+    }
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--node-mtbf",
+            "1e308",
+            "--nodes",
+            "4",
+            "--work",
+            "1h",
+            "--interval",
+            "10m",
+            "--cost",
+            "1m",
+        ],
+        &["--node-mtbf", "at most 500 years"],
+    );
+    // Accepted but hopeless: 400 years per iteration against a 1-day MTBF.
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "400y",
+        ],
+        &["iteration-time", "overflows"],
+    );
+    // 500 years itself is accepted and answered (every figure finite).
+    let out = crate::common::stdout_of(&["interval", "--mtbf", "500y", "--cost", "5m"]);
+    assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
+}
