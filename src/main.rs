@@ -86,11 +86,11 @@ fn argv() -> Vec<String> {
     std::env::args().skip(1).collect()
 }
 
-/// Writes a command's report folder, if it has one, then prints its text.
-fn emit(out: &mut impl Write, output: ckpt::job::Output) -> Result<()> {
+/// Writes a command's report folder, if it has one (whole, see `cli::outdir`), then prints its
+/// text.
+fn emit(out: &mut impl Write, output: ckpt::job::Output, force: bool) -> Result<()> {
     if let Some(dir) = &output.out {
-        prepare_out_dir(dir)?;
-        write_files(dir, &output.files)?;
+        cli::outdir::write_report(dir, &output.files, force)?;
     }
     out.write_all(output.text.as_bytes())?;
     Ok(())
@@ -107,17 +107,6 @@ fn prepare_out_dir(dir: &Path) -> Result<()> {
     let probe = dir.join(".ckpt-write-test");
     std::fs::write(&probe, b"").map_err(|e| bad(e.to_string()))?;
     let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
-fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
-    for (name, bytes) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|e| CliError::Write {
-            what: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-    }
     Ok(())
 }
 
@@ -193,7 +182,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
-            emit(&mut out, output)?;
+            emit(&mut out, output, args.force)?;
         }
         Command::Validate(args) => {
             args.validate()?;
@@ -202,7 +191,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::validate::run(&args, &argv(), &progress)?;
-            emit(&mut out, output)?;
+            emit(&mut out, output, args.force)?;
         }
         Command::Fit(args) => {
             let text = crate::cli::fit::run(&args)?;
@@ -236,7 +225,7 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(dir) = &args.out {
                 prepare_out_dir(dir)?;
             }
-            emit(&mut out, crate::cli::merge::run(&args)?)?;
+            emit(&mut out, crate::cli::merge::run(&args)?, args.force)?;
         }
         Command::Pcg(args) => {
             let text = crate::cli::encoding::run_pcg_command(&args, &Bar::new(false))?;

@@ -30,6 +30,9 @@ pub struct MergeArgs {
     /// Folder for the command's report files, instead of the `--out` the shards recorded.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if it holds files that are not this command's report.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The `--shard I/N` flag, flattened into every shardable command.

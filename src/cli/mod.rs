@@ -9,6 +9,7 @@ pub mod input;
 pub mod interval;
 pub mod merge;
 pub mod messages;
+pub mod outdir;
 pub mod output;
 pub mod parse;
 pub mod simulate;

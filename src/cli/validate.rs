@@ -82,6 +82,9 @@ pub struct ValidateArgs {
     /// Folder for validate.json, validate.csv, the plots and report.md.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if it holds files that are not this command's report.
+    #[arg(long)]
+    pub force: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -415,3 +415,90 @@ fn durations_beyond_500_years_are_refused() {
     let out = crate::common::stdout_of(&["interval", "--mtbf", "500y", "--cost", "5m"]);
     assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
 }
+
+/// The `sweep.json` of a complete report in `dir`, which must parse and agree with the CSV and
+/// report.md beside it (every plot report.md embeds exists): its number of points.
+fn complete_sweep_report(dir: &std::path::Path) -> usize {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    let points = json["points"].as_array().unwrap().len();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for line in md.lines().filter(|l| l.starts_with("![")) {
+        let file = line.rsplit('(').next().unwrap().trim_end_matches(')');
+        let svg = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(svg.trim_end().ends_with("</svg>"), "{file} truncated");
+    }
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert!(csv.ends_with('\n'));
+    points
+}
+
+/// Before: a sweep killed while writing left a truncated sweep.json beside the previous run's
+/// plots and report.md. Now each kill leaves the old report or the new one, whole.
+#[test]
+fn killed_report_leaves_old_or_new_whole() {
+    let bin = assert_cmd::cargo::cargo_bin("ckpt");
+    let dir = scratch("atomic");
+    let sweep = |points: &str| {
+        let mut c = Process::new(&bin);
+        c.args([
+            "sweep",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--vary",
+            "mtbf=1h..7d",
+            "--log",
+        ])
+        .args(["--quiet", "--points", points, "--out"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        c
+    };
+    assert!(sweep("3").status().unwrap().success());
+    assert_eq!(complete_sweep_report(&dir), 3);
+    let mut seen_new = false;
+    // Kills spread over the run, writing phase included (a run takes about half a second here).
+    for delay_ms in [5u64, 50, 100, 150, 200, 250, 300, 350, 400, 450, 600, 900] {
+        let mut child = sweep("2000").spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let points = complete_sweep_report(&dir);
+        assert!(
+            points == 3 || points == 2000,
+            "{points} points after a kill at {delay_ms} ms"
+        );
+        seen_new |= points == 2000;
+        if seen_new {
+            break;
+        }
+    }
+    // A different command's report is not mixed in without --force.
+    let out = ckpt()
+        .args([
+            "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--force") && err.contains("sweep.json"),
+        "{err}"
+    );
+    complete_sweep_report(&dir);
+    ckpt()
+        .args([
+            "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--force",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(dir.join("validate.json").exists() && !dir.join("sweep.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
