@@ -31,6 +31,31 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `text` as an error message quotes it: control characters escaped, so an error stays one
+/// line whatever a file holds, and a long value cut short.
+///
+/// ```
+/// assert_eq!(ckpt::text::shown("a\nb"), "a\\nb");
+/// ```
+pub fn shown(text: &str) -> String {
+    let escaped: String = text
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if escaped.chars().count() > 80 {
+        let head: String = escaped.chars().take(60).collect();
+        format!("{head}...")
+    } else {
+        escaped
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::lines;

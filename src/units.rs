@@ -51,6 +51,8 @@ pub enum UnitError {
     },
 }
 
+use crate::text::shown;
+
 /// Parses a duration in seconds from a plain number or a humantime string.
 ///
 /// ```
@@ -61,9 +63,7 @@ pub enum UnitError {
 /// ```
 pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     let s = text.trim();
-    let err = || UnitError::Duration {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Duration { value: shown(text) };
     if s.is_empty() {
         return Err(err());
     }
@@ -71,9 +71,7 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
         return if v.is_finite() { Ok(v) } else { Err(err()) };
     }
     if s.contains('M') && !s.contains("Mi") {
-        return Err(UnitError::AmbiguousMonth {
-            value: text.to_string(),
-        });
+        return Err(UnitError::AmbiguousMonth { value: shown(text) });
     }
     // humantime has no fractional numbers; "1.5h" is common enough to support: split each
     // number-unit pair and sum.
@@ -244,7 +242,7 @@ pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
     if v > MAX_DURATION_S {
         return Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: TOO_LONG,
         });
     }
@@ -252,7 +250,7 @@ pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
         Ok(v)
     } else {
         Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: "a positive duration",
         })
     }
@@ -263,7 +261,7 @@ pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
     if v > MAX_DURATION_S {
         return Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: TOO_LONG,
         });
     }
@@ -271,7 +269,7 @@ pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
         Ok(v)
     } else {
         Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: "a duration of zero or more",
         })
     }
@@ -315,9 +313,7 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Size {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Size { value: shown(text) };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let v = n * byte_unit(unit).ok_or_else(err)?;
@@ -337,9 +333,7 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 /// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
 /// ```
 pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Bandwidth {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Bandwidth { value: shown(text) };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let unit = unit

@@ -68,7 +68,7 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         file: file.to_string(),
         line,
         field,
-        value: value.to_string(),
+        value: crate::text::shown(value),
         accepted: accepted.to_string(),
     };
     // A byte-order mark would otherwise hide a header's `time` (`text::lines` drops it).

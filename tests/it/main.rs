@@ -7,6 +7,7 @@ mod common;
 
 mod encoding;
 mod fit;
+mod fuzz;
 mod interval_cli;
 mod models;
 mod properties;
