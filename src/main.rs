@@ -171,6 +171,9 @@ fn run(cli: Cli) -> Result<()> {
     let mut out = cli::output::Stdout(std::io::stdout().lock());
     match cli.command {
         Command::Interval(args) => {
+            if let Some(w) = cli::warn::cost_against_mtbf(&args.model) {
+                say(&w);
+            }
             let text = crate::cli::interval::run(&args)?;
             out.write_all(text.as_bytes())?;
         }

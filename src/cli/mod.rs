@@ -16,6 +16,7 @@ pub mod simulate;
 pub mod stencil;
 pub mod sweep;
 pub mod validate;
+pub mod warn;
 
 use clap::{Parser, Subcommand};
 use thiserror::Error;

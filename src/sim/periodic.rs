@@ -156,6 +156,17 @@ impl PeriodicConfig {
         }
         // The failure-free time must fit in nanosecond time (584 years).
         let segments = self.work.div_ceil(self.interval) as u128;
+        if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 && segments > 1 {
+            // The work alone fits (it is a u64): the checkpoints, one per interval, do not.
+            return invalid(
+                "interval",
+                format!("{}s", ns_to_secs(self.interval)),
+                &format!(
+                    "an interval long enough that the work plus one checkpoint per interval ({segments} checkpoints of {}s) takes less than 584 years without failures",
+                    ns_to_secs(self.cost)
+                ),
+            );
+        }
         if self.work as u128 + segments * self.cost as u128 >= u64::MAX as u128 {
             return invalid(
                 "work",

@@ -502,3 +502,44 @@ fn killed_report_leaves_old_or_new_whole() {
     assert!(dir.join("validate.json").exists() && !dir.join("sweep.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before: `--mtbf 24 --cost 300` (hours meant) answered with overhead 729415 and nothing on
+/// stderr.
+#[test]
+fn cost_large_against_mtbf_warns() {
+    let out = ckpt()
+        .args(["interval", "--mtbf", "24", "--cost", "300"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("warning:") && err.contains("24.0s") && err.contains("unit"),
+        "{err}"
+    );
+    let out = ckpt()
+        .args(["interval", "--mtbf", "24h", "--cost", "5m"])
+        .output()
+        .unwrap();
+    assert!(out.stderr.is_empty());
+}
+
+/// Before: `--interval 1ns` blamed `--work` for a job of 3.6e12 checkpoints.
+#[test]
+fn tiny_interval_blames_the_interval() {
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--interval",
+            "1ns",
+            "--work",
+            "1h",
+        ],
+        &["--interval", "3600000000000 checkpoints"],
+    );
+}
