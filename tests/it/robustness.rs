@@ -543,3 +543,35 @@ fn tiny_interval_blames_the_interval() {
         &["--interval", "3600000000000 checkpoints"],
     );
 }
+
+/// Before: `survive --procs 1` refused a `--failures 3` nobody typed (the default range).
+#[test]
+fn survive_default_range_fits_the_scheme() {
+    let out = crate::common::stdout_of(&[
+        "survive",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "1",
+        "--checksums",
+        "1",
+    ]);
+    assert!(
+        out.lines().last().unwrap().trim_start().starts_with('2'),
+        "{out}"
+    );
+    refused(
+        &[
+            "survive",
+            "--scheme",
+            "weighted",
+            "--procs",
+            "1",
+            "--checksums",
+            "1",
+            "--failures",
+            "3",
+        ],
+        &["--failures", "`3`"],
+    );
+}
