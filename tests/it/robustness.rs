@@ -575,3 +575,31 @@ fn survive_default_range_fits_the_scheme() {
         &["--failures", "`3`"],
     );
 }
+
+/// Before: `pcg --tol 1e-300` said "stopped at --max-iter" after far fewer iterations.
+#[test]
+fn pcg_breakdown_is_not_blamed_on_max_iter() {
+    let out = crate::common::stdout_of(&[
+        "pcg",
+        "--grid",
+        "16",
+        "--procs",
+        "4",
+        "--scheme",
+        "weighted",
+        "--checksums",
+        "1",
+        "--every",
+        "10",
+        "--fail",
+        "0",
+        "--at",
+        "5",
+        "--tol",
+        "1e-300",
+    ]);
+    assert!(
+        out.contains("broke down at iteration") && !out.contains("--max-iter"),
+        "{out}"
+    );
+}
