@@ -312,6 +312,15 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
     let iterations = inputs
         .iteration_time
         .map(|it| round_to_iterations(reference.as_ref(), &best, it));
+    if let (Some(it), Some(c)) = (inputs.iteration_time, &iterations)
+        && !(c.overhead.is_finite() && c.extra_overhead_pct.is_finite())
+    {
+        return Err(IntervalError::Input {
+            name: "iteration-time",
+            value: it,
+            accepted: "an iteration short enough against the MTBF that one whole-iteration interval can finish between failures (its expected overhead overflows)",
+        });
+    }
     let mut sensitivity = Vec::new();
     for (parameter, factor) in [("mtbf", 0.5), ("mtbf", 2.0), ("cost", 0.5), ("cost", 2.0)] {
         let changed = if parameter == "mtbf" {

@@ -59,6 +59,7 @@ pub mod report;
 pub mod rng;
 pub mod sim;
 pub mod sweep;
+pub mod text;
 pub mod units;
 pub mod validate;
 

@@ -1,10 +1,10 @@
 //! The `ckpt` binary: parse, call the library, print, set the exit status.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 mod cli;
 
 use ckpt::progress::Progress;
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches};
 use cli::{Cli, CliError, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -16,7 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = cli::messages::command()
+        .try_get_matches()
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -46,24 +49,36 @@ fn main() -> ExitCode {
                 .lines()
                 .map(str::trim)
                 .find(|l| l.starts_with("[possible values:"));
-            match accepted {
-                Some(values) => eprintln!("{} {}", line.trim(), values),
-                None => eprintln!("{}", line.trim()),
-            }
+            let line = match accepted {
+                Some(values) => format!("{} {}", line.trim(), values),
+                None => line.trim().to_string(),
+            };
+            say(&cli::messages::clap_line(&e, &line));
             return ExitCode::from(2);
         }
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped reading (`ckpt ... | head`) is not a failure.
+        Err(e) if cli::output::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(w) = cli::output::write_error(&e) {
+                say(&format!("error: {w}"));
+                return ExitCode::from(w.exit_code() as u8);
+            }
             let code = e
                 .downcast_ref::<CliError>()
                 .map(|c| c.exit_code())
                 .unwrap_or(1);
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             ExitCode::from(code as u8)
         }
     }
+}
+
+/// One line on stderr; a closed stderr is not worth a panic (as `eprintln!` would).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The arguments after `ckpt`, as typed.
@@ -71,11 +86,11 @@ fn argv() -> Vec<String> {
     std::env::args().skip(1).collect()
 }
 
-/// Writes a command's report folder, if it has one, then prints its text.
-fn emit(out: &mut impl Write, output: ckpt::job::Output) -> Result<()> {
+/// Writes a command's report folder, if it has one (whole, see `cli::outdir`), then prints its
+/// text.
+fn emit(out: &mut impl Write, output: ckpt::job::Output, force: bool) -> Result<()> {
     if let Some(dir) = &output.out {
-        prepare_out_dir(dir)?;
-        write_files(dir, &output.files)?;
+        cli::outdir::write_report(dir, &output.files, force)?;
     }
     out.write_all(output.text.as_bytes())?;
     Ok(())
@@ -92,14 +107,6 @@ fn prepare_out_dir(dir: &Path) -> Result<()> {
     let probe = dir.join(".ckpt-write-test");
     std::fs::write(&probe, b"").map_err(|e| bad(e.to_string()))?;
     let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
-fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
-    for (name, bytes) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    }
     Ok(())
 }
 
@@ -161,9 +168,12 @@ impl Progress for Bar {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = cli::output::Stdout(std::io::stdout().lock());
     match cli.command {
         Command::Interval(args) => {
+            if let Some(w) = cli::warn::cost_against_mtbf(&args.model) {
+                say(&w);
+            }
             let text = crate::cli::interval::run(&args)?;
             out.write_all(text.as_bytes())?;
         }
@@ -175,7 +185,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
-            emit(&mut out, output)?;
+            emit(&mut out, output, args.force)?;
         }
         Command::Validate(args) => {
             args.validate()?;
@@ -184,17 +194,22 @@ fn run(cli: Cli) -> Result<()> {
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::validate::run(&args, &argv(), &progress)?;
-            emit(&mut out, output)?;
+            emit(&mut out, output, args.force)?;
         }
         Command::Fit(args) => {
             let text = crate::cli::fit::run(&args)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut out);
+            // Generated in memory: clap_complete panics on a failed write.
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut text);
+            out.write_all(&text)?;
         }
         Command::Man => {
-            clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+            let mut text = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut text)?;
+            out.write_all(&text)?;
         }
         Command::Simulate(args) => {
             let bar = Bar::new(args.quiet());
@@ -202,21 +217,21 @@ fn run(cli: Cli) -> Result<()> {
             out.write_all(text.as_bytes())?;
         }
         Command::Survive(args) => {
-            let text = crate::cli::encoding::run_survive(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_survive(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Encode(args) => {
-            let text = crate::cli::encoding::run_encode(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_encode(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Merge(args) => {
             if let Some(dir) = &args.out {
                 prepare_out_dir(dir)?;
             }
-            emit(&mut out, crate::cli::merge::run(&args)?)?;
+            emit(&mut out, crate::cli::merge::run(&args)?, args.force)?;
         }
         Command::Pcg(args) => {
-            let text = crate::cli::encoding::run_pcg_command(&args, &ckpt::progress::NoProgress)?;
+            let text = crate::cli::encoding::run_pcg_command(&args, &Bar::new(false))?;
             out.write_all(text.as_bytes())?;
         }
     }

@@ -51,6 +51,8 @@ pub enum UnitError {
     },
 }
 
+use crate::text::shown;
+
 /// Parses a duration in seconds from a plain number or a humantime string.
 ///
 /// ```
@@ -61,9 +63,7 @@ pub enum UnitError {
 /// ```
 pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     let s = text.trim();
-    let err = || UnitError::Duration {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Duration { value: shown(text) };
     if s.is_empty() {
         return Err(err());
     }
@@ -71,9 +71,7 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
         return if v.is_finite() { Ok(v) } else { Err(err()) };
     }
     if s.contains('M') && !s.contains("Mi") {
-        return Err(UnitError::AmbiguousMonth {
-            value: text.to_string(),
-        });
+        return Err(UnitError::AmbiguousMonth { value: shown(text) });
     }
     // humantime has no fractional numbers; "1.5h" is common enough to support: split each
     // number-unit pair and sum.
@@ -227,27 +225,51 @@ fn exact_nanos(s: &str) -> Option<u64> {
     u64::try_from(ns).ok()
 }
 
-/// Parses a duration that must be strictly positive.
+/// The longest duration a user may give (500 years, in seconds): beyond any machine's MTBF or
+/// job, and below the 584 years of the simulators' nanosecond clock, so that every figure
+/// computed from an accepted duration can be simulated and printed.
+pub const MAX_DURATION_S: f64 = 500.0 * 365.25 * 86400.0;
+
+const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the simulators' nanosecond clock (584 years) and any real MTBF or job";
+
+/// Parses a duration that must be strictly positive, at most [`MAX_DURATION_S`].
+///
+/// ```
+/// assert!(ckpt::units::parse_positive_duration("500y").is_ok());
+/// assert!(ckpt::units::parse_positive_duration("1e308").is_err());
+/// ```
 pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
+    if v > MAX_DURATION_S {
+        return Err(UnitError::Range {
+            value: shown(text),
+            what: TOO_LONG,
+        });
+    }
     if v > 0.0 {
         Ok(v)
     } else {
         Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: "a positive duration",
         })
     }
 }
 
-/// Parses a duration that may be zero but not negative.
+/// Parses a duration that may be zero but not negative, at most [`MAX_DURATION_S`].
 pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
+    if v > MAX_DURATION_S {
+        return Err(UnitError::Range {
+            value: shown(text),
+            what: TOO_LONG,
+        });
+    }
     if v >= 0.0 {
         Ok(v)
     } else {
         Err(UnitError::Range {
-            value: text.to_string(),
+            value: shown(text),
             what: "a duration of zero or more",
         })
     }
@@ -291,9 +313,7 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Size {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Size { value: shown(text) };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let v = n * byte_unit(unit).ok_or_else(err)?;
@@ -313,9 +333,7 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 /// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
 /// ```
 pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Bandwidth {
-        value: text.to_string(),
-    };
+    let err = || UnitError::Bandwidth { value: shown(text) };
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let unit = unit

@@ -25,9 +25,9 @@ impl From<EncodingError> for CliError {
                 value,
                 accepted,
             },
-            EncodingError::Unrecoverable { .. } | EncodingError::Diverged(_) => {
-                CliError::NoAnswer(e.to_string())
-            }
+            EncodingError::Unrecoverable { .. }
+            | EncodingError::IllConditioned { .. }
+            | EncodingError::Diverged(_) => CliError::NoAnswer(e.to_string()),
             EncodingError::Shape(_) => CliError::Internal(e.to_string()),
         }
     }
@@ -105,17 +105,24 @@ pub struct SurviveArgs {
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
     /// Simultaneous failures: a count (`2`) or an inclusive range (`0..8`).
-    #[arg(long, default_value = "0..4")]
+    #[arg(long, default_value = SURVIVE_DEFAULT_FAILURES)]
     pub failures: String,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
 
+/// `survive --failures` when not given (cut at the scheme's processor count).
+const SURVIVE_DEFAULT_FAILURES: &str = "0..4";
+
 /// Runs `ckpt survive` and returns the text to print.
 pub fn run_survive(args: &SurviveArgs, progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
-    let (lo, hi) = parse_count_range("--failures", &args.failures)?;
+    let (lo, mut hi) = parse_count_range("--failures", &args.failures)?;
+    if args.failures == SURVIVE_DEFAULT_FAILURES {
+        // The default range stops at the scheme's size: a count nobody typed is not refused.
+        hi = hi.min(spec.total_procs());
+    }
     if hi - lo >= 100_000 {
         return Err(CliError::Invalid {
             arg: "--failures",

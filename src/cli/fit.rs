@@ -81,7 +81,7 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
         ));
     }
     let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file).map_err(|e| CliError::Invalid {
+    let bytes = super::input::read_bounded(&args.file).map_err(|e| CliError::Invalid {
         arg: "FAILURES.csv",
         value: name.clone(),
         accepted: format!("a readable file ({e})"),

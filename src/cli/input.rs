@@ -1,14 +1,44 @@
 //! Input files: the binary reads them, the library parses their text.
 
 use super::CliError;
+use std::io::Read;
 use std::path::Path;
+
+/// The largest input file read (traces, configurations, failure logs, shards): far beyond any
+/// real one, and small enough that a wrong path such as `/dev/zero` is refused in a moment
+/// instead of filling memory.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The bytes of the file at `path`, or why not (the file cannot be read or is larger than
+/// [`MAX_INPUT_BYTES`]).
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "larger than {} MiB, the most an input file may hold",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
+}
 
 /// The text of the file at `path`, given by `arg` (a flag, or the setting that names it); the
 /// error names both and says what the file should be (`what`, such as `trace file`).
 pub fn read_text(arg: &'static str, path: &Path, what: &str) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::Invalid {
+    let bad = |why: String| CliError::Invalid {
         arg,
         value: path.display().to_string(),
-        accepted: format!("a readable {what} ({e})"),
+        accepted: format!("a readable {what} ({why})"),
+    };
+    let bytes = read_bounded(path).map_err(bad)?;
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "stream did not contain valid UTF-8: invalid byte at offset {}",
+            e.utf8_error().valid_up_to()
+        ))
     })
 }

@@ -30,6 +30,9 @@ pub struct MergeArgs {
     /// Folder for the command's report files, instead of the `--out` the shards recorded.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if it holds files that are not this command's report.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The `--shard I/N` flag, flattened into every shardable command.
@@ -49,12 +52,10 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
         .iter()
         .map(|p| {
             let name = p.display().to_string();
-            std::fs::read_to_string(p)
+            super::input::read_bounded(p)
+                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
                 .map(|text| (name.clone(), text))
-                .map_err(|e| ShardError::Read {
-                    file: name,
-                    why: e.to_string(),
-                })
+                .map_err(|why| ShardError::Read { file: name, why })
         })
         .collect::<Result<Vec<_>, _>>()?;
     ckpt::job::merge(&files, args.out.as_deref()).map_err(|e| match (e, &args.out) {

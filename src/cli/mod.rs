@@ -9,12 +9,16 @@ pub mod fit;
 pub mod input;
 pub mod interval;
 pub mod merge;
+pub mod messages;
 pub mod multilevel;
+pub mod outdir;
+pub mod output;
 pub mod parse;
 pub mod simulate;
 pub mod stencil;
 pub mod sweep;
 pub mod validate;
+pub mod warn;
 
 use clap::{Parser, Subcommand};
 use thiserror::Error;
@@ -111,6 +115,14 @@ pub enum CliError {
     /// Shard files that cannot be merged, or a malformed `--shard`.
     #[error(transparent)]
     Shard(#[from] ckpt::job::shard::ShardError),
+    /// A file or standard output could not be written.
+    #[error("cannot write {what}: {reason}")]
+    Write {
+        /// The file, or `standard output`.
+        what: String,
+        /// The system's reason.
+        reason: String,
+    },
     /// Something went wrong inside (exit status 1).
     #[error("internal error: {0}")]
     Internal(String),
@@ -135,7 +147,9 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
     use ckpt::sim::stencil::SimError as StencilError;
     match e {
         JobError::Sim(e) => simulate::sim_error(e),
-        JobError::Stencil(e @ StencilError::TooManyFailures) => CliError::NoAnswer(e.to_string()),
+        JobError::Stencil(e @ (StencilError::TooManyFailures | StencilError::Hopeless { .. })) => {
+            CliError::NoAnswer(e.to_string())
+        }
         JobError::Stencil(e) => CliError::Internal(e.to_string()),
         JobError::Sweep(e) => sweep::sweep_error(e),
         JobError::Validate(e) => validate::validate_error(e),

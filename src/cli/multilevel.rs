@@ -321,7 +321,7 @@ pub struct SimulateMultilevelArgs {
     #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
     pub seed: u64,
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse::threads)]
     pub threads: Option<usize>,
     /// table, json or csv.
     #[arg(long, value_enum, default_value_t = SimFormat::Table)]

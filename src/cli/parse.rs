@@ -39,3 +39,27 @@ pub fn detect() -> impl TypedValueParser<Value = Detect> {
         _ => Detect::End,
     })
 }
+
+/// `--level`: one checkpoint level, a whole number from 1 to 20 (the stencil's range).
+pub fn level(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(v) if (1..=20).contains(&v) => Ok(v),
+        _ if s.contains("..") => Err(format!(
+            "`{s}` is a range; give one checkpoint level, a whole number from 1 to 20 (one run per level)"
+        )),
+        _ => Err(format!(
+            "`{s}` is not a checkpoint level: a whole number from 1 to 20"
+        )),
+    }
+}
+
+/// `--threads`: 0 (all cores) up to the library's bound.
+pub fn threads(s: &str) -> Result<usize, String> {
+    let max = ckpt::sim::engine::MAX_THREADS;
+    match s.trim().parse::<usize>() {
+        Ok(v) if v <= max => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a thread count: a whole number from 0 (all cores) to {max}"
+        )),
+    }
+}

@@ -13,7 +13,6 @@ use ckpt::sim::periodic::{Failures, PeriodicConfig};
 use ckpt::sim::replicated::{Detect, ReplicatedConfig};
 use ckpt::sim::run::{Scenario, SimError};
 use ckpt::sim::trace::{IndexColumn, TraceError, parse_trace};
-use ckpt::units::parse_duration;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -95,7 +94,7 @@ ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --leve
 #[derive(Debug, Clone, Args)]
 pub struct ExecArgs {
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse::threads)]
     pub threads: Option<usize>,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -316,7 +315,7 @@ fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {
         value: text.to_string(),
         accepted,
     };
-    let secs = parse_duration(text).map_err(|e| invalid(e.to_string()))?;
+    let secs = ckpt::units::parse_positive_duration(text).map_err(|e| invalid(e.to_string()))?;
     if secs > 0.0 {
         Ok(secs)
     } else {

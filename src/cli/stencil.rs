@@ -28,8 +28,8 @@ pub struct StencilArgs {
     /// Workers (WorkerCount).
     #[arg(long)]
     pub workers: Option<u32>,
-    /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel).
-    #[arg(long)]
+    /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
+    #[arg(long, value_parser = super::parse::level)]
     pub level: Option<u32>,
     /// Seconds to process one task (ProcessCost).
     #[arg(long, value_name = "SECONDS")]

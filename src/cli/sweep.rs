@@ -41,6 +41,9 @@ pub struct SweepArgs {
     /// Folder for the report (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Replace the --out folder even if it holds files that are not this command's report.
+    #[arg(long)]
+    pub force: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -72,7 +72,7 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Worker threads (0: all cores); the results do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Points of the log grid from 0.25x to 4x the recommended interval.
     #[arg(long, default_value = "25", value_parser = grid_points)]
@@ -86,6 +86,9 @@ pub struct ValidateArgs {
     /// Folder for validate.json, validate.csv, the plots and report.md.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if it holds files that are not this command's report.
+    #[arg(long)]
+    pub force: bool,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -250,6 +250,10 @@ impl Codec {
         if !self.spec.survives(&failed) {
             return Err(unrecoverable());
         }
+        let ill = |why: String| EncodingError::IllConditioned {
+            failed: failed.clone(),
+            why,
+        };
         let n = self.spec.procs;
         let len = locals
             .iter()
@@ -298,13 +302,33 @@ impl Codec {
                         .collect();
                     let cols: Vec<usize> = lost.iter().map(|f| f - g * size).collect();
                     let sub = submatrix(a, &rows, &cols);
-                    let cond = condition_number(&sub).ok_or_else(unrecoverable)?;
                     let all: Vec<usize> = (0..size).collect();
-                    let block = spectral_norm(&submatrix(a, &rows, &all));
+                    let whole = submatrix(a, &rows, &all);
+                    // The SVD does not terminate on infinite entries (a Vandermonde matrix
+                    // with many checksums overflows): say so instead.
+                    if whole.iter().any(|v| !v.is_finite()) {
+                        return Err(ill(format!(
+                            "entries of the {} matrix overflow double precision at {} checksums",
+                            self.matrix_kind().map_or("checkpoint", MatrixKind::name),
+                            self.spec.checksums
+                        )));
+                    }
+                    // Numerically singular although the scheme survives the set in exact
+                    // arithmetic (the rank test above): a floating-point loss, not the scheme's.
+                    let cond = condition_number(&sub).ok_or_else(|| {
+                        ill("the recovery system is numerically singular".to_string())
+                    })?;
+                    let block = spectral_norm(&whole);
                     let low = extreme_singular_values(&sub).map_or(0.0, |(_, lo)| lo);
-                    let effective = Some(block / low)
-                        .filter(|v| v.is_finite())
-                        .ok_or_else(unrecoverable)?;
+                    let effective = block / low;
+                    // The rebuilt values' relative error is of order eps times this number
+                    // (docs/encodings.md): from 1/eps on, not one digit is left.
+                    if !(effective.is_finite() && effective * f64::EPSILON < 1.0) {
+                        return Err(ill(format!(
+                            "effective condition number {effective:.3e}, at least 1/eps ({:.3e})",
+                            1.0 / f64::EPSILON
+                        )));
+                    }
                     // Householder QR: A[S,F] = Q R, X = R^-1 Q^T (rhs). (nalgebra's SVD
                     // vectors were seen to lose five digits on a 3x3 Gaussian block, so the
                     // SVD only gives the condition number.)

@@ -109,6 +109,21 @@ pub fn encode_experiment(
                     .into(),
             ),
         }),
+        Err(EncodingError::IllConditioned { why, .. }) => Ok(EncodeOutcome {
+            failed,
+            recoverable: false,
+            rebuilt: vec![],
+            reencoded: vec![],
+            solves: vec![],
+            condition_number: None,
+            effective_condition_number: None,
+            relative_error: None,
+            max_abs_error: None,
+            bit_exact: None,
+            note: Some(format!(
+                "survivable in exact arithmetic (as `ckpt survive` counts it), lost in double precision: {why}; the stable-storage level restarts"
+            )),
+        }),
         Err(e) => Err(e),
     }
 }

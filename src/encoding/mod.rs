@@ -46,6 +46,18 @@ pub enum EncodingError {
         /// The failed processors.
         failed: Vec<usize>,
     },
+    /// The scheme survives the failure set in exact arithmetic, but its recovery system is
+    /// numerically singular in double precision (entries that overflow, or an effective
+    /// condition number of at least 1/eps): no digit of a rebuilt value could be trusted.
+    #[error(
+        "the failure of processors {failed:?} is survivable in exact arithmetic but not in double precision: {why}"
+    )]
+    IllConditioned {
+        /// The failed processors.
+        failed: Vec<usize>,
+        /// What was found (the matrix's overflow, or the effective condition number).
+        why: String,
+    },
     /// The solver broke down (a rebuilt state it cannot continue from).
     #[error("{0}")]
     Diverged(String),

@@ -332,7 +332,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
                     unpack(&locals, &ranges, from, &mut st);
                     checkpoint = Some((locals, held));
                 }
-                Err(EncodingError::Unrecoverable { .. }) => {
+                Err(EncodingError::Unrecoverable { .. } | EncodingError::IllConditioned { .. }) => {
                     st = initial(nn);
                     checkpoint = None;
                     checkpoint_it = None;

@@ -68,16 +68,14 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         file: file.to_string(),
         line,
         field,
-        value: value.to_string(),
+        value: crate::text::shown(value),
         accepted: accepted.to_string(),
     };
-    // A byte-order mark would otherwise hide a header's `time`.
-    let text = text.trim_start_matches('\u{feff}');
+    // A byte-order mark would otherwise hide a header's `time` (`text::lines` drops it).
     // Comment lines become empty lines before the csv crate sees them: its own comment option
     // only knows a `#` in the first column, and an indented comment is a comment here too. The
     // line count stays, so every record's line in the file can be found again.
-    let lines: Vec<&str> = text
-        .lines()
+    let lines: Vec<&str> = crate::text::lines(text)
         .map(|l| {
             let t = l.trim();
             if t.is_empty() || t.starts_with('#') {

@@ -288,11 +288,18 @@ pub fn pcg(
                         r.failures, inputs.at
                     );
                 }
-                if !r.converged {
+                if !r.converged && r.iterations >= inputs.max_iter {
                     let _ = writeln!(
                         s,
                         "note: with {} failures the solver stopped at --max-iter unconverged",
                         r.failures
+                    );
+                } else if !r.converged {
+                    // CG broke down (a zero or non-finite step) short of --max-iter.
+                    let _ = writeln!(
+                        s,
+                        "note: with {} failures the solver broke down at iteration {} before reaching --tol {:e}, below what double precision reaches on this problem",
+                        r.failures, r.iterations, inputs.tol
                     );
                 }
             }

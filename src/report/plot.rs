@@ -155,6 +155,30 @@ fn short_number(v: f64) -> String {
     }
 }
 
+/// The most tick positions considered on one axis before thinning: bounds the time and memory
+/// of any range, however wide or far from zero.
+const MAX_TICK_CANDIDATES: i64 = 10_000;
+
+/// Whether `plot` has something to draw: a point with finite coordinates on both axes (positive
+/// on a log axis). A report shows a plot without one as a sentence instead.
+pub fn drawable(plot: &Plot) -> bool {
+    let ok = |v: f64, log: bool| v.is_finite() && (!log || v > 0.0);
+    let (xl, yl) = (plot.x.log, plot.y.log);
+    let series = plot.series.iter().flat_map(|s| s.points.iter().copied());
+    let bands = plot
+        .bands
+        .iter()
+        .flat_map(|b| b.points.iter().flat_map(|p| [(p.0, p.1), (p.0, p.2)]));
+    let markers = plot.markers.iter().map(|m| (m.x, m.y));
+    let xs = series
+        .clone()
+        .chain(bands.clone())
+        .chain(markers.clone())
+        .any(|p| ok(p.0, xl));
+    let ys = series.chain(bands).chain(markers).any(|p| ok(p.1, yl));
+    xs && ys
+}
+
 /// Tick positions for a linear axis: multiples of a round step (a round duration for
 /// seconds: 10 s, 5 min, 2 h, 1 d, ...), five to ten of them.
 pub fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
@@ -192,6 +216,10 @@ pub fn linear_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
         .unwrap_or(span);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
+    if last.saturating_sub(first) > MAX_TICK_CANDIDATES {
+        // Only when `lo` is so far from zero that the step is lost in its rounding.
+        return vec![lo, hi];
+    }
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
@@ -244,6 +272,10 @@ pub fn log_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
                 for step in STEPS {
                     let first = (lo / step).ceil() as i64;
                     let last = (hi / step).floor() as i64;
+                    // A range many thousand steps wide is not narrow: the decades below serve it.
+                    if last - first > MAX_TICK_CANDIDATES {
+                        break;
+                    }
                     if last - first >= 2 {
                         candidates = (first..=last).map(|k| k as f64 * step).collect();
                         break;
@@ -255,6 +287,10 @@ pub fn log_ticks(lo: f64, hi: f64, unit: Unit) -> Vec<f64> {
             }
         }
         Unit::Plain | Unit::Percent => {}
+    }
+    if !(lo > 0.0 && hi >= lo && hi.is_finite()) {
+        // No log axis spans zero, a negative number or infinity: nothing to mark.
+        return Vec::new();
     }
     if candidates.is_empty() && hi / lo <= 64.0 {
         // Narrow ranges read best in powers of two (0.25, 0.5, 1, 2, 4).

@@ -394,7 +394,14 @@ pub fn markdown(r: &SweepResult, command: &str) -> String {
     s.push_str(&describe(r));
     s.push_str("\n\n");
     for p in plots(r) {
-        s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
+        if plot::drawable(&p) {
+            s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
+        } else {
+            s.push_str(&format!(
+                "*{}: not drawn, nothing finite to draw at these inputs (a log axis needs positive values); the figures are in `sweep.json`.*\n\n",
+                p.title
+            ));
+        }
     }
     s.push_str("Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n");
     s
@@ -406,8 +413,8 @@ pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, R
         ("sweep.json".to_string(), json(r).into_bytes()),
         ("sweep.csv".to_string(), csv(r).into_bytes()),
     ];
-    for p in plots(r) {
-        out.extend(plot::images(&p)?);
+    for p in plots(r).iter().filter(|p| plot::drawable(p)) {
+        out.extend(plot::images(p)?);
     }
     out.push(("report.md".to_string(), markdown(r, command).into_bytes()));
     Ok(out)

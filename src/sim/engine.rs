@@ -255,6 +255,11 @@ where
     run_parallel_range(0..runs, threads, tick, f)
 }
 
+/// The most worker threads a run starts: more than any machine this targets has cores, few
+/// enough that a mistyped count cannot exhaust the system. A larger request is served by this
+/// many (the results do not depend on the count).
+pub const MAX_THREADS: usize = 1024;
+
 /// [`run_parallel`] over the runs `range` only (one shard's slice): `f` sees the same run
 /// indices, hence the same streams, as in the whole set; results come back in run order.
 ///
@@ -286,6 +291,9 @@ where
             })
             .collect::<Vec<T>>()
     };
+    // Never more threads than runs either: the extra ones would only be started and stopped.
+    let runs = usize::try_from(range.end.saturating_sub(range.start)).unwrap_or(usize::MAX);
+    let threads = threads.min(MAX_THREADS).min(runs.max(1));
     match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(pool) => pool.install(work),
         // A pool that cannot be built (no threads available) still gives the same results.

@@ -53,6 +53,17 @@ pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimErr
         return invalid("interval", "0".into(), "a positive duration");
     }
     let segments = work.div_ceil(interval) as u128;
+    if work as u128 + segments * cost as u128 >= u64::MAX as u128 && segments > 1 {
+        // The work alone fits (it is a u64): the checkpoints, one per interval, do not.
+        return invalid(
+            "interval",
+            format!("{}s", ns_to_secs(interval)),
+            format!(
+                "an interval long enough that the work plus one checkpoint per interval ({segments} checkpoints of {}s) takes less than 584 years without failures",
+                ns_to_secs(cost)
+            ),
+        );
+    }
     if work as u128 + segments * cost as u128 >= u64::MAX as u128 {
         return invalid(
             "work",

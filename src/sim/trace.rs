@@ -87,7 +87,7 @@ pub enum TraceError {
 pub fn parse_trace(text: &str, file: &str, column: IndexColumn) -> Result<Trace, TraceError> {
     let mut rows = Vec::new();
     let mut seen_data = false;
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in crate::text::lines(text).enumerate() {
         let line = i + 1;
         let content = raw.split('#').next().unwrap_or("").trim();
         if content.is_empty() {

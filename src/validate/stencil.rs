@@ -169,6 +169,7 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<RunFigures>>, ValidateError> {
     check(cfg)?;
+    stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
     crate::sim::engine::run_parallel_range(range, threads, tick, |i| {

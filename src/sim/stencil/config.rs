@@ -366,7 +366,7 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
     let mut s = Settings::default();
     let mut section = Section::None;
     let mut seen: Vec<String> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in crate::text::lines(text).enumerate() {
         let line = i + 1;
         let err = |message: String| ConfigError::Ini {
             file: file.to_string(),
@@ -680,6 +680,30 @@ mod tests {
         );
         assert_eq!(c.transfer_cost, 1_300_000);
         assert_eq!((c.width, c.rows), (256, 256));
+    }
+
+    #[test]
+    fn bom_and_any_line_ending_read_as_plain() {
+        let plain =
+            "[GENERAL]\nWorkerCount = 2\nCheckpointLevel = 3\n[Stencil]\nProcessCost = 7.1\n";
+        let want = parse_ini(plain, "p.ini", Path::new(".")).unwrap();
+        for text in [
+            format!("\u{feff}{plain}"),
+            plain.replace('\n', "\r"),
+            format!("\u{feff}{}", plain.replace('\n', "\r\n")),
+        ] {
+            let got = parse_ini(&text, "p.ini", Path::new(".")).unwrap();
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{text:?}");
+        }
+        // An error names its own line, not the whole file.
+        let e = parse_ini(
+            "[GENERAL]\rWorkerCount = x\rSeed = 1\r",
+            "p.ini",
+            Path::new("."),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("p.ini:2") && !e.contains("Seed"), "{e}");
     }
 
     #[test]

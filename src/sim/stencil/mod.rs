@@ -126,6 +126,27 @@ impl Summary {
     }
 }
 
+/// Refuses, before any run, a Poisson config whose runs cannot finish: every task is processed
+/// at least once, so a run lasts at least (tasks x process cost / workers) and meets on average
+/// at least that over the MTBF in failures. Beyond [`run::MAX_FAILURES`] each run would be
+/// stopped there (Poisson counts that large hardly deviate from their mean), after minutes of
+/// work per run.
+pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
+    let Failures::Poisson { mtbf } = cfg.failures else {
+        return Ok(());
+    };
+    let tasks = cfg.width as f64 * cfg.rows as f64;
+    let least = tasks * cfg.process_cost as f64 / f64::from(cfg.workers.max(1));
+    let expected = least / mtbf as f64;
+    // A zero MTBF gives infinity (or NaN with no work): refused unless there is no work at all.
+    if expected > run::MAX_FAILURES as f64 || (mtbf == 0 && least > 0.0) {
+        return Err(SimError::Hopeless {
+            expected: expected.min(f64::MAX),
+        });
+    }
+    Ok(())
+}
+
 /// `runs` runs of `cfg` on `threads` threads (0 = all cores), results in run order whatever
 /// the thread count. A deterministic config (a trace or no failures) is simulated once and its
 /// result repeated. `tick` is called once per run.
@@ -160,9 +181,44 @@ pub fn simulate_range(
         }
         return Ok(vec![one; (range.end - range.start) as usize]);
     }
+    check_feasible(cfg)?;
     run_parallel_range(range, threads, tick, |i| {
         simulate_run(&layout, cfg, seed, i)
     })
     .into_iter()
     .collect()
+}
+
+#[cfg(test)]
+mod feasibility {
+    use super::*;
+
+    fn cfg(mtbf: u64) -> StencilConfig {
+        StencilConfig {
+            width: 256,
+            rows: 256,
+            workers: 128,
+            level: 6,
+            checkpoint: true,
+            recovery: Recovery::Global,
+            process_cost: 7_100_000_000,
+            backup_cost: 1_300_000,
+            transfer_cost: 1_300_000,
+            failures: Failures::Poisson { mtbf },
+            output_bytes: None,
+        }
+    }
+
+    #[test]
+    fn refuses_only_beyond_the_failure_cap() {
+        // 65536 tasks x 7.1 s / 128 workers = 3635.2 s of work per worker: 10^6 failures at
+        // an MTBF of 3.6352 ms.
+        assert!(check_feasible(&cfg(3_635_000)).is_err());
+        assert!(check_feasible(&cfg(3_636_000)).is_ok());
+        assert!(check_feasible(&cfg(0)).is_err());
+        assert!(check_feasible(&cfg(1_800_000_000_000)).is_ok());
+        let mut none = cfg(1);
+        none.failures = Failures::None;
+        assert!(check_feasible(&none).is_ok());
+    }
 }

@@ -29,6 +29,14 @@ pub enum SimError {
         "the MTBF is too short to finish: more than {MAX_FAILURES} failures were applied before the last task completed"
     )]
     TooManyFailures,
+    /// The MTBF is so short against the work that no run can finish: told before any run.
+    #[error(
+        "the MTBF is too short to finish: at least {expected:.3e} failures expected per run (the failure-free work per worker over the MTBF), over the limit of {MAX_FAILURES}"
+    )]
+    Hopeless {
+        /// The failures a run meets on average, at the least.
+        expected: f64,
+    },
     /// A protocol invariant broke (a bug, never bad input).
     #[error("stencil protocol violated at t = {time} ns: {what}")]
     Protocol {

@@ -1,0 +1,136 @@
+//! Report folders (`--out DIR`) written so that a run killed at any moment leaves either the
+//! previous complete report or the new complete one: the files go to a fresh folder beside
+//! `DIR`, which then takes `DIR`'s place by renames (the old folder is moved aside first and
+//! removed last). A folder holding anything but a report of the same command is replaced only
+//! with `--force`.
+
+use super::CliError;
+use std::path::{Path, PathBuf};
+
+/// The report files' folder `dir`, replaced by one holding exactly `files`.
+pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Result<(), CliError> {
+    let write_err = |path: &Path, e: std::io::Error| CliError::Write {
+        what: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    let existing = listing(dir).map_err(|e| write_err(dir, e))?;
+    if !force && let Some(foreign) = foreign_file(&existing, files) {
+        return Err(CliError::Invalid {
+            arg: "--out",
+            value: dir.display().to_string(),
+            accepted: format!(
+                "a new or empty folder, or one holding this command's earlier report (it holds `{foreign}`); give --force to replace the folder"
+            ),
+        });
+    }
+    let staging = sibling(dir, "new");
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(|e| write_err(&staging, e))?;
+    for (name, bytes) in files {
+        let path = staging.join(name);
+        if let Err(e) = std::fs::write(&path, bytes) {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(write_err(&dir.join(name), e));
+        }
+    }
+    let old = sibling(dir, "old");
+    let moved = match std::fs::rename(dir, &old) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(write_err(dir, e));
+        }
+    };
+    if let Err(e) = std::fs::rename(&staging, dir) {
+        if moved {
+            let _ = std::fs::rename(&old, dir);
+        }
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(write_err(dir, e));
+    }
+    if moved {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(())
+}
+
+/// `.NAME.ckpt-KIND-PID` beside `dir`: on the same file system, so renames stay renames.
+fn sibling(dir: &Path, kind: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let hidden = format!(".{name}.ckpt-{kind}-{}", std::process::id());
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join(hidden),
+        _ => PathBuf::from(hidden),
+    }
+}
+
+/// The names in `dir` (none when it does not exist).
+fn listing(dir: &Path) -> std::io::Result<Vec<String>> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A name in the folder that the new report would not write: another command's report, or a
+/// file of the user's. The report's own data files name the command (`sweep.json`, ...), so
+/// an earlier report of the same command is recognized by them.
+fn foreign_file(existing: &[String], files: &[(String, Vec<u8>)]) -> Option<String> {
+    let ours = |n: &str| files.iter().any(|(f, _)| f == n);
+    let same_command = files
+        .iter()
+        .filter(|(f, _)| f.ends_with(".json"))
+        .any(|(f, _)| existing.iter().any(|e| e == f));
+    let foreign: Vec<&String> = existing
+        .iter()
+        // The writability probe of a run that was killed right after it.
+        .filter(|n| n.as_str() != ".ckpt-write-test")
+        .filter(|n| !(ours(n) || same_command && is_report_file(n)))
+        .collect();
+    // Another report's data file says best what the folder holds.
+    foreign
+        .iter()
+        .find(|n| n.ends_with(".json"))
+        .or(foreign.first())
+        .map(|n| n.to_string())
+}
+
+/// A file a report may hold (plots of other settings come and go with the inputs).
+fn is_report_file(name: &str) -> bool {
+    [".svg", ".png", ".json", ".csv", ".md"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(names: &[&str]) -> Vec<(String, Vec<u8>)> {
+        names.iter().map(|n| (n.to_string(), Vec::new())).collect()
+    }
+
+    #[test]
+    fn what_may_be_replaced() {
+        let new = files(&["sweep.json", "sweep.csv", "interval.svg", "report.md"]);
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(foreign_file(&s(&[]), &new), None);
+        assert_eq!(foreign_file(&s(&["sweep.json", "report.md"]), &new), None);
+        // A plot an earlier sweep drew and this one does not.
+        assert_eq!(foreign_file(&s(&["sweep.json", "loss.svg"]), &new), None);
+        assert_eq!(
+            foreign_file(&s(&["validate.json", "report.md"]), &new),
+            Some("validate.json".into())
+        );
+        assert_eq!(
+            foreign_file(&s(&["notes.txt"]), &new),
+            Some("notes.txt".into())
+        );
+    }
+}

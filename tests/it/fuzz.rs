@@ -1,0 +1,230 @@
+//! Generated-input fuzz tests of every parser a user's text reaches: durations, sizes and
+//! bandwidths (`ckpt::units`), failure traces, the stencil INI, failure logs and shard files.
+//! Each takes committed files (or typical values) and mutates them at random: no input may
+//! panic or hang, every error is one line, and accepted values round-trip where that is
+//! meaningful. About 256 cases per parser keep the suite quick; for a longer run:
+//!
+//! ```text
+//! CKPT_FUZZ_CASES=100000 cargo test --release --test it fuzz::
+//! ```
+
+use crate::common::read_package_file;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("CKPT_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Characters that mean something to some parser, and a few that mean nothing.
+const ALPHABET: &[&str] = &[
+    "\n",
+    "\r",
+    "\r\n",
+    "\u{feff}",
+    ",",
+    "=",
+    "[",
+    "]",
+    "#",
+    ";",
+    "\"",
+    " ",
+    "\t",
+    "-",
+    "+",
+    ".",
+    "e",
+    "E",
+    "0",
+    "1",
+    "9",
+    "h",
+    "m",
+    "s",
+    "y",
+    "M",
+    "B",
+    "GiB",
+    "/s",
+    "bit",
+    "..",
+    "{",
+    "}",
+    ":",
+    "null",
+    "1e308",
+    "-1",
+    "NaN",
+    "inf",
+    "18446744073709551616",
+    "é",
+    "\u{0}",
+    "x",
+];
+
+/// One edit of a text: delete a span, insert tokens, or duplicate a span elsewhere.
+#[derive(Debug, Clone)]
+enum Edit {
+    Delete(usize, usize),
+    Insert(usize, Vec<usize>),
+    Duplicate(usize, usize, usize),
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let edit = prop_oneof![
+        (any::<usize>(), 1usize..40).prop_map(|(a, n)| Edit::Delete(a, n)),
+        (
+            any::<usize>(),
+            prop::collection::vec(0..ALPHABET.len(), 1..6)
+        )
+            .prop_map(|(a, t)| Edit::Insert(a, t)),
+        (any::<usize>(), 1usize..60, any::<usize>()).prop_map(|(a, n, b)| Edit::Duplicate(a, n, b)),
+    ];
+    prop::collection::vec(edit, 1..8)
+}
+
+/// `text` with `edits` applied, positions taken modulo the length at char boundaries.
+fn mutate(text: &str, edits: &[Edit]) -> String {
+    let mut s = text.to_string();
+    let at = |s: &str, p: usize| {
+        let mut p = if s.is_empty() { 0 } else { p % (s.len() + 1) };
+        while !s.is_char_boundary(p) {
+            p -= 1;
+        }
+        p
+    };
+    for e in edits {
+        match e {
+            Edit::Delete(a, n) => {
+                let a = at(&s, *a);
+                let b = at(&s, a + n.min(&(s.len() - a)));
+                s.replace_range(a..b.max(a), "");
+            }
+            Edit::Insert(a, toks) => {
+                let a = at(&s, *a);
+                let t: String = toks.iter().map(|&i| ALPHABET[i]).collect();
+                s.insert_str(a, &t);
+            }
+            Edit::Duplicate(a, n, b) => {
+                let a = at(&s, *a);
+                let end = at(&s, a + n.min(&(s.len() - a)));
+                let piece = s[a..end.max(a)].to_string();
+                let b = at(&s, *b);
+                s.insert_str(b, &piece);
+            }
+        }
+    }
+    s
+}
+
+fn one_line(e: &impl std::fmt::Display) -> Result<(), TestCaseError> {
+    let m = e.to_string();
+    prop_assert!(
+        !m.contains('\n') && !m.contains('\r'),
+        "not one line: {m:?}"
+    );
+    prop_assert!(!m.is_empty());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn units_never_panic(seed in prop::sample::select(vec![
+        "5m", "1.5h", "1h 30m", "42.5", "1e3", "7d", "5y", "1.3ms", "64MiB", "2TB", "10GB/s",
+        "100Gbit/s", "800MiB/s", "0", "",
+    ]), e in edits()) {
+        let t = mutate(seed, &e);
+        match ckpt::units::parse_duration(&t) {
+            Ok(v) => prop_assert!(v.is_finite(), "{t:?} -> {v}"),
+            Err(err) => one_line(&err)?,
+        }
+        for r in [
+            ckpt::units::parse_positive_duration(&t),
+            ckpt::units::parse_nonnegative_duration(&t),
+            ckpt::units::parse_bytes(&t),
+            ckpt::units::parse_bandwidth(&t),
+        ] {
+            match r {
+                Ok(v) => prop_assert!(v.is_finite() && v >= 0.0, "{t:?} -> {v}"),
+                Err(err) => one_line(&err)?,
+            }
+        }
+        if let Ok(d) = ckpt::units::duration(&t) {
+            prop_assert!(d.seconds().is_finite());
+        }
+    }
+
+    /// A duration of whole seconds below a day prints as a humantime form that reads back to
+    /// it; sizes and bandwidths in bytes read back exactly.
+    #[test]
+    fn units_round_trip(s in 1u64..86_400, n in 1u64..1_000_000_000_000) {
+        let text = ckpt::units::format_duration(s as f64);
+        prop_assert_eq!(ckpt::units::parse_duration(&text).unwrap(), s as f64, "{}", text);
+        prop_assert_eq!(ckpt::units::parse_bytes(&format!("{n}B")).unwrap(), n as f64);
+        prop_assert_eq!(ckpt::units::parse_bandwidth(&format!("{n}B/s")).unwrap(), n as f64);
+    }
+
+    #[test]
+    fn traces_never_panic(e in edits(), which in 0..3usize) {
+        use ckpt::sim::trace::{IndexColumn, parse_trace};
+        let t = mutate(&read_package_file("data/paper/five-failures.csv"), &e);
+        let column = [
+            IndexColumn::Forbidden,
+            IndexColumn::Optional { name: "node", count: 4 },
+            IndexColumn::Required { name: "worker", count: 128 },
+        ][which];
+        if let Err(err) = parse_trace(&t, "t.csv", column) {
+            one_line(&err)?;
+        }
+    }
+
+    #[test]
+    fn stencil_ini_never_panics(e in edits(), which in 0..2usize) {
+        use ckpt::sim::stencil::config::parse_ini;
+        let file = ["data/paper/rollback.ini", "data/validate/costly-checkpoint.ini"][which];
+        let t = mutate(&read_package_file(file), &e);
+        match parse_ini(&t, "c.ini", Path::new("data/paper")) {
+            Ok(settings) => {
+                if let Err(err) = settings.validate(false, Some("time_seconds\n1\n")) {
+                    one_line(&err)?;
+                }
+            }
+            Err(err) => one_line(&err)?,
+        }
+    }
+
+    #[test]
+    fn failure_logs_never_panic(e in edits(), which in 0..3usize) {
+        let file = ["data/failures/nodes.csv", "data/failures/exponential.csv",
+            "data/failures/allocations.csv"][which];
+        let text = read_package_file(file);
+        // The head of the file: mutations matter, not its length.
+        let head: String = text.lines().take(60).collect::<Vec<_>>().join("\n");
+        let t = mutate(&head, &e);
+        if let Err(err) = ckpt::fit::parse_log(&t, "f.csv") {
+            one_line(&err)?;
+        }
+    }
+
+    #[test]
+    fn shard_files_never_panic(e in edits()) {
+        let t = mutate(&read_package_file("data/examples/shard-format-1.json"), &e);
+        if let Err(err) = ckpt::job::shard::header("s.json", &t) {
+            one_line(&err)?;
+        }
+        if let Err(err) = ckpt::job::merge(&[("s.json".to_string(), t)], None) {
+            one_line(&err)?;
+        }
+    }
+}

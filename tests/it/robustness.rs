@@ -1,0 +1,605 @@
+//! What a user can type must not break the binary (issue 13): each test gives one input that
+//! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
+//! the answer now (one line on stderr and exit status 2 for a refusal).
+
+use crate::common::ckpt;
+use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`;
+/// returns the line.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = ckpt().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
+    }
+    err
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ckpt-robust-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Before: clap_complete panicked (exit 101) when the reader of the pipe went away.
+#[test]
+fn closed_pipe_is_success() {
+    let bin = assert_cmd::cargo::cargo_bin("ckpt");
+    for args in [
+        &["completions", "bash"][..],
+        &["man"],
+        &["interval", "--mtbf", "24h", "--cost", "5m"],
+    ] {
+        let mut child = Process::new(&bin)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Closing the read end before the child writes makes every write a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {:?}", out.stderr);
+    }
+}
+
+/// Before: a panic with a backtrace (exit 101) on a full device.
+#[test]
+fn full_device_is_one_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    for args in [
+        &["completions", "bash"][..],
+        &["man"],
+        &["interval", "--mtbf", "24h", "--cost", "5m"],
+    ] {
+        let out = Process::new(assert_cmd::cargo::cargo_bin("ckpt"))
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("cannot write standard output: No space left"),
+            "{err}"
+        );
+    }
+}
+
+/// Before: 130 GB of axis ticks (abort), a hang at 23 GB, and "internal error: `loss` has no
+/// finite data to draw" (exit 1).
+#[test]
+fn sweep_axis_ticks_are_bounded() {
+    for (i, vary) in ["mtbf=1e12..1e15", "interval=1s..1e9", "mtbf=1e10..1e12"]
+        .iter()
+        .enumerate()
+    {
+        let dir = scratch(&format!("ticks{i}"));
+        let start = Instant::now();
+        ckpt()
+            .args(["sweep", "--mtbf", "24h", "--cost", "5m", "--vary", vary])
+            .args(["--log", "--points", "5", "-q", "--out"])
+            .arg(&dir)
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success();
+        assert!(start.elapsed() < Duration::from_secs(60));
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        if *vary == "mtbf=1e10..1e12" {
+            assert!(md.contains("not drawn, nothing finite to draw"), "{md}");
+            assert!(!dir.join("loss.svg").exists());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Before: `--threads 100000` started them all.
+#[test]
+fn thread_count_is_bounded() {
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--threads",
+            "100000",
+        ],
+        &["--threads", "100000", "1024"],
+    );
+}
+
+/// Before: only "the following required arguments were not provided:"; typos lost clap's tip.
+#[test]
+fn clap_errors_name_what_is_missing_and_keep_tips() {
+    refused(
+        &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"],
+        &["not provided: --work <WORK>", "--interval"],
+    );
+    refused(
+        &[
+            "sweep",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--vary",
+            "mtbf=1h..2h",
+        ],
+        &["--out <DIR>"],
+    );
+    refused(&["merge"], &["<SHARD.json>"]);
+    refused(&["fit"], &["<FAILURES.csv>"]);
+    refused(
+        &["interval", "--mtbff", "1h", "--cost", "1m"],
+        &["'--mtbff'", "similar argument exists: '--mtbf'", "--help"],
+    );
+    refused(&["intervall"], &["similar subcommand exists: 'interval'"]);
+}
+
+/// Before: "unexpected argument '-1' found" (the option and its rule were not named).
+#[test]
+fn negative_values_name_the_option() {
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "256",
+            "--rows",
+            "256",
+            "--workers",
+            "128",
+            "--level",
+            "6",
+            "--process-cost",
+            "-1",
+        ],
+        &["--process-cost", "`-1`", "zero or more"],
+    );
+    refused(
+        &["interval", "--mtbf", "-1", "--cost", "1m"],
+        &["--mtbf", "-1", "positive"],
+    );
+}
+
+/// Before: "invalid digit found in string".
+#[test]
+fn level_range_is_named() {
+    refused(
+        &["simulate", "stencil", "--level", "1..6"],
+        &["--level", "1 to 20"],
+    );
+}
+
+/// Before: a trace of `/dev/zero` read 10 GB into memory.
+#[test]
+fn input_files_are_read_with_a_bound() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let start = Instant::now();
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--cost",
+            "1m",
+            "--trace",
+            "/dev/zero",
+        ],
+        &["--trace", "/dev/zero", "larger than 256 MiB"],
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+/// Before: a byte-order mark was quoted as part of the header, and a file with lone `\r` line
+/// endings read as one line (echoed whole into the error).
+#[test]
+fn bom_and_cr_line_endings_are_accepted() {
+    let dir = scratch("bom");
+    std::fs::create_dir_all(&dir).unwrap();
+    let periodic = |file: &std::path::Path| {
+        crate::common::stdout_of(&[
+            "simulate",
+            "periodic",
+            "--work",
+            "10h",
+            "--interval",
+            "30m",
+            "--cost",
+            "1m",
+            "--format",
+            "json",
+            "--trace",
+            file.to_str().unwrap(),
+        ])
+    };
+    let plain = dir.join("plain.csv");
+    std::fs::write(&plain, "time_seconds\n100\n200\n").unwrap();
+    for (name, text) in [
+        ("bom.csv", "\u{feff}time_seconds\n100\n200\n"),
+        ("cr.csv", "time_seconds\r100\r200\r"),
+        ("bomcrlf.csv", "\u{feff}time_seconds\r\n100\r\n200\r\n"),
+    ] {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        // Equal but for the file name the JSON echoes.
+        let a = periodic(&f).replace(f.to_str().unwrap(), "F");
+        let b = periodic(&plain).replace(plain.to_str().unwrap(), "F");
+        assert_eq!(a, b, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: 1000 runs of 10^6 failures each (848 s) before the stencil refused a hopeless MTBF.
+#[test]
+fn hopeless_stencil_mtbf_is_refused_at_once() {
+    let start = Instant::now();
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "256",
+            "--rows",
+            "256",
+            "--workers",
+            "128",
+            "--level",
+            "6",
+            "--process-cost",
+            "7.1",
+            "--backup-cost",
+            "0.0013",
+            "--mtbf",
+            "1ns",
+            "--quiet",
+        ],
+        &["MTBF is too short", "failures expected per run"],
+    );
+    // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
+    let dir = scratch("hopeless");
+    std::fs::create_dir_all(&dir).unwrap();
+    let ini = dir.join("hopeless.ini");
+    let text = crate::common::read_package_file("data/validate/costly-checkpoint.ini")
+        .replace("MTBF = 600", "MTBF = 0.000000001");
+    std::fs::write(&ini, text).unwrap();
+    refused(
+        &[
+            "validate",
+            "--sim",
+            "stencil",
+            "--config",
+            ini.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        &["MTBF is too short"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: 150 Vandermonde checksums hung in the SVD (entries overflow); 20 said "recoverable:
+/// yes" with a relative error of 3e4 (effective condition number 2e20); 60 said "no" as if the
+/// scheme did not survive, where `survive` says 1.0.
+#[test]
+fn vandermonde_overflow_and_ill_conditioning_are_named() {
+    let encode = |checksums: &str, fail: &str| {
+        let start = Instant::now();
+        let text = crate::common::stdout_of(&[
+            "encode",
+            "--scheme",
+            "weighted",
+            "--procs",
+            "256",
+            "--checksums",
+            checksums,
+            "--matrix",
+            "vandermonde",
+            "--fail",
+            fail,
+        ]);
+        assert!(start.elapsed() < Duration::from_secs(20));
+        text
+    };
+    let t = encode("150", "1");
+    assert!(
+        t.contains("recoverable         no") && t.contains("overflow double precision"),
+        "{t}"
+    );
+    // 256^19 = 5.7e45 in the last row against entries of 1 in the first: hopeless.
+    let t = encode("20", "1");
+    assert!(
+        t.contains("recoverable         no") && t.contains("at least 1/eps"),
+        "{t}"
+    );
+    let t = encode("60", "60");
+    assert!(t.contains("survivable in exact arithmetic"), "{t}");
+    // A small Vandermonde system is still solved, to about eps times its condition number.
+    let t = encode("4", "2");
+    assert!(t.contains("recoverable         yes"), "{t}");
+}
+
+/// Before: `--iteration-time 1e308` printed `inf%` and `CKPT_INTERVAL_SECONDS=
+/// 18446744073709551615`; `--mtbf 1e308` printed garbage durations with 0% loss; `validate
+/// --mtbf 1e308` said "confirmed" on a clamped interval.
+#[test]
+fn durations_beyond_500_years_are_refused() {
+    for args in [
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "1e308",
+        ][..],
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "1e308",
+            "--format",
+            "env",
+        ],
+        &["interval", "--mtbf", "1e308", "--cost", "5m"],
+        &["interval", "--mtbf", "501y", "--cost", "5m"],
+        &["validate", "--mtbf", "1e308", "--cost", "5m"],
+    ] {
+        refused(args, &["at most 500 years"]);
+    }
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--node-mtbf",
+            "1e308",
+            "--nodes",
+            "4",
+            "--work",
+            "1h",
+            "--interval",
+            "10m",
+            "--cost",
+            "1m",
+        ],
+        &["--node-mtbf", "at most 500 years"],
+    );
+    // Accepted but hopeless: 400 years per iteration against a 1-day MTBF.
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--iteration-time",
+            "400y",
+        ],
+        &["iteration-time", "overflows"],
+    );
+    // 500 years itself is accepted and answered (every figure finite).
+    let out = crate::common::stdout_of(&["interval", "--mtbf", "500y", "--cost", "5m"]);
+    assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
+}
+
+/// The `sweep.json` of a complete report in `dir`, which must parse and agree with the CSV and
+/// report.md beside it (every plot report.md embeds exists): its number of points.
+fn complete_sweep_report(dir: &std::path::Path) -> usize {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    let points = json["points"].as_array().unwrap().len();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for line in md.lines().filter(|l| l.starts_with("![")) {
+        let file = line.rsplit('(').next().unwrap().trim_end_matches(')');
+        let svg = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(svg.trim_end().ends_with("</svg>"), "{file} truncated");
+    }
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert!(csv.ends_with('\n'));
+    points
+}
+
+/// Before: a sweep killed while writing left a truncated sweep.json beside the previous run's
+/// plots and report.md. Now each kill leaves the old report or the new one, whole.
+#[test]
+fn killed_report_leaves_old_or_new_whole() {
+    let bin = assert_cmd::cargo::cargo_bin("ckpt");
+    let dir = scratch("atomic");
+    let sweep = |points: &str| {
+        let mut c = Process::new(&bin);
+        c.args([
+            "sweep",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--vary",
+            "mtbf=1h..7d",
+            "--log",
+        ])
+        .args(["--quiet", "--points", points, "--out"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        c
+    };
+    assert!(sweep("3").status().unwrap().success());
+    assert_eq!(complete_sweep_report(&dir), 3);
+    let mut seen_new = false;
+    // Kills spread over the run, writing phase included (a run takes about half a second here).
+    for delay_ms in [5u64, 50, 100, 150, 200, 250, 300, 350, 400, 450, 600, 900] {
+        let mut child = sweep("2000").spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let points = complete_sweep_report(&dir);
+        assert!(
+            points == 3 || points == 2000,
+            "{points} points after a kill at {delay_ms} ms"
+        );
+        seen_new |= points == 2000;
+        if seen_new {
+            break;
+        }
+    }
+    // A different command's report is not mixed in without --force.
+    let out = ckpt()
+        .args([
+            "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--force") && err.contains("sweep.json"),
+        "{err}"
+    );
+    complete_sweep_report(&dir);
+    ckpt()
+        .args([
+            "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--force",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    assert!(dir.join("validate.json").exists() && !dir.join("sweep.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: `--mtbf 24 --cost 300` (hours meant) answered with overhead 729415 and nothing on
+/// stderr.
+#[test]
+fn cost_large_against_mtbf_warns() {
+    let out = ckpt()
+        .args(["interval", "--mtbf", "24", "--cost", "300"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("warning:") && err.contains("24.0s") && err.contains("unit"),
+        "{err}"
+    );
+    let out = ckpt()
+        .args(["interval", "--mtbf", "24h", "--cost", "5m"])
+        .output()
+        .unwrap();
+    assert!(out.stderr.is_empty());
+}
+
+/// Before: `--interval 1ns` blamed `--work` for a job of 3.6e12 checkpoints.
+#[test]
+fn tiny_interval_blames_the_interval() {
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1m",
+            "--interval",
+            "1ns",
+            "--work",
+            "1h",
+        ],
+        &["--interval", "3600000000000 checkpoints"],
+    );
+}
+
+/// Before: `survive --procs 1` refused a `--failures 3` nobody typed (the default range).
+#[test]
+fn survive_default_range_fits_the_scheme() {
+    let out = crate::common::stdout_of(&[
+        "survive",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "1",
+        "--checksums",
+        "1",
+    ]);
+    assert!(
+        out.lines().last().unwrap().trim_start().starts_with('2'),
+        "{out}"
+    );
+    refused(
+        &[
+            "survive",
+            "--scheme",
+            "weighted",
+            "--procs",
+            "1",
+            "--checksums",
+            "1",
+            "--failures",
+            "3",
+        ],
+        &["--failures", "`3`"],
+    );
+}
+
+/// Before: `pcg --tol 1e-300` said "stopped at --max-iter" after far fewer iterations.
+#[test]
+fn pcg_breakdown_is_not_blamed_on_max_iter() {
+    let out = crate::common::stdout_of(&[
+        "pcg",
+        "--grid",
+        "16",
+        "--procs",
+        "4",
+        "--scheme",
+        "weighted",
+        "--checksums",
+        "1",
+        "--every",
+        "10",
+        "--fail",
+        "0",
+        "--at",
+        "5",
+        "--tol",
+        "1e-300",
+    ]);
+    assert!(
+        out.contains("broke down at iteration") && !out.contains("--max-iter"),
+        "{out}"
+    );
+}
