@@ -434,5 +434,28 @@ pub fn bar_images(
     }
 }
 
+/// A report folder's files in their fixed order: `<stem>.json`, `<stem>.csv`, the images of
+/// every drawable plot, then `extra` images, then `report.md` (whose text says what a plot
+/// left out would have shown).
+pub fn folder(
+    stem: &str,
+    data: [String; 2],
+    plots: &[Plot],
+    extra: Vec<(String, Vec<u8>)>,
+    markdown: String,
+) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+    let [json, csv] = data;
+    let mut out = vec![
+        (format!("{stem}.json"), json.into_bytes()),
+        (format!("{stem}.csv"), csv.into_bytes()),
+    ];
+    for p in plots.iter().filter(|p| drawable(p)) {
+        out.extend(images(p)?);
+    }
+    out.extend(extra);
+    out.push(("report.md".to_string(), markdown.into_bytes()));
+    Ok(out)
+}
+
 #[cfg(feature = "plots")]
 pub use super::render::{render_bars_png, render_bars_svg, render_png, render_svg};

@@ -409,15 +409,14 @@ pub fn markdown(r: &SweepResult, command: &str) -> String {
 
 /// Every file of the report, `(name, bytes)`, in a fixed order.
 pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let mut out = vec![
-        ("sweep.json".to_string(), json(r).into_bytes()),
-        ("sweep.csv".to_string(), csv(r).into_bytes()),
-    ];
-    for p in plots(r).iter().filter(|p| plot::drawable(p)) {
-        out.extend(plot::images(p)?);
-    }
-    out.push(("report.md".to_string(), markdown(r, command).into_bytes()));
-    Ok(out)
+    let plots = plots(r);
+    plot::folder(
+        "sweep",
+        [json(r), csv(r)],
+        &plots,
+        vec![],
+        markdown(r, command),
+    )
 }
 
 /// The line `sweep` prints: the points, the answer at the given inputs, where the report is.

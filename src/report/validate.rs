@@ -319,13 +319,12 @@ pub fn markdown(v: &Validation, command: &str) -> String {
 
 /// Every file of the report.
 pub fn files(v: &Validation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let mut out = vec![
-        ("validate.json".to_string(), json(v).into_bytes()),
-        ("validate.csv".to_string(), csv(v).into_bytes()),
-    ];
-    for p in [overhead_plot(v), regret_plot(v)] {
-        out.extend(plot::images(&p)?);
-    }
-    out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
-    Ok(out)
+    let plots = [overhead_plot(v), regret_plot(v)];
+    plot::folder(
+        "validate",
+        [json(v), csv(v)],
+        &plots,
+        vec![],
+        markdown(v, command),
+    )
 }

@@ -448,15 +448,8 @@ pub fn markdown(v: &StencilValidation, command: &str) -> String {
 
 /// Every file of the stencil report.
 pub fn files(v: &StencilValidation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let mut out = vec![
-        ("validate.json".to_string(), json(v).into_bytes()),
-        ("validate.csv".to_string(), csv(v).into_bytes()),
-    ];
-    for p in [makespan_plot(v), cancelled_plot(v)] {
-        out.extend(plot::images(&p)?);
-    }
-    let bars = time_split_bars(v);
-    out.extend(plot::bar_images(&bars, (1200, 600))?);
-    out.push(("report.md".to_string(), markdown(v, command).into_bytes()));
-    Ok(out)
+    let plots = [makespan_plot(v), cancelled_plot(v)];
+    let bars = plot::bar_images(&time_split_bars(v), (1200, 600))?;
+    let markdown = markdown(v, command);
+    plot::folder("validate", [json(v), csv(v)], &plots, bars, markdown)
 }
