@@ -184,6 +184,17 @@ impl ModelArgs {
                 parts.total().map_err(|e| match e {
                     CostError::SizeWithoutBandwidth => conflict("--ckpt-bytes needs --bandwidth"),
                     CostError::BandwidthWithoutSize => conflict("--bandwidth needs --ckpt-bytes"),
+                    CostError::UploadTooLong {
+                        bandwidth,
+                        upload_s,
+                        ..
+                    } => CliError::Invalid {
+                        arg: "--bandwidth",
+                        value: format!("{bandwidth:e} B/s"),
+                        accepted: format!(
+                            "a bandwidth that uploads --ckpt-bytes within 500 years (this one takes {upload_s:e} s)"
+                        ),
+                    },
                     CostError::NotPositive { total } => CliError::Invalid {
                         arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
                         value: format!("{total}"),

@@ -36,6 +36,19 @@ pub enum CostError {
     /// A bandwidth without a size to send.
     #[error("a bandwidth needs a checkpoint size")]
     BandwidthWithoutSize,
+    /// The upload alone takes longer than any duration a user may give (a bandwidth far too
+    /// small for the size).
+    #[error(
+        "uploading {bytes:e} bytes at {bandwidth:e} B/s takes {upload_s:e} s, beyond 500 years"
+    )]
+    UploadTooLong {
+        /// The checkpoint size (bytes).
+        bytes: f64,
+        /// The bandwidth (bytes per second).
+        bandwidth: f64,
+        /// The upload time it gives (s), possibly infinite.
+        upload_s: f64,
+    },
     /// The parts do not add up to a positive, finite cost.
     #[error("the parts add up to {total} s, not a positive checkpoint cost")]
     NotPositive {
@@ -70,7 +83,17 @@ impl UploadCost {
     /// ```
     pub fn total(&self) -> Result<f64, CostError> {
         let upload = match (self.bytes, self.bandwidth) {
-            (Some(b), Some(bw)) => b / bw,
+            (Some(b), Some(bw)) => {
+                let upload_s = b / bw;
+                if upload_s.is_nan() || upload_s > crate::units::MAX_DURATION_S {
+                    return Err(CostError::UploadTooLong {
+                        bytes: b,
+                        bandwidth: bw,
+                        upload_s,
+                    });
+                }
+                upload_s
+            }
             (None, None) => 0.0,
             (Some(_), None) => return Err(CostError::SizeWithoutBandwidth),
             (None, Some(_)) => return Err(CostError::BandwidthWithoutSize),

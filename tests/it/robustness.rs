@@ -603,3 +603,21 @@ fn pcg_breakdown_is_not_blamed_on_max_iter() {
         "{out}"
     );
 }
+
+/// Before: `--bandwidth 1e-300B/s` reported `inf` against --create-time/--latency/...; the
+/// bandwidth is what makes the upload endless.
+#[test]
+fn tiny_bandwidth_blames_the_bandwidth() {
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1e-300B/s",
+        ],
+        &["--bandwidth", "within 500 years"],
+    );
+}
