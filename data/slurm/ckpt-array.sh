@@ -78,7 +78,8 @@ for a in "$@"; do
 done
 ckpt=${CKPT:-ckpt}
 if [[ "$ckpt" != */* ]]; then
-    ckpt=$(command -v "$ckpt") || die "no \`$ckpt\` on PATH: set CKPT to the ckpt binary"
+    found=$(command -v "$ckpt") || die "no \`$ckpt\` on PATH: set CKPT to the ckpt binary (or run \`cargo install --path .\`)"
+    ckpt=$found
 fi
 [[ -x "$ckpt" ]] || die "CKPT=$ckpt is not an executable"
 ckpt=$(cd "$(dirname "$ckpt")" && pwd)/$(basename "$ckpt")

@@ -575,3 +575,24 @@ fn stencil_validation_shards_merge_to_the_single_process_bytes_and_report() {
     assert_eq!(merged, single);
     assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
 }
+
+/// Before: with no ckpt on PATH the script said "no `` on PATH", having emptied the name it
+/// was about to print.
+#[test]
+fn the_job_array_script_names_the_binary_it_cannot_find() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("bash")
+        .arg(root.join("data/slurm/ckpt-array.sh"))
+        .args(["simulate", "periodic", "--mtbf", "1h"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("CKPT", "ckpt-not-installed-here")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no `ckpt-not-installed-here` on PATH"),
+        "{err}"
+    );
+}
