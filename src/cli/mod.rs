@@ -11,6 +11,7 @@ pub mod interval;
 pub mod merge;
 pub mod multilevel;
 pub mod parse;
+pub mod renewal;
 pub mod simulate;
 pub mod stencil;
 pub mod sweep;

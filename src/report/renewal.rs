@@ -138,6 +138,47 @@ pub fn table(a: &RenewalAnalysis) -> String {
     out
 }
 
+/// The inputs the renewal answer echoes (seconds).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RenewalInputsJson {
+    /// The mean time between failures (s).
+    pub mtbf_s: f64,
+    /// The checkpoint cost (s).
+    pub cost_s: f64,
+    /// The restart cost (s).
+    pub restart_s: f64,
+    /// The distribution of the times between failures (`weibull:0.7`, ...).
+    pub dist: String,
+}
+
+#[derive(Serialize)]
+struct RenewalJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    inputs: &'a RenewalInputsJson,
+    models: Vec<RenewalRow>,
+    recommended: &'static str,
+    recommended_overhead: f64,
+    recommended_efficiency: f64,
+    schedule: ScheduleJson,
+}
+
+/// The answer as one JSON document: the inputs, the four rows, the recommendation (the
+/// schedule) and the `schedule` object.
+pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
+    let schedule = schedule_json(a);
+    super::json_document(&RenewalJson {
+        schema_version: super::interval::SCHEMA_VERSION,
+        command: "interval",
+        inputs,
+        models: rows(a),
+        recommended: "renewal-schedule",
+        recommended_overhead: schedule.overhead,
+        recommended_efficiency: 1.0 / schedule.overhead,
+        schedule,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ mod interval_cli;
 mod models;
 mod multilevel_cli;
 mod properties;
+mod renewal_cli;
 mod shard;
 mod simulate_cli;
 mod simulate_periodic;
