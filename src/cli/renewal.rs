@@ -101,3 +101,47 @@ pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
         }
     })
 }
+
+/// The most chunks `--schedule` takes: the model's schedules stop at 1000.
+const MAX_SCHEDULE_CHUNKS: usize = 10_000;
+
+/// `simulate periodic --schedule D,D,...` in nanoseconds (each a positive duration), or `None`
+/// without it; refused beside `--interval`.
+pub fn schedule_flag(
+    text: Option<&str>,
+    interval_given: bool,
+) -> Result<Option<Vec<ckpt::sim::engine::Nanos>>, CliError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    if interval_given {
+        return Err(conflict(
+            "--schedule conflicts with --interval: give the one period or the schedule",
+        ));
+    }
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > MAX_SCHEDULE_CHUNKS {
+        return Err(CliError::Invalid {
+            arg: "--schedule",
+            value: format!("{} chunks", parts.len()),
+            accepted: format!("at most {MAX_SCHEDULE_CHUNKS} chunks"),
+        });
+    }
+    let mut chunks = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let c = super::simulate::duration_ns("--schedule", p, true).map_err(|e| match e {
+            CliError::Invalid {
+                arg,
+                value,
+                accepted,
+            } => CliError::Invalid {
+                arg,
+                value: text.to_string(),
+                accepted: format!("chunk {} (`{value}`) {accepted}", i + 1),
+            },
+            other => other,
+        })?;
+        chunks.push(c);
+    }
+    Ok(Some(chunks))
+}

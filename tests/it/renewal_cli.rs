@@ -152,3 +152,94 @@ fn bad_input_gets_one_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Mean wall time per unit of work of `runs` seeded runs of a long job (about 2000 lives, so
+/// its start without a restart and its cut last chunk weigh little), and its standard error.
+fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
+    let work_h = 48_000.0;
+    let work = format!("{work_h}h");
+    let mut args = vec![
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "24h",
+        "--dist",
+        dist,
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--work",
+        &work,
+        "--runs",
+        "200",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+        "--quiet",
+    ];
+    args.extend(policy);
+    let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    let wall = &v["figures"]["wall_time_s"];
+    let w = work_h * 3600.0;
+    (
+        wall["point"].as_f64().unwrap() / w,
+        wall["stderr"].as_f64().unwrap() / w,
+    )
+}
+
+#[test]
+fn simulated_schedule_and_period_agree_with_the_model() {
+    let v = answer("weibull:0.7");
+    let s = &v["schedule"];
+    let list: Vec<String> = chunks(&v).iter().map(|c| format!("{c}")).collect();
+    let list = list.join(",");
+    let period = format!("{}", s["periodic_interval_s"].as_f64().unwrap());
+    for (policy, predicted) in [
+        (
+            ["--schedule", list.as_str()],
+            s["overhead"].as_f64().unwrap(),
+        ),
+        (
+            ["--interval", period.as_str()],
+            s["periodic_overhead"].as_f64().unwrap(),
+        ),
+    ] {
+        let (mean, se) = simulated_overhead("weibull:0.7", &policy);
+        let z = (mean - predicted) / se;
+        assert!(
+            z.abs() < 4.0,
+            "{}: simulated {mean} ± {se}, predicted {predicted}",
+            policy[0]
+        );
+    }
+}
+
+#[test]
+fn bad_schedules_get_one_line_and_exit_2() {
+    for (extra, mentions) in [
+        (&["--schedule", "600,0,1200"][..], "chunk 2"),
+        (&["--schedule", "600", "--interval", "1h"][..], "--interval"),
+        (&["--schedule", "600,,1200"][..], "--schedule"),
+        (&[][..], "--interval"),
+    ] {
+        let mut args = vec![
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "24h",
+            "--dist",
+            "weibull:0.7",
+            "--cost",
+            "10m",
+            "--work",
+            "100h",
+        ];
+        args.extend(extra);
+        let out = ckpt().args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(mentions), "{extra:?}: {err}");
+    }
+}
