@@ -158,6 +158,7 @@ struct RenewalJson<'a> {
     inputs: &'a RenewalInputsJson,
     models: Vec<RenewalRow>,
     recommended: &'static str,
+    recommended_interval_s: f64,
     recommended_overhead: f64,
     recommended_efficiency: f64,
     schedule: ScheduleJson,
@@ -167,12 +168,18 @@ struct RenewalJson<'a> {
 /// schedule) and the `schedule` object.
 pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
     let schedule = schedule_json(a);
+    let first = schedule
+        .chunks_s
+        .first()
+        .copied()
+        .unwrap_or(a.periodic.interval);
     super::json_document(&RenewalJson {
         schema_version: super::interval::SCHEMA_VERSION,
         command: "interval",
         inputs,
         models: rows(a),
         recommended: "renewal-schedule",
+        recommended_interval_s: first,
         recommended_overhead: schedule.overhead,
         recommended_efficiency: 1.0 / schedule.overhead,
         schedule,

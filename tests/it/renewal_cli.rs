@@ -243,3 +243,35 @@ fn bad_schedules_get_one_line_and_exit_2() {
         assert!(err.contains(mentions), "{extra:?}: {err}");
     }
 }
+
+#[test]
+fn fit_advice_gives_the_schedule_of_the_best_family() {
+    let v: Value = serde_json::from_str(&stdout_of(&[
+        "fit",
+        crate::common::package_file("data/failures/weibull-0.7.csv")
+            .to_str()
+            .unwrap(),
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let rows = v["intervals"].as_array().unwrap();
+    let best = rows.iter().find(|r| r["at"] == "best-fit").unwrap();
+    assert_eq!(best["model"], "renewal-schedule");
+    let flags = best["flags"].as_str().unwrap();
+    assert!(
+        !flags.contains("--procs") && !flags.contains("--detect"),
+        "{flags}"
+    );
+    // The printed flags give the printed schedule.
+    let mut args = vec!["interval"];
+    args.extend(flags.split_whitespace());
+    args.extend(["--format", "json"]);
+    let again: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert_eq!(again["schedule"]["chunks_s"], best["schedule_s"]);
+    assert_eq!(again["schedule"]["overhead"], best["overhead"]);
+}
