@@ -275,3 +275,24 @@ fn fit_advice_gives_the_schedule_of_the_best_family() {
     assert_eq!(again["schedule"]["chunks_s"], best["schedule_s"]);
     assert_eq!(again["schedule"]["overhead"], best["overhead"]);
 }
+
+/// The README's gains: every figure beside a command is what that command prints.
+#[test]
+fn readme_gains_are_what_the_commands_print() {
+    let readme = crate::common::read_package_file("README.md");
+    let lines: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("ckpt interval") && l.contains("--dist") && l.contains("# gain"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    for line in lines {
+        let (command, figure) = line.split_once('#').unwrap();
+        let figure = figure.trim().strip_prefix("gain ").unwrap();
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = stdout_of(&args);
+        assert!(
+            out.contains(&format!("gain over the best period: {figure} ")),
+            "{command}: {out}"
+        );
+    }
+}
