@@ -244,9 +244,11 @@ impl ModelArgs {
             ));
         }
         if !replicated && self.dist.is_some() {
-            return Err(conflict(
-                "--dist with --scheme applies to the replicated model: give --replicas",
-            ));
+            return Err(conflict(if scheme.is_some() {
+                "--dist with --scheme applies to the replicated model: give --replicas"
+            } else {
+                "--dist without --procs/--replicas (one job under renewal failures) is answered by `ckpt interval` only; here give --procs and/or --replicas for the replicated model"
+            }));
         }
         let cost = match &scheme {
             None => self.checkpoint_cost()?,

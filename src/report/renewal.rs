@@ -40,7 +40,11 @@ pub fn rows(a: &RenewalAnalysis) -> Vec<RenewalRow> {
         ),
         row(
             "renewal-schedule",
-            a.schedule.chunks.first().copied().unwrap_or(f64::NAN),
+            a.schedule
+                .chunks
+                .first()
+                .copied()
+                .unwrap_or(a.periodic.interval),
             Some(best),
         ),
     ]
