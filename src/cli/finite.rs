@@ -150,7 +150,9 @@ fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), 
     )
     .map(|_| ())
     .map_err(|e| {
-        let ModelError::Parameter { name, value, .. } = e;
+        let ModelError::Parameter { name, value, .. } = e else {
+            return CliError::Conflict(e.to_string());
+        };
         CliError::Invalid {
             arg: match name {
                 "walltime" => "--walltime",

@@ -16,7 +16,7 @@ pub const EXAMPLES: &str = "Examples:
   ckpt interval --mtbf 24h --cost 5m --restart 10m
   ckpt interval --nodes 4096 --node-mtbf 5y --cost 5m --restart 10m --format json
   ckpt interval --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
-  ckpt interval --mtbf 6h --cost 5m --dist weibull:0.7 --procs 1 --replicas 1
+  ckpt interval --mtbf 24h --cost 10m --restart 10m --dist weibull:0.7    # schedule under Weibull failures
   ckpt interval --mtbf 24h --ckpt-bytes 64GiB --bandwidth 2GB/s --latency 5ms --format env
   ckpt interval --mtbf 3h --cost 60s --async-write 10m --async-slowdown 0.1
   ckpt interval --mtbf 24h --cost 10m --restart 10m --work 10d
@@ -99,7 +99,8 @@ pub struct ModelArgs {
     /// When a lost process is acted on: at the next checkpoint, or at once.
     #[arg(long, value_parser = super::parse::detect())]
     pub detect: Option<Detect>,
-    /// Host lifetime distribution of the replicated model: exp, weibull:K, gamma:K, lognormal:SIGMA.
+    /// Lifetime distribution: exp, weibull:K, gamma:K, lognormal:SIGMA; of a host with
+    /// --procs/--replicas, else of the job (the renewal model, docs/models.md §13).
     #[arg(long, allow_hyphen_values = true, value_name = "DIST", value_parser = shape)]
     pub dist: Option<Shape>,
     /// Checkpoint cost from parts: time to create the checkpoint on the node.
@@ -254,9 +255,11 @@ impl ModelArgs {
             ));
         }
         if !replicated && self.dist.is_some() {
-            return Err(conflict(
-                "--dist applies to the replicated model: give --procs and/or --replicas (--procs 1 --replicas 1 for a single job)",
-            ));
+            return Err(conflict(if scheme.is_some() {
+                "--dist with --scheme applies to the replicated model: give --replicas"
+            } else {
+                "--dist without --procs/--replicas (one job under renewal failures) is answered by `ckpt interval` only; here give --procs and/or --replicas for the replicated model"
+            }));
         }
         let cost = match &scheme {
             None => self.checkpoint_cost()?,
@@ -319,6 +322,9 @@ pub fn interval_error(e: IntervalError) -> CliError {
 pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
     if args.model.levels.given() {
         return super::multilevel::interval(args);
+    }
+    if let (true, Some(shape)) = (super::renewal::applies(args), args.model.dist) {
+        return super::renewal::interval(args, shape);
     }
     let inputs = args.inputs()?;
     let answer = interval::compute(&inputs).map_err(interval_error)?;

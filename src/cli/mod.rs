@@ -14,6 +14,7 @@ pub mod multilevel;
 pub mod outdir;
 pub mod output;
 pub mod parse;
+pub mod renewal;
 pub mod simulate;
 pub mod stencil;
 pub mod sweep;

@@ -6,7 +6,7 @@
 use super::merge::ShardArg;
 use super::{CliError, Format, Progress};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::job::{Job, Output, Simulate, SimulatePeriodic, SimulateReplicated, Simulation};
+use ckpt::job::{Job, Output, Simulate, SimulateReplicated, Simulation};
 use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
 use ckpt::sim::engine::{Nanos, ns_to_secs};
 use ckpt::sim::periodic::{Failures, PeriodicConfig};
@@ -127,9 +127,9 @@ pub struct JobArgs {
     /// Computation the job needs (e.g. 500h).
     #[arg(long, allow_hyphen_values = true)]
     pub work: String,
-    /// Work between checkpoints (e.g. 57m).
+    /// Work between checkpoints (e.g. 57m); required, except with `simulate periodic --schedule`.
     #[arg(long, allow_hyphen_values = true)]
-    pub interval: String,
+    pub interval: Option<String>,
     /// Time one checkpoint takes (e.g. 5m).
     #[arg(long, allow_hyphen_values = true)]
     pub cost: String,
@@ -145,7 +145,7 @@ pub struct JobArgs {
 /// [`JobArgs`]' durations, in nanoseconds.
 struct JobTimes {
     work: Nanos,
-    interval: Nanos,
+    interval: Option<Nanos>,
     cost: Nanos,
     walltime: Option<Nanos>,
 }
@@ -155,7 +155,11 @@ impl JobArgs {
         let walltime = self.walltime.as_deref();
         Ok(JobTimes {
             work: duration_ns("--work", &self.work, true)?,
-            interval: duration_ns("--interval", &self.interval, true)?,
+            interval: self
+                .interval
+                .as_deref()
+                .map(|i| duration_ns("--interval", i, true))
+                .transpose()?,
             cost: duration_ns("--cost", &self.cost, false)?,
             walltime: walltime
                 .map(|w| duration_ns("--walltime", w, true))
@@ -211,6 +215,10 @@ pub struct PeriodicArgs {
     /// Drop the checkpoint after the last segment.
     #[arg(long)]
     pub no_final_checkpoint: bool,
+    /// Checkpoint on a schedule instead of --interval: the work between checkpoints after each
+    /// restart, comma-separated (e.g. 600,1200,1800), the last repeating (docs/simulation.md §1.1).
+    #[arg(long, allow_hyphen_values = true, value_name = "D,D,...")]
+    pub schedule: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub finite: super::finite::SimFiniteArgs,
@@ -263,7 +271,7 @@ pub fn job(
         None => (None, 0),
     };
     let job = match sim {
-        Simulator::Periodic(a) => Job::SimulatePeriodic(periodic_job(a, args)?),
+        Simulator::Periodic(a) => periodic_job(a, args)?,
         Simulator::Replicated(a) => Job::SimulateReplicated(replicated_job(a, args)?),
         Simulator::Stencil(a) => Job::SimulateStencil(super::stencil::job(&a, args)?),
         Simulator::Multilevel(a) => return super::multilevel::simulate_job(a, args),
@@ -389,6 +397,7 @@ fn flag_name(field: &'static str) -> &'static str {
         "async-write" => "--async-write",
         "async-slowdown" => "--async-slowdown",
         "signal-lead" => "--signal-lead",
+        "schedule" => "--schedule",
         other => other,
     }
 }
@@ -401,13 +410,19 @@ fn conflict(text: &str) -> CliError {
     CliError::Conflict(text.to_string())
 }
 
-fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, CliError> {
+fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
     let JobTimes {
         work,
         interval,
         cost,
         walltime,
     } = a.job.times()?;
+    let chunks = super::renewal::schedule_flag(a.schedule.as_deref(), interval.is_some())?;
+    let interval = match (&chunks, interval) {
+        (Some(c), _) => c[0],
+        (None, Some(i)) => i,
+        (None, None) => return Err(conflict("--interval is required (or --schedule)")),
+    };
     let restart = duration_ns("--restart", &a.restart, false)?;
     let partners = a.partners.unwrap_or(0);
     if a.partners.is_some() && a.nodes.is_none() {
@@ -451,6 +466,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         async_write_s: None,
         async_slowdown: None,
         signal_lead_s: None,
+        schedule_s: None,
     };
     let failures = if let Some(path) = &a.trace {
         if a.job.dist.is_some() {
@@ -534,14 +550,28 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<SimulatePeriodic, Cl
         signal_lead: None,
     };
     a.finite.apply(&mut cfg, &mut inputs)?;
+    if let Some(chunks) = chunks {
+        inputs.schedule_s = Some(chunks.iter().map(|&c| ns_to_secs(c)).collect());
+        let runs = runs_of(&a.common, cfg.is_deterministic())?;
+        let sched = ckpt::sim::periodic::ScheduleConfig { base: cfg, chunks };
+        sched.validate().map_err(sim_error)?;
+        return Ok(Job::SimulateSchedule(simulate_job(
+            sched, inputs, runs, &a.common, args,
+        )));
+    }
     cfg.validate().map_err(sim_error)?;
     let runs = runs_of(&a.common, cfg.is_deterministic())?;
-    Ok(simulate_job(cfg, inputs, runs, &a.common, args))
+    Ok(Job::SimulatePeriodic(simulate_job(
+        cfg, inputs, runs, &a.common, args,
+    )))
 }
 
 fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicated, CliError> {
     let t = a.job.times()?;
-    let (work, interval, cost, walltime) = (t.work, t.interval, t.cost, t.walltime);
+    let (work, cost, walltime) = (t.work, t.cost, t.walltime);
+    let interval = t
+        .interval
+        .ok_or_else(|| conflict("--interval is required"))?;
     let life = lifetime(
         a.job.dist.as_deref(),
         mtbf_secs("--mtbf", &a.mtbf)?,

@@ -35,4 +35,14 @@ pub enum FailureError {
         /// The value given.
         value: f64,
     },
+    /// A shape so small that no scale of the family has the given mean in f64.
+    #[error(
+        "{family}:{value}: the mean cannot be represented (Gamma(1 + 1/K) overflows f64 below a shape of about 0.007); use a larger shape"
+    )]
+    MeanOverflow {
+        /// The family.
+        family: &'static str,
+        /// The value given.
+        value: f64,
+    },
 }

@@ -3,7 +3,9 @@
 //! exponential).
 
 use super::{Family, FitReport, Fitted};
+use crate::failure::Lifetime;
 use crate::interval::{self, IntervalInputs, Nodes, Replication};
+use crate::model::renewal::Renewal;
 use crate::model::replicated::Detect;
 use serde::Serialize;
 
@@ -27,6 +29,10 @@ pub struct AdviceRow {
     /// Why the interval is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// With the renewal model (a shaped best fit of one job): the chunks after each restart,
+    /// the last repeating; `interval_s` is then the first (`docs/models.md` §13).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_s: Option<Vec<f64>>,
 }
 
 /// What to tell `ckpt interval`.
@@ -77,6 +83,8 @@ struct Setting {
     mtbf: f64,
     flags: String,
     inputs: Box<dyn Fn(f64, f64) -> IntervalInputs>,
+    /// One job whose failures renew with this lifetime: answered by the renewal model.
+    renewal: Option<Lifetime>,
 }
 
 fn exponential_setting(mtbf: f64, nodes: Option<u64>) -> Setting {
@@ -87,6 +95,7 @@ fn exponential_setting(mtbf: f64, nodes: Option<u64>) -> Setting {
             mtbf: m,
             flags: format!("--mtbf {}", advice_number(m, TIME_DIGITS)),
             inputs: Box::new(move |cost, restart| IntervalInputs::single(m, cost, restart)),
+            renewal: None,
         },
         Some(n) => Setting {
             dist: "exp".into(),
@@ -99,13 +108,15 @@ fn exponential_setting(mtbf: f64, nodes: Option<u64>) -> Setting {
                 }),
                 ..IntervalInputs::single(m / n as f64, cost, restart)
             }),
+            renewal: None,
         },
     }
 }
 
-/// The replicated model with one replica per process is `n` independent nodes of any
-/// lifetime distribution, each interval starting with fresh nodes; a single job notices its
-/// failure at once, so `immediate`.
+/// One job (no per-node windows): its failures renew with the fitted lifetime, so the renewal
+/// model answers with its schedule. Per node: `n` nodes of that lifetime do not form a renewal
+/// process; the replicated model with one replica per process is `n` independent nodes, each
+/// interval starting with fresh nodes, a failure noticed at once (`immediate`).
 fn shaped_setting(dist: &Fitted, nodes: Option<u64>) -> Option<Setting> {
     let m = round_sig(dist.mean()?, TIME_DIGITS);
     let shape = match dist.shape() {
@@ -120,7 +131,15 @@ fn shaped_setting(dist: &Fitted, nodes: Option<u64>) -> Option<Setting> {
         },
         crate::failure::Shape::Exponential => return None,
     };
-    let procs = nodes.unwrap_or(1);
+    let Some(procs) = nodes else {
+        return Some(Setting {
+            dist: shape.to_string(),
+            mtbf: m,
+            flags: format!("--mtbf {} --dist {shape}", advice_number(m, TIME_DIGITS)),
+            inputs: Box::new(move |cost, restart| IntervalInputs::single(m, cost, restart)),
+            renewal: Some(Lifetime::new(shape, m).ok()?),
+        });
+    };
     Some(Setting {
         dist: shape.to_string(),
         mtbf: m,
@@ -137,6 +156,7 @@ fn shaped_setting(dist: &Fitted, nodes: Option<u64>) -> Option<Setting> {
             }),
             ..IntervalInputs::single(m, cost, restart)
         }),
+        renewal: None,
     })
 }
 
@@ -148,6 +168,29 @@ fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
     let mut flags = format!("{} --cost {}", s.flags, advice_number(c, TIME_DIGITS));
     if r > 0.0 {
         flags.push_str(&format!(" --restart {}", advice_number(r, TIME_DIGITS)));
+    }
+    if let Some(life) = s.renewal {
+        let answer = Renewal::new(life, c, r).and_then(|j| j.analyze());
+        let (interval_s, overhead, note, schedule_s) = match answer {
+            Ok(a) => (
+                a.schedule.chunks.first().copied(),
+                Some(a.schedule.overhead),
+                None,
+                Some(a.schedule.chunks),
+            ),
+            Err(e) => (None, None, Some(e.to_string()), None),
+        };
+        return AdviceRow {
+            at,
+            dist: s.dist.clone(),
+            mtbf_s: s.mtbf,
+            flags,
+            model: interval_s.map(|_| "renewal-schedule"),
+            interval_s,
+            overhead,
+            note,
+            schedule_s,
+        };
     }
     let (model, interval_s, overhead, note) = match interval::compute(&(s.inputs)(c, r)) {
         Ok(a) => (
@@ -169,6 +212,7 @@ fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
         interval_s,
         overhead,
         note,
+        schedule_s: None,
     }
 }
 

@@ -26,7 +26,7 @@
 //!     work_s: 36000.0, interval_s: 3600.0, cost_s: 60.0, restart_s: 60.0, mtbf_s: Some(21600.0),
 //!     nodes: None, node_mtbf_s: None, partners: 0, dist: None, trace: None,
 //!     trace_failures: None, final_checkpoint: true, walltime_s: None, async_write_s: None,
-//!     async_slowdown: None, signal_lead_s: None,
+//!     async_slowdown: None, signal_lead_s: None, schedule_s: None,
 //! };
 //! let job = Job::SimulatePeriodic(SimulatePeriodic {
 //!     config, inputs, runs: 40, seed: 7, format: Format::Json, args: vec![],
@@ -48,7 +48,9 @@ mod sweep;
 mod validate;
 
 pub use multilevel::{MultilevelFormat, SimulateMultilevel, ValidateMultilevel};
-pub use simulate::{Simulate, SimulatePeriodic, SimulateReplicated, SimulateStencil, Simulation};
+pub use simulate::{
+    Simulate, SimulatePeriodic, SimulateReplicated, SimulateSchedule, SimulateStencil, Simulation,
+};
 pub use sweep::{Sweep, SweepJob, SweepMultilevel, SweepPlan, Sweeping};
 pub use validate::{ValidateIntervals, ValidateStencil};
 
@@ -158,6 +160,8 @@ pub enum Job {
     ValidateStencil(ValidateStencil),
     /// `ckpt simulate multilevel`.
     SimulateMultilevel(SimulateMultilevel),
+    /// `ckpt simulate periodic --schedule ...`.
+    SimulateSchedule(SimulateSchedule),
     /// `ckpt validate --level ...`.
     ValidateMultilevel(ValidateMultilevel),
     /// `ckpt sweep --level ...`.
@@ -175,6 +179,7 @@ macro_rules! with_task {
             Job::ValidateIntervals($t) => $body,
             Job::ValidateStencil($t) => $body,
             Job::SimulateMultilevel($t) => $body,
+            Job::SimulateSchedule($t) => $body,
             Job::ValidateMultilevel($t) => $body,
             Job::SweepMultilevel($t) => $body,
         }
@@ -208,6 +213,7 @@ impl Job {
             Job::ValidateIntervals(t) => &t.report.args,
             Job::ValidateStencil(t) => &t.report.args,
             Job::SimulateMultilevel(t) => &t.args,
+            Job::SimulateSchedule(t) => &t.args,
             Job::ValidateMultilevel(t) => &t.report.args,
             Job::SweepMultilevel(t) => &t.args,
         }
@@ -250,6 +256,7 @@ impl Job {
             Job::ValidateStencil(t) => t.config.check()?,
             Job::ValidateIntervals(_) => {}
             Job::SimulateMultilevel(t) => t.config.validate()?,
+            Job::SimulateSchedule(t) => t.config.validate()?,
             Job::ValidateMultilevel(t) => {
                 crate::validate::multilevel::plan(&t.levels, &t.pattern, &t.options)?;
             }

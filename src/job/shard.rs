@@ -539,6 +539,7 @@ mod tests {
             async_write_s: None,
             async_slowdown: None,
             signal_lead_s: None,
+            schedule_s: None,
         };
         Job::SimulatePeriodic(crate::job::SimulatePeriodic {
             config: PeriodicConfig {

@@ -3,7 +3,7 @@
 use super::{JobError, Output, Slice, Task};
 use crate::report::Format;
 use crate::report::simulate::{self, PeriodicInputs, ReplicatedInputs};
-use crate::sim::periodic::{PeriodicConfig, PeriodicFigures};
+use crate::sim::periodic::{PeriodicConfig, PeriodicFigures, ScheduleConfig};
 use crate::sim::replicated::{ReplicatedConfig, ReplicatedFigures};
 use crate::sim::run::{self, Scenario};
 use crate::sim::stencil::{self, RunFigures, StencilConfig, Summary};
@@ -44,6 +44,8 @@ pub struct Simulate<C: Simulation> {
 
 /// `ckpt simulate periodic`.
 pub type SimulatePeriodic = Simulate<PeriodicConfig>;
+/// `ckpt simulate periodic --schedule`.
+pub type SimulateSchedule = Simulate<ScheduleConfig>;
 /// `ckpt simulate replicated`.
 pub type SimulateReplicated = Simulate<ReplicatedConfig>;
 
@@ -73,6 +75,14 @@ impl Simulation for PeriodicConfig {
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
     fn report(job: &SimulatePeriodic, figures: &PeriodicFigures) -> String {
+        simulate::periodic(&job.inputs, figures, job.runs, job.seed, job.format)
+    }
+}
+
+impl Simulation for ScheduleConfig {
+    type Inputs = PeriodicInputs;
+    const LABEL: &'static str = "periodic";
+    fn report(job: &SimulateSchedule, figures: &PeriodicFigures) -> String {
         simulate::periodic(&job.inputs, figures, job.runs, job.seed, job.format)
     }
 }

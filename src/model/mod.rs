@@ -13,6 +13,7 @@ pub mod mtti;
 pub mod multilevel;
 pub mod platform;
 pub mod quadrature;
+pub mod renewal;
 pub mod replicated;
 pub mod young;
 
@@ -32,6 +33,41 @@ pub enum ModelError {
         /// What is accepted.
         accepted: &'static str,
     },
+    /// A checkpoint schedule with a chunk that is not a positive, finite number of seconds.
+    #[error(
+        "chunk {index} of the schedule is {value} s: every chunk must be a positive, finite number of seconds"
+    )]
+    Chunk {
+        /// Position in the schedule, from 1.
+        index: usize,
+        /// The offending value (s).
+        value: f64,
+    },
+    /// An empty checkpoint schedule.
+    #[error("the schedule is empty: give at least one chunk")]
+    EmptySchedule,
+    /// No checkpointing policy finishes work: the expected overhead is beyond f64 range.
+    #[error("{what}: no work gets done (the expected overhead is beyond 1e308)")]
+    NoProgress {
+        /// What was being evaluated.
+        what: &'static str,
+    },
+    /// The failure distribution carries work so far out that the schedule's grid would not
+    /// fit in memory.
+    #[error(
+        "{dist}: the failure distribution's tail is too heavy for a checkpoint schedule: the grid would need more than {limit} points (the last one {age_s:.3e} s after the restart); use a larger shape"
+    )]
+    TailTooHeavy {
+        /// The distribution (`weibull:0.05`, ...).
+        dist: String,
+        /// The grid's point limit.
+        limit: usize,
+        /// How far the grid had got when it stopped (s).
+        age_s: f64,
+    },
+    /// The optimizer could not find the best periodic interval.
+    #[error(transparent)]
+    Optimize(#[from] crate::optimize::OptimizeError),
 }
 
 /// Checks that `value` is finite and positive.

@@ -287,7 +287,15 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     for n in notes {
         out.push_str(&format!("  note: {n}\n"));
     }
-    if advice.intervals.iter().any(|r| r.at == "best-fit") {
+    if let Some(r) = advice.intervals.iter().find(|r| r.at == "best-fit")
+        && let Some(chunks) = &r.schedule_s
+    {
+        let list: Vec<String> = chunks.iter().map(|w| format!("{w:.0}")).collect();
+        out.push_str(&format!(
+            "  best-fit: the renewal model's schedule (docs/models.md §13), the work between checkpoints after each restart, the last repeating: {} s\n",
+            list.join(" ")
+        ));
+    } else if advice.intervals.iter().any(|r| r.at == "best-fit") {
         out.push_str(
             "  best-fit: the replicated model with one replica per node, which starts every interval with fresh nodes (docs/models.md §4): pessimistic for a falling hazard (shape below 1), optimistic for a rising one\n",
         );

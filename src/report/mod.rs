@@ -8,6 +8,7 @@ pub mod multilevel;
 pub mod plot;
 #[cfg(feature = "plots")]
 pub mod render;
+pub mod renewal;
 pub mod simulate;
 pub mod simulate_multilevel;
 pub mod sweep;

@@ -69,6 +69,10 @@ pub struct PeriodicInputs {
     /// Allocation mode: the signal's lead before the walltime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal_lead_s: Option<f64>,
+    /// `--schedule`: the chunks after each restart, the last repeating (`interval_s` is then
+    /// the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_s: Option<Vec<f64>>,
 }
 
 /// The inputs of `simulate replicated` as its JSON echoes them.

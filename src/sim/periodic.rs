@@ -224,6 +224,78 @@ impl PeriodicConfig {
     }
 }
 
+/// A job checkpointed on a schedule instead of a period (`docs/simulation.md` §1.1): after
+/// every failure and restart the work is cut into `chunks` again from the first, the last
+/// repeating. The base's `interval` is not used.
+///
+/// ```
+/// use ckpt::failure::{Lifetime, Shape};
+/// use ckpt::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
+/// use ckpt::sim::run::simulate;
+/// let s = 1_000_000_000;
+/// let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 6.0 * 3600.0).unwrap();
+/// let cfg = ScheduleConfig {
+///     base: PeriodicConfig {
+///         work: 100 * 3600 * s, interval: 3600 * s, cost: 60 * s, restart: 120 * s,
+///         failures: Failures::Platform(life), final_checkpoint: true, walltime: None,
+///         asynchronous: None, signal_lead: None,
+///     },
+///     chunks: vec![1200 * s, 2400 * s, 3600 * s],
+/// };
+/// let f = simulate(&cfg, 42, 50, 1, &|| {}).unwrap();
+/// assert!(f.wall_time_s.point > 100.0 * 3600.0);
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScheduleConfig {
+    /// Everything but the interval.
+    pub base: PeriodicConfig,
+    /// Work between checkpoints after a restart; the last one repeats.
+    pub chunks: Vec<Nanos>,
+}
+
+impl Scenario for ScheduleConfig {
+    type Run = PeriodicRun;
+    type Figures = PeriodicFigures;
+    /// Checks the base as [`PeriodicConfig`] does with the shortest chunk as its interval
+    /// (the most checkpoints, so the bound on the failure-free time holds), that the schedule
+    /// is not empty and has no zero chunk, and that no asynchronous or allocation mode is set
+    /// (a schedule runs synchronous checkpoints only).
+    fn validate(&self) -> Result<(), SimError> {
+        let Some(&shortest) = self.chunks.iter().min() else {
+            return invalid("schedule", "(empty)".into(), "at least one chunk");
+        };
+        if let Some(i) = self.chunks.iter().position(|&c| c == 0) {
+            return invalid(
+                "schedule",
+                format!("chunk {} is 0", i + 1),
+                "positive durations",
+            );
+        }
+        if self.base.asynchronous.is_some() || self.base.signal_lead.is_some() {
+            return Err(SimError::Conflict(
+                "a schedule runs synchronous checkpoints only: no asynchronous or allocation mode"
+                    .into(),
+            ));
+        }
+        PeriodicConfig {
+            interval: shortest,
+            ..self.base.clone()
+        }
+        .validate()
+    }
+    /// Reduces runs (in run order) as the base's periodic figures.
+    fn summarize(&self, runs: &[PeriodicRun]) -> PeriodicFigures {
+        self.base.summarize(runs)
+    }
+    /// Simulates run `run` of `seed`; the config must have passed validation.
+    fn run(&self, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
+        if self.chunks.is_empty() {
+            return self.validate().map(|_| PeriodicRun::default());
+        }
+        run_chunks(&self.base, &self.chunks, seed, run)
+    }
+}
+
 /// What one run measured, in nanoseconds and counts.
 // Serialized for shard files (`--shard`), which carry per-run results to `ckpt merge`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -446,40 +518,58 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
     if let (Some(lead), Some(limit)) = (cfg.signal_lead, cfg.walltime) {
         return simulate_run_allocation(cfg, limit - lead, seed, run);
     }
+    run_chunks(cfg, &[cfg.interval], seed, run)
+}
+
+/// One run of `cfg` with the work cut into `chunks` (the last repeating), started again from
+/// the first chunk after every failure and restart; `[cfg.interval]` is periodic
+/// checkpointing. The last chunk of the job is cut short to the work left. Synchronous
+/// checkpoints only (schedules refuse the asynchronous and allocation modes).
+fn run_chunks(
+    cfg: &PeriodicConfig,
+    chunks: &[Nanos],
+    seed: u64,
+    run: u64,
+) -> Result<PeriodicRun, SimError> {
     let mut rng = run_rng(seed, run);
     let mut out = PeriodicRun::default();
     let mut clock = start_clock(cfg, &mut rng)?;
     let mut absorbed = Vec::new();
     let mut next = clock.next(&mut rng, &mut absorbed);
-    let full = cfg.work / cfg.interval;
-    let rest = cfg.work % cfg.interval;
-    let segments = full + u64::from(rest > 0);
+    let repeating = chunks.len() - 1;
     let mut t: Nanos = 0;
-    let mut s = 0;
-    while s < segments {
-        // Whole segments that end before the next failure pass in one step, so a run costs
-        // O(failures) however short the interval; each still counts as an event.
-        let whole_left = segments - 1 - s;
-        let span = cfg.interval.saturating_add(cfg.cost);
-        if whole_left > 0 && next > t {
-            let k = whole_left.min((next - t - 1) / span);
-            if k > 0 {
-                t += k * span;
-                out.work += k * cfg.interval;
-                out.checkpoint += k * cfg.cost;
-                out.events += k;
-                s += k;
+    // Work committed, and the chunk to run next (its index since the last restart).
+    let mut committed: Nanos = 0;
+    let mut k = 0;
+    while committed < cfg.work {
+        let left = cfg.work - committed;
+        let chunk = chunks[k.min(repeating)];
+        // Whole chunks of the repeating one that end before the next failure pass in one
+        // step, so a run costs O(failures) however short the chunk; each still counts as an
+        // event. The job's last chunk is never among them (it may have no checkpoint).
+        if k >= repeating && next > t {
+            let whole_left = (left - 1) / chunk;
+            let span = chunk.saturating_add(cfg.cost);
+            let n = whole_left.min((next - t - 1) / span);
+            if n > 0 {
+                t += n * span;
+                out.work += n * chunk;
+                out.checkpoint += n * cfg.cost;
+                out.events += n;
+                committed += n * chunk;
                 continue;
             }
         }
-        s += 1;
-        let last = s == segments;
-        let w = if last && rest > 0 { rest } else { cfg.interval };
-        let c = if last && !cfg.final_checkpoint {
-            0
-        } else {
-            cfg.cost
+        let mut w = chunk.min(left);
+        let cost = |w: Nanos| {
+            if w == left && !cfg.final_checkpoint {
+                0
+            } else {
+                cfg.cost
+            }
         };
+        let mut c = cost(w);
+        k += 1;
         loop {
             let end = t
                 .checked_add(w.saturating_add(c))
@@ -490,6 +580,7 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
                 out.work += w;
                 out.checkpoint += c;
                 out.events += 1;
+                committed += w;
                 break;
             }
             // Interrupted at `next`: lose the work since the last checkpoint, then restart;
@@ -517,6 +608,10 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
                 out.restart += next - t;
                 t = next;
             }
+            // The schedule starts again from its first chunk (periodic: the same chunk).
+            k = 1;
+            w = chunks[0].min(left);
+            c = cost(w);
         }
     }
     out.wall = t;
@@ -1286,5 +1381,154 @@ mod tests {
         assert!(cfg.validate().is_ok());
         let cfg = asynchronous(&cfg, 600.0, 0.0);
         assert!(matches!(cfg.validate(), Err(SimError::Conflict(_))));
+    }
+
+    #[test]
+    fn a_schedule_starts_again_after_each_restart() {
+        // Chunks 2, 4, 6 (6 repeats), cost 1, restart 2, work 20. Chunk 1 [0,3), chunk 2
+        // [3,8) (6 s committed); a failure at 10 loses 2 s of chunk 3; restart [10,12); then
+        // chunk 1 again [12,15), chunk 2 [15,20), chunk 3 [20,27) (18 s committed), and the
+        // 2 s left, cut from the repeating chunk: [27,30). Six checkpoints.
+        let mut base = traced("10\n", None, 0);
+        base.work = 20 * S;
+        base.cost = S;
+        let cfg = ScheduleConfig {
+            base,
+            chunks: vec![2 * S, 4 * S, 6 * S],
+        };
+        cfg.validate().unwrap();
+        let r = cfg.run(1, 0).unwrap();
+        assert_eq!(r.failures, 1);
+        assert_eq!(r.lost_work, 2 * S);
+        assert_eq!(r.restart, 2 * S);
+        assert_eq!(r.checkpoint, 6 * S);
+        assert_eq!(r.wall, 30 * S);
+        assert_eq!(r.wall, r.work + r.checkpoint + r.restart + r.lost_work);
+    }
+
+    #[test]
+    fn a_one_chunk_schedule_is_the_periodic_run() {
+        let life = Lifetime::new(crate::failure::Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let base = PeriodicConfig {
+            work: 100 * 3600 * S,
+            interval: 1000 * S,
+            cost: 60 * S,
+            restart: 120 * S,
+            failures: Failures::Platform(life),
+            final_checkpoint: false,
+            walltime: None,
+            asynchronous: None,
+            signal_lead: None,
+        };
+        let sched = ScheduleConfig {
+            base: base.clone(),
+            chunks: vec![1000 * S],
+        };
+        for run in 0..20 {
+            assert_eq!(simulate_run(&base, 5, run), sched.run(5, run));
+        }
+    }
+
+    #[test]
+    fn schedule_validation() {
+        let base = traced("", None, 0);
+        let empty = ScheduleConfig {
+            base: base.clone(),
+            chunks: vec![],
+        };
+        assert!(matches!(
+            empty.validate(),
+            Err(SimError::Invalid {
+                field: "schedule",
+                ..
+            })
+        ));
+        assert!(empty.run(1, 0).is_err());
+        let zero = ScheduleConfig {
+            base,
+            chunks: vec![S, 0, S],
+        };
+        let e = zero.validate().unwrap_err();
+        assert!(e.to_string().contains("chunk 2 is 0"), "{e}");
+    }
+
+    /// Paired per-run overheads (wall / work) of a schedule and of the periodic optimum under
+    /// the same failures: the clock draws one lifetime per failure whatever the policy.
+    fn overheads(cfg: &ScheduleConfig, seed: u64, runs: u64) -> Vec<f64> {
+        simulate_range(cfg, seed, 0..runs, 0, &|| {})
+            .unwrap()
+            .iter()
+            .map(|r| r.wall as f64 / r.work as f64)
+            .collect()
+    }
+
+    fn mean_se(x: &[f64]) -> (f64, f64) {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+        (m, (v / n).sqrt())
+    }
+
+    #[test]
+    fn renewal_model_agrees_with_the_simulator() {
+        use crate::failure::Shape;
+        use crate::model::renewal::Renewal;
+        // A long job (about 2000 lives) so that its start (no restart, age 0) and its end (a
+        // life cut short) weigh little beside the standard error of 200 runs.
+        let m = 3600.0;
+        let (cost, restart) = (150.0, 150.0);
+        let ns = |x: f64| secs_to_ns(x);
+        for shape in [
+            Shape::Weibull { shape: 0.7 },
+            Shape::Weibull { shape: 1.5 },
+            Shape::Gamma { shape: 0.5 },
+            Shape::LogNormal { sigma: 1.5 },
+        ] {
+            let life = Lifetime::new(shape, m).unwrap();
+            let job = Renewal::new(life, cost, restart).unwrap();
+            let sched = job.schedule().unwrap();
+            let per = job.best_periodic().unwrap();
+            let base = PeriodicConfig {
+                work: ns(2000.0 * m),
+                interval: ns(per.interval),
+                cost: ns(cost),
+                restart: ns(restart),
+                failures: Failures::Platform(life),
+                final_checkpoint: true,
+                walltime: None,
+                asynchronous: None,
+                signal_lead: None,
+            };
+            let as_sched = |chunks: &[f64]| ScheduleConfig {
+                base: base.clone(),
+                chunks: chunks.iter().map(|&w| ns(w)).collect(),
+            };
+            let runs = 200;
+            let a = overheads(&as_sched(&sched.chunks), 11, runs);
+            let b = overheads(&as_sched(&[per.interval]), 11, runs);
+            for (x, predicted, what) in [
+                (&a, sched.overhead, "schedule"),
+                (&b, per.overhead(), "periodic"),
+            ] {
+                let (mean, se) = mean_se(x);
+                let z = (mean - predicted) / se;
+                assert!(
+                    z.abs() < 4.0,
+                    "{shape} {what}: simulated {mean} ± {se}, predicted {predicted}, z = {z}"
+                );
+            }
+            // Same failures, so the difference is paired: the schedule is not worse.
+            let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+            let (dm, dse) = mean_se(&d);
+            assert!(
+                dm < 4.0 * dse,
+                "{shape}: schedule - periodic = {dm} ± {dse}"
+            );
+            let predicted = sched.overhead - per.overhead();
+            assert!(
+                ((dm - predicted) / dse).abs() < 4.0,
+                "{shape}: paired difference {dm} ± {dse}, predicted {predicted}"
+            );
+        }
     }
 }

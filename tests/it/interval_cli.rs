@@ -303,7 +303,16 @@ fn bad_input_gets_one_line_and_status_2() {
         "--dist",
     );
     rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--dist", "weibull:0.7"],
+        &[
+            "--nodes",
+            "10",
+            "--node-mtbf",
+            "5y",
+            "--cost",
+            "5m",
+            "--dist",
+            "weibull:0.7",
+        ],
         "--dist",
     );
     rejects(

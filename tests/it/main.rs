@@ -13,6 +13,7 @@ mod interval_cli;
 mod models;
 mod multilevel_cli;
 mod properties;
+mod renewal_cli;
 mod robustness;
 mod shard;
 mod simulate_cli;

@@ -1,0 +1,147 @@
+//! `ckpt interval --dist` for one job (no `--procs`/`--replicas`): the renewal model
+//! (`docs/models.md` §13). The flags it takes are validated here; the model is
+//! `ckpt::model::renewal`, the output `ckpt::report::renewal`.
+
+use super::CliError;
+use super::interval::{IntervalArgs, IntervalFormat};
+use ckpt::failure::{Lifetime, Shape};
+use ckpt::model::ModelError;
+use ckpt::model::renewal::{Renewal, RenewalAnalysis};
+use ckpt::optimize::OptimizeError;
+use ckpt::report::renewal::{self as report, RenewalInputsJson};
+
+fn conflict(msg: &str) -> CliError {
+    CliError::Conflict(msg.to_string())
+}
+
+/// Whether `interval` asks for the renewal model: `--dist` without the replicated model's
+/// `--procs`/`--replicas`.
+pub fn applies(args: &IntervalArgs) -> bool {
+    let m = &args.model;
+    m.dist.is_some() && m.procs.is_none() && m.replicas.is_none()
+}
+
+/// The job's failure distribution, its checkpoint cost and restart, validated.
+pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Renewal), CliError> {
+    let m = &args.model;
+    if m.nodes.is_some() || m.node_mtbf.is_some() {
+        return Err(conflict(
+            "--dist without --procs/--replicas describes one job: give --mtbf, the MTBF of the whole job (a platform of --nodes is not a renewal process)",
+        ));
+    }
+    let Some(mtbf) = m.mtbf else {
+        return Err(conflict("--mtbf is required"));
+    };
+    if m.detect.is_some() {
+        return Err(conflict(
+            "--detect applies to the replicated model: give --procs and/or --replicas",
+        ));
+    }
+    if m.downtime > 0.0 {
+        return Err(conflict(
+            "--downtime does not apply to --dist for one job (docs/models.md §13 has no downtime): add it to --restart",
+        ));
+    }
+    if m.scheme_summary()?.is_some() {
+        return Err(conflict(
+            "--scheme does not combine with --dist for one job: give --cost",
+        ));
+    }
+    if args.work.is_some()
+        || args.iteration_time.is_some()
+        || args.asynchronous.async_write.is_some()
+        || args.asynchronous.async_slowdown.is_some()
+        || args.allocation.walltime.is_some()
+        || args.allocation.signal_margin.is_some()
+    {
+        return Err(conflict(
+            "--dist for one job gives the long-run schedule only: drop --work/--iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
+        ));
+    }
+    let cost = m.checkpoint_cost()?;
+    let life = Lifetime::new(shape, mtbf).map_err(|e| CliError::Invalid {
+        arg: "--dist",
+        value: shape.to_string(),
+        accepted: e.to_string(),
+    })?;
+    let job = Renewal::new(life, cost, m.restart).map_err(model_error)?;
+    let echo = RenewalInputsJson {
+        mtbf_s: mtbf,
+        cost_s: cost,
+        restart_s: m.restart,
+        dist: shape.to_string(),
+    };
+    Ok((echo, job))
+}
+
+/// Maps a model error to what the user sees.
+pub fn model_error(e: ModelError) -> CliError {
+    match e {
+        ModelError::Optimize(OptimizeError::Solver { .. }) => CliError::Internal(e.to_string()),
+        ModelError::NoProgress { .. } | ModelError::Optimize(_) => {
+            CliError::NoAnswer(e.to_string())
+        }
+        _ => CliError::Conflict(e.to_string()),
+    }
+}
+
+/// Runs `ckpt interval --dist ...` for one job and returns what to print.
+pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
+    let (echo, job) = job(args, shape)?;
+    let analysis: RenewalAnalysis = job.analyze().map_err(model_error)?;
+    Ok(match args.format {
+        IntervalFormat::Table => report::table(&analysis),
+        IntervalFormat::Json => report::json(&echo, &analysis),
+        IntervalFormat::Env => report::env(&analysis),
+        other => {
+            return Err(conflict(&format!(
+                "--format {} does not apply to --dist for one job: use table, json or env",
+                format!("{other:?}").to_lowercase()
+            )));
+        }
+    })
+}
+
+/// The most chunks `--schedule` takes: the model's schedules stop at 1000.
+const MAX_SCHEDULE_CHUNKS: usize = 10_000;
+
+/// `simulate periodic --schedule D,D,...` in nanoseconds (each a positive duration), or `None`
+/// without it; refused beside `--interval`.
+pub fn schedule_flag(
+    text: Option<&str>,
+    interval_given: bool,
+) -> Result<Option<Vec<ckpt::sim::engine::Nanos>>, CliError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    if interval_given {
+        return Err(conflict(
+            "--schedule conflicts with --interval: give the one period or the schedule",
+        ));
+    }
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > MAX_SCHEDULE_CHUNKS {
+        return Err(CliError::Invalid {
+            arg: "--schedule",
+            value: format!("{} chunks", parts.len()),
+            accepted: format!("at most {MAX_SCHEDULE_CHUNKS} chunks"),
+        });
+    }
+    let mut chunks = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        let c = super::simulate::duration_ns("--schedule", p, true).map_err(|e| match e {
+            CliError::Invalid {
+                arg,
+                value,
+                accepted,
+            } => CliError::Invalid {
+                arg,
+                value: text.to_string(),
+                accepted: format!("chunk {} (`{value}`) {accepted}", i + 1),
+            },
+            other => other,
+        })?;
+        chunks.push(c);
+    }
+    Ok(Some(chunks))
+}

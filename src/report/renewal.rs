@@ -1,0 +1,280 @@
+//! `ckpt interval --dist` for a single job (no `--procs`): the renewal model's rows, its JSON
+//! `schedule` object and its env lines (`docs/models.md` §13). Pure functions of a
+//! [`RenewalAnalysis`]; the command layer renders them.
+
+use super::table::{Align, ruled};
+use crate::model::renewal::{Cut, RenewalAnalysis};
+use serde::Serialize;
+
+/// One row of the table: an interval (or a schedule) judged under the renewal model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RenewalRow {
+    /// `young`, `daly-complete`, `renewal-periodic` or `renewal-schedule`.
+    pub name: &'static str,
+    /// The interval (s); for the schedule, its first chunk.
+    pub interval_s: f64,
+    /// The long-run overhead under `F` (`None` beyond f64 range).
+    pub overhead: Option<f64>,
+    /// Percent lost against the schedule's overhead (never negative).
+    pub loss_pct: Option<f64>,
+}
+
+/// The rows young, daly-complete (both at the mean, evaluated under `F`), renewal-periodic and
+/// renewal-schedule (the recommendation), in that order.
+pub fn rows(a: &RenewalAnalysis) -> Vec<RenewalRow> {
+    let best = a.schedule.overhead;
+    let loss = |o: Option<f64>| o.map(|o| (100.0 * (o / best - 1.0)).max(0.0));
+    let row = |name, interval_s, overhead: Option<f64>| RenewalRow {
+        name,
+        interval_s,
+        overhead,
+        loss_pct: loss(overhead),
+    };
+    vec![
+        row("young", a.young_interval, a.young_overhead),
+        row("daly-complete", a.daly_interval, a.daly_overhead),
+        row(
+            "renewal-periodic",
+            a.periodic.interval,
+            Some(a.periodic.overhead()),
+        ),
+        row(
+            "renewal-schedule",
+            a.schedule
+                .chunks
+                .first()
+                .copied()
+                .unwrap_or(a.periodic.interval),
+            Some(best),
+        ),
+    ]
+}
+
+/// The JSON `schedule` object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScheduleJson {
+    /// Work between checkpoints after a restart (s); the last repeats.
+    pub chunks_s: Vec<f64>,
+    /// The schedule's long-run overhead under `F`.
+    pub overhead: f64,
+    /// The best periodic interval under `F` (s).
+    pub periodic_interval_s: f64,
+    /// Its overhead.
+    pub periodic_overhead: f64,
+    /// `100 (periodic_overhead / overhead - 1)`: what the schedule saves over the period.
+    pub gain_pct: f64,
+    /// The grid's error on `overhead` (absolute, `docs/models.md` §13).
+    pub grid_error: f64,
+    /// Why the list ends where it does: `stable`, `tail`, `limit` or `horizon`.
+    pub cut: Cut,
+}
+
+/// The `schedule` object of the JSON answer.
+pub fn schedule_json(a: &RenewalAnalysis) -> ScheduleJson {
+    let s = &a.schedule;
+    ScheduleJson {
+        chunks_s: s.chunks.clone(),
+        overhead: s.overhead,
+        periodic_interval_s: a.periodic.interval,
+        periodic_overhead: a.periodic.overhead(),
+        gain_pct: 100.0 * (a.periodic.overhead() / s.overhead - 1.0),
+        grid_error: s.grid_error,
+        cut: s.cut,
+    }
+}
+
+fn whole_seconds(t: f64) -> u64 {
+    (t.round() as u64).max(1)
+}
+
+/// `CKPT_INTERVAL_SECONDS=N` (the best periodic interval) and
+/// `CKPT_SCHEDULE_SECONDS="w1 w2 ..."` (the schedule, the last repeating), whole seconds, at
+/// least 1 each, for `eval` in a batch script.
+pub fn env(a: &RenewalAnalysis) -> String {
+    let chunks: Vec<String> = a
+        .schedule
+        .chunks
+        .iter()
+        .map(|&w| whole_seconds(w).to_string())
+        .collect();
+    format!(
+        "CKPT_INTERVAL_SECONDS={}\nCKPT_SCHEDULE_SECONDS=\"{}\"\n",
+        whole_seconds(a.periodic.interval),
+        chunks.join(" ")
+    )
+}
+
+/// The rows as an aligned table, the recommended one starred, then the schedule's chunks.
+pub fn table(a: &RenewalAnalysis) -> String {
+    let cells: Vec<Vec<String>> = rows(a)
+        .iter()
+        .map(|r| {
+            vec![
+                if r.name == "renewal-schedule" {
+                    format!("{} *", r.name)
+                } else {
+                    r.name.to_string()
+                },
+                format!("{:.1}", r.interval_s),
+                r.overhead
+                    .map(|o| format!("{o:.6}"))
+                    .unwrap_or_else(|| "-".into()),
+                r.loss_pct
+                    .map(|l| format!("{l:.4}%"))
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let mut out = ruled(
+        &["model", "seconds", "overhead", "loss"],
+        &[Align::Left, Align::Right, Align::Right, Align::Right],
+        &cells,
+    );
+    let s = schedule_json(a);
+    let chunks: Vec<String> = s.chunks_s.iter().map(|w| format!("{w:.0}")).collect();
+    out.push_str(&format!(
+        "\nschedule after each restart (s, the last repeats): {}\n\
+         gain over the best period: {:.4}% (grid error {:.1e} on the overhead)\n",
+        chunks.join(" "),
+        s.gain_pct,
+        s.grid_error
+    ));
+    out
+}
+
+/// The inputs the renewal answer echoes (seconds).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RenewalInputsJson {
+    /// The mean time between failures (s).
+    pub mtbf_s: f64,
+    /// The checkpoint cost (s).
+    pub cost_s: f64,
+    /// The restart cost (s).
+    pub restart_s: f64,
+    /// The distribution of the times between failures (`weibull:0.7`, ...).
+    pub dist: String,
+}
+
+#[derive(Serialize)]
+struct RenewalJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    inputs: &'a RenewalInputsJson,
+    models: Vec<RenewalRow>,
+    recommended: &'static str,
+    recommended_interval_s: f64,
+    recommended_overhead: f64,
+    recommended_efficiency: f64,
+    schedule: ScheduleJson,
+}
+
+/// The answer as one JSON document: the inputs, the four rows, the recommendation (the
+/// schedule) and the `schedule` object.
+pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
+    let schedule = schedule_json(a);
+    let first = schedule
+        .chunks_s
+        .first()
+        .copied()
+        .unwrap_or(a.periodic.interval);
+    super::json_document(&RenewalJson {
+        schema_version: super::interval::SCHEMA_VERSION,
+        command: "interval",
+        inputs,
+        models: rows(a),
+        recommended: "renewal-schedule",
+        recommended_interval_s: first,
+        recommended_overhead: schedule.overhead,
+        recommended_efficiency: 1.0 / schedule.overhead,
+        schedule,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::renewal::Schedule;
+    use crate::optimize::Optimum;
+
+    /// An analysis with round numbers, so every figure below can be checked by hand.
+    fn analysis() -> RenewalAnalysis {
+        RenewalAnalysis {
+            young_interval: 10000.0,
+            young_overhead: Some(1.2),
+            daly_interval: 9000.0,
+            daly_overhead: Some(1.15),
+            periodic: Optimum {
+                interval: 8000.4,
+                ln_overhead: 1.1f64.ln(),
+                iterations: 10,
+                converged: true,
+                polished: false,
+            },
+            schedule: Schedule {
+                chunks: vec![600.4, 1199.6, 0.2],
+                overhead: 1.0,
+                ln_overhead: 0.0,
+                coarse_overhead: 1.0001,
+                shifted_overhead: 1.0,
+                grid_error: 1e-4,
+                resolution: 0.01,
+                grid_points: 100,
+                horizon_s: 1e6,
+                cut: Cut::Tail,
+            },
+        }
+    }
+
+    #[test]
+    fn rows_are_in_order_with_losses_against_the_schedule() {
+        let r = rows(&analysis());
+        let names: Vec<&str> = r.iter().map(|r| r.name).collect();
+        assert_eq!(
+            names,
+            [
+                "young",
+                "daly-complete",
+                "renewal-periodic",
+                "renewal-schedule"
+            ]
+        );
+        assert!((r[0].loss_pct.unwrap() - 20.0).abs() < 1e-9);
+        assert!((r[1].loss_pct.unwrap() - 15.0).abs() < 1e-9);
+        assert!((r[2].loss_pct.unwrap() - 10.0).abs() < 1e-9);
+        assert_eq!(r[3].loss_pct, Some(0.0));
+        assert_eq!(r[3].interval_s, 600.4);
+        let mut a = analysis();
+        a.young_overhead = None;
+        assert_eq!(rows(&a)[0].loss_pct, None);
+    }
+
+    #[test]
+    fn json_object_has_the_documented_fields() {
+        let v = serde_json::to_value(schedule_json(&analysis())).unwrap();
+        assert_eq!(v["chunks_s"], serde_json::json!([600.4, 1199.6, 0.2]));
+        assert_eq!(v["overhead"], 1.0);
+        assert_eq!(v["periodic_interval_s"], 8000.4);
+        assert!((v["periodic_overhead"].as_f64().unwrap() - 1.1).abs() < 1e-12);
+        assert!((v["gain_pct"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+        assert_eq!(v["cut"], "tail");
+        assert_eq!(v["grid_error"], 1e-4);
+    }
+
+    #[test]
+    fn env_lines_give_whole_seconds() {
+        assert_eq!(
+            env(&analysis()),
+            "CKPT_INTERVAL_SECONDS=8000\nCKPT_SCHEDULE_SECONDS=\"600 1200 1\"\n"
+        );
+    }
+
+    #[test]
+    fn table_stars_the_schedule_and_lists_its_chunks() {
+        let t = table(&analysis());
+        assert!(t.contains("renewal-schedule *"), "{t}");
+        assert!(t.contains("young"), "{t}");
+        assert!(t.contains("20.0000%"), "{t}");
+        assert!(t.contains("(s, the last repeats): 600 1200 0\n"), "{t}");
+        assert!(t.contains("gain over the best period: 10.0000%"), "{t}");
+    }
+}

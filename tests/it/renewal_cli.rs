@@ -1,0 +1,298 @@
+//! `ckpt interval --dist` for one job (the renewal model, docs/models.md §13) from the command
+//! line: the exponential case against Daly's complete model written out here, the shape of the
+//! schedule under Weibull failures, the env lines, and bad input.
+
+use crate::common::{ckpt, stdout_of};
+use serde_json::Value;
+
+const JOB: [&str; 7] = [
+    "interval",
+    "--mtbf",
+    "24h",
+    "--cost",
+    "10m",
+    "--restart",
+    "10m",
+];
+
+fn answer(dist: &str) -> Value {
+    let mut args = JOB.to_vec();
+    args.extend(["--dist", dist, "--format", "json"]);
+    serde_json::from_str(&stdout_of(&args)).unwrap()
+}
+
+fn chunks(v: &Value) -> Vec<f64> {
+    v["schedule"]["chunks_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_f64().unwrap())
+        .collect()
+}
+
+/// Daly's complete model with exponential failures and no downtime, per unit of work:
+/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
+fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
+    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
+}
+
+#[test]
+fn exponential_failures_give_daly_complete_within_the_grid_error() {
+    let (m, c, r) = (86400.0, 600.0, 600.0);
+    let v = answer("exp");
+    let s = &v["schedule"];
+    let grid_error = s["grid_error"].as_f64().unwrap();
+    // The optimum of the closed form, by golden-section search here (not the crate's Brent).
+    let (mut a, mut b) = (c, 10.0 * m);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..200 {
+        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
+        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    let tau = (a + b) / 2.0;
+    let best = daly_overhead(m, c, r, tau);
+    let overhead = s["overhead"].as_f64().unwrap();
+    assert!(
+        (overhead - best).abs() <= grid_error + 1e-12 * best,
+        "schedule {overhead} vs Daly {best} (grid error {grid_error})"
+    );
+    // The schedule is one chunk, Daly's interval (the overhead is flat at the optimum, so the
+    // interval is known to about the square root of the overhead's precision).
+    let ch = chunks(&v);
+    assert!(
+        ch.iter().all(|w| (w / tau - 1.0).abs() < 1e-4),
+        "{ch:?} vs {tau}"
+    );
+    let rows = v["models"].as_array().unwrap();
+    let daly = rows.iter().find(|r| r["name"] == "daly-complete").unwrap();
+    assert!((daly["interval_s"].as_f64().unwrap() / tau - 1.0).abs() < 1e-4);
+    assert!((s["gain_pct"].as_f64().unwrap()).abs() < 1e-6);
+}
+
+#[test]
+fn weibull_0_7_chunks_grow_after_a_restart() {
+    let v = answer("weibull:0.7");
+    let ch = chunks(&v);
+    let periodic = v["schedule"]["periodic_interval_s"].as_f64().unwrap();
+    assert!(ch.len() > 2, "{ch:?}");
+    // A decreasing hazard: short chunks right after a restart, longer ones later.
+    assert!(ch[0] < periodic && periodic < ch[ch.len() - 1], "{ch:?}");
+    assert!(ch[ch.len() - 1] > 1.5 * ch[0], "{ch:?}");
+    assert!(v["schedule"]["gain_pct"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["recommended"], "renewal-schedule");
+    let names: Vec<&str> = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "young",
+            "daly-complete",
+            "renewal-periodic",
+            "renewal-schedule"
+        ]
+    );
+    // Weibull 1.5 (an increasing hazard): the chunks shrink instead.
+    let ch = chunks(&answer("weibull:1.5"));
+    assert!(ch[ch.len() - 1] < 0.7 * ch[0], "{ch:?}");
+}
+
+#[test]
+fn env_gives_the_period_and_the_schedule() {
+    let v = answer("weibull:0.7");
+    let mut args = JOB.to_vec();
+    args.extend(["--dist", "weibull:0.7", "--format", "env"]);
+    let env = stdout_of(&args);
+    let lines: Vec<&str> = env.lines().collect();
+    assert_eq!(lines.len(), 2, "{env}");
+    let period = v["schedule"]["periodic_interval_s"]
+        .as_f64()
+        .unwrap()
+        .round();
+    assert_eq!(lines[0], format!("CKPT_INTERVAL_SECONDS={period}"));
+    let listed: Vec<String> = chunks(&v)
+        .iter()
+        .map(|w| format!("{}", w.round()))
+        .collect();
+    assert_eq!(
+        lines[1],
+        format!("CKPT_SCHEDULE_SECONDS=\"{}\"", listed.join(" "))
+    );
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_2() {
+    for (extra, mentions) in [
+        (&["--dist", "weibull:0.005"][..], "weibull:0.005"),
+        (&["--dist", "weibull:0"][..], "--dist"),
+        (
+            &["--dist", "weibull:0.7", "--downtime", "1m"][..],
+            "--downtime",
+        ),
+        (&["--dist", "weibull:0.7", "--work", "10d"][..], "--work"),
+        (&["--dist", "weibull:0.7", "--format", "scr"][..], "scr"),
+        (
+            &["--dist", "weibull:0.7", "--detect", "end"][..],
+            "--detect",
+        ),
+    ] {
+        let mut args = JOB.to_vec();
+        args.extend(extra);
+        let out = ckpt().args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(mentions), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// Mean wall time per unit of work of `runs` seeded runs of a long job (about 2000 lives, so
+/// its start without a restart and its cut last chunk weigh little), and its standard error.
+fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
+    let work_h = 48_000.0;
+    let work = format!("{work_h}h");
+    let mut args = vec![
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "24h",
+        "--dist",
+        dist,
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--work",
+        &work,
+        "--runs",
+        "200",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+        "--quiet",
+    ];
+    args.extend(policy);
+    let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    let wall = &v["figures"]["wall_time_s"];
+    let w = work_h * 3600.0;
+    (
+        wall["point"].as_f64().unwrap() / w,
+        wall["stderr"].as_f64().unwrap() / w,
+    )
+}
+
+#[test]
+fn simulated_schedule_and_period_agree_with_the_model() {
+    let v = answer("weibull:0.7");
+    let s = &v["schedule"];
+    let list: Vec<String> = chunks(&v).iter().map(|c| format!("{c}")).collect();
+    let list = list.join(",");
+    let period = format!("{}", s["periodic_interval_s"].as_f64().unwrap());
+    for (policy, predicted) in [
+        (
+            ["--schedule", list.as_str()],
+            s["overhead"].as_f64().unwrap(),
+        ),
+        (
+            ["--interval", period.as_str()],
+            s["periodic_overhead"].as_f64().unwrap(),
+        ),
+    ] {
+        let (mean, se) = simulated_overhead("weibull:0.7", &policy);
+        let z = (mean - predicted) / se;
+        assert!(
+            z.abs() < 4.0,
+            "{}: simulated {mean} ± {se}, predicted {predicted}",
+            policy[0]
+        );
+    }
+}
+
+#[test]
+fn bad_schedules_get_one_line_and_exit_2() {
+    for (extra, mentions) in [
+        (&["--schedule", "600,0,1200"][..], "chunk 2"),
+        (&["--schedule", "600", "--interval", "1h"][..], "--interval"),
+        (&["--schedule", "600,,1200"][..], "--schedule"),
+        (&[][..], "--interval"),
+    ] {
+        let mut args = vec![
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "24h",
+            "--dist",
+            "weibull:0.7",
+            "--cost",
+            "10m",
+            "--work",
+            "100h",
+        ];
+        args.extend(extra);
+        let out = ckpt().args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(mentions), "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn fit_advice_gives_the_schedule_of_the_best_family() {
+    let v: Value = serde_json::from_str(&stdout_of(&[
+        "fit",
+        crate::common::package_file("data/failures/weibull-0.7.csv")
+            .to_str()
+            .unwrap(),
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let rows = v["intervals"].as_array().unwrap();
+    let best = rows.iter().find(|r| r["at"] == "best-fit").unwrap();
+    assert_eq!(best["model"], "renewal-schedule");
+    let flags = best["flags"].as_str().unwrap();
+    assert!(
+        !flags.contains("--procs") && !flags.contains("--detect"),
+        "{flags}"
+    );
+    // The printed flags give the printed schedule.
+    let mut args = vec!["interval"];
+    args.extend(flags.split_whitespace());
+    args.extend(["--format", "json"]);
+    let again: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    assert_eq!(again["schedule"]["chunks_s"], best["schedule_s"]);
+    assert_eq!(again["schedule"]["overhead"], best["overhead"]);
+}
+
+/// The README's gains: every figure beside a command is what that command prints.
+#[test]
+fn readme_gains_are_what_the_commands_print() {
+    let readme = crate::common::read_package_file("README.md");
+    let lines: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("ckpt interval") && l.contains("--dist") && l.contains("# gain"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    for line in lines {
+        let (command, figure) = line.split_once('#').unwrap();
+        let figure = figure.trim().strip_prefix("gain ").unwrap();
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = stdout_of(&args);
+        assert!(
+            out.contains(&format!("gain over the best period: {figure} ")),
+            "{command}: {out}"
+        );
+    }
+}
