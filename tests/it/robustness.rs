@@ -132,7 +132,14 @@ fn thread_count_is_bounded() {
 fn clap_errors_name_what_is_missing_and_keep_tips() {
     refused(
         &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"],
-        &["not provided: --work <WORK>", "--interval"],
+        &["not provided: --work <WORK>"],
+    );
+    // --interval is optional to clap since --schedule can replace it; the run names it.
+    refused(
+        &[
+            "simulate", "periodic", "--mtbf", "1h", "--cost", "1m", "--work", "1h",
+        ],
+        &["--interval is required (or --schedule)"],
     );
     refused(
         &[
