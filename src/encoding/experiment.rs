@@ -93,38 +93,36 @@ pub fn encode_experiment(
                 note,
             })
         }
-        Err(EncodingError::Unrecoverable { .. }) => Ok(EncodeOutcome {
+        Err(EncodingError::Unrecoverable { .. }) => Ok(lost_outcome(
             failed,
-            recoverable: false,
-            rebuilt: vec![],
-            reencoded: vec![],
-            solves: vec![],
-            condition_number: None,
-            effective_condition_number: None,
-            relative_error: None,
-            max_abs_error: None,
-            bit_exact: None,
-            note: Some(
-                "the scheme does not survive this failure set: the stable-storage level restarts"
-                    .into(),
-            ),
-        }),
-        Err(EncodingError::IllConditioned { why, .. }) => Ok(EncodeOutcome {
+            "the scheme does not survive this failure set: the stable-storage level restarts"
+                .into(),
+        )),
+        Err(EncodingError::IllConditioned { why, .. }) => Ok(lost_outcome(
             failed,
-            recoverable: false,
-            rebuilt: vec![],
-            reencoded: vec![],
-            solves: vec![],
-            condition_number: None,
-            effective_condition_number: None,
-            relative_error: None,
-            max_abs_error: None,
-            bit_exact: None,
-            note: Some(format!(
+            format!(
                 "survivable in exact arithmetic (as `ckpt survive` counts it), lost in double precision: {why}; the stable-storage level restarts"
-            )),
-        }),
+            ),
+        )),
         Err(e) => Err(e),
+    }
+}
+
+/// The outcome of a failure set that cannot be rebuilt: nothing rebuilt, no figures, `note`
+/// saying why.
+fn lost_outcome(failed: Vec<usize>, note: String) -> EncodeOutcome {
+    EncodeOutcome {
+        failed,
+        recoverable: false,
+        rebuilt: vec![],
+        reencoded: vec![],
+        solves: vec![],
+        condition_number: None,
+        effective_condition_number: None,
+        relative_error: None,
+        max_abs_error: None,
+        bit_exact: None,
+        note: Some(note),
     }
 }
 
