@@ -78,15 +78,16 @@ pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimErr
 /// on `threads` threads (0 = all cores), calling `tick` once per finished run, and returns the
 /// results in run order. The first error in run order wins, so the outcome does not depend on
 /// the thread count either.
-pub fn replicate_range<T, F>(
+pub fn replicate_range<T, E, F>(
     range: Range<u64>,
     threads: usize,
     tick: &(dyn Fn() + Sync),
     f: F,
-) -> Result<Vec<T>, SimError>
+) -> Result<Vec<T>, E>
 where
     T: Send,
-    F: Fn(u64) -> Result<T, SimError> + Sync,
+    E: Send,
+    F: Fn(u64) -> Result<T, E> + Sync,
 {
     run_parallel_range(range, threads, tick, f)
         .into_iter()
@@ -207,7 +208,7 @@ mod tests {
             }
         });
         assert_eq!(r.unwrap_err(), SimError::NoProgress("run 7".into()));
-        let ok = replicate_range(0..5, 2, &|| {}, Ok).unwrap();
+        let ok = replicate_range(0..5, 2, &|| {}, Ok::<u64, SimError>).unwrap();
         assert_eq!(ok, vec![0, 1, 2, 3, 4]);
     }
 

@@ -7,10 +7,10 @@
 use crate::failure::Lifetime;
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs};
 use crate::model::replicated::Detect;
-use crate::sim::engine::{Nanos, run_parallel_range, secs_to_ns};
+use crate::sim::engine::{Nanos, secs_to_ns};
 use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
-use crate::sim::run::{Scenario, SimError};
+use crate::sim::run::{Scenario, SimError, replicate_range};
 use crate::sim::stats::{Estimate, t_quantile_975};
 use serde::Serialize;
 use thiserror::Error;
@@ -358,7 +358,7 @@ pub fn per_run(
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let p = plan(inputs, sim, options)?;
     // One task per run, simulating every interval on the run's own stream.
-    run_parallel_range(range, threads, tick, |i| {
+    replicate_range(range, threads, tick, |i| {
         p.intervals
             .iter()
             .map(|&t| {
@@ -368,8 +368,6 @@ pub fn per_run(
             })
             .collect::<Result<Vec<Nanos>, ValidateError>>()
     })
-    .into_iter()
-    .collect()
 }
 
 /// Runs the validation; `tick` is called once per finished run (of all intervals).

@@ -6,10 +6,9 @@
 
 use super::{ValidateError, grid, paired, scaled};
 use crate::model::multilevel::{Levels, MultilevelError, Pattern};
-use crate::sim::engine::{Nanos, run_parallel_range};
+use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
-use crate::sim::run::Scenario;
-use crate::sim::run::SimError;
+use crate::sim::run::{Scenario, SimError, replicate_range};
 use crate::sim::stats::Estimate;
 use serde::{Deserialize, Serialize};
 
@@ -223,14 +222,12 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let p = plan(levels, best, options)?;
-    run_parallel_range(range, threads, tick, |i| {
+    replicate_range(range, threads, tick, |i| {
         p.configs
             .iter()
             .map(|c| Ok(msim::simulate_run(c, options.seed, i)?.wall))
             .collect::<Result<Vec<Nanos>, ValidateError>>()
     })
-    .into_iter()
-    .collect()
 }
 
 /// The validation from every run's wall times (what [`per_run`] gives for all runs).

@@ -172,15 +172,13 @@ pub fn per_run(
     stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
-    crate::sim::engine::run_parallel_range(range, threads, tick, |i| {
+    crate::sim::run::replicate_range(range, threads, tick, |i| {
         configs
             .iter()
             .zip(&layouts)
             .map(|(c, l)| stencil::simulate_run(l, c, seed, i))
             .collect::<Result<Vec<_>, _>>()
     })
-    .into_iter()
-    .collect::<Result<Vec<_>, _>>()
     .map_err(|e| ValidateError::Conflict(e.to_string()))
 }
 

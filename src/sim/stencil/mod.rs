@@ -17,7 +17,7 @@ pub use config::{Failures, Recovery, StencilConfig};
 pub use run::{RunFigures, SimError, simulate};
 
 use crate::rng::run_rng;
-use crate::sim::engine::{ns_to_secs, run_parallel_range};
+use crate::sim::engine::ns_to_secs;
 use crate::sim::stats::Estimate;
 use serde::Serialize;
 use std::ops::Range;
@@ -182,11 +182,9 @@ pub fn simulate_range(
         return Ok(vec![one; (range.end - range.start) as usize]);
     }
     check_feasible(cfg)?;
-    run_parallel_range(range, threads, tick, |i| {
+    crate::sim::run::replicate_range(range, threads, tick, |i| {
         simulate_run(&layout, cfg, seed, i)
     })
-    .into_iter()
-    .collect()
 }
 
 #[cfg(test)]
