@@ -127,7 +127,7 @@ pub fn table(a: &RenewalAnalysis) -> String {
         .collect();
     let mut out = ruled(
         &["model", "seconds", "overhead", "loss"],
-        &[Align::Left, Align::Right, Align::Right, Align::Right],
+        &Align::columns("lrrr"),
         &cells,
     );
     let s = schedule_json(a);

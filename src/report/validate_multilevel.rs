@@ -291,16 +291,7 @@ pub fn table(v: &MultilevelValidation) -> String {
             "regret (95% CI)",
             "region",
         ],
-        &[
-            Align::Left,
-            Align::Left,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Right,
-            Align::Left,
-        ],
+        &Align::columns("llrrrrrl"),
         &rows,
     );
     out.push('\n');
