@@ -2,6 +2,7 @@
 //! models' predicted level against the empirical best.
 
 use super::interval::SCHEMA_VERSION;
+use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, StackedBars, Unit};
 use super::table::{Align, render};
 use crate::units::format_duration;
@@ -358,8 +359,20 @@ pub fn verdict_paragraph(v: &StencilValidation) -> String {
     s
 }
 
-/// The table for a terminal.
-pub fn table(v: &StencilValidation) -> String {
+/// The columns of the level table, in the terminal and in `report.md`.
+const COLUMNS: [&str; 8] = [
+    "level",
+    "interval",
+    "ckpt cost",
+    "recovery",
+    "makespan s (± se)",
+    "cancelled",
+    "aggregate s",
+    "regret",
+];
+
+/// One row per level and strategy: the cells of both the terminal table and `report.md`'s.
+fn rows(v: &StencilValidation) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for l in &v.levels {
         for s in &l.strategies {
@@ -379,20 +392,12 @@ pub fn table(v: &StencilValidation) -> String {
             ]);
         }
     }
-    let mut out = render(
-        &[
-            "level",
-            "interval",
-            "ckpt cost",
-            "recovery",
-            "makespan s (± se)",
-            "cancelled",
-            "aggregate s",
-            "regret",
-        ],
-        &Align::columns("rrrlrrrr"),
-        &rows,
-    );
+    rows
+}
+
+/// The table for a terminal.
+pub fn table(v: &StencilValidation) -> String {
+    let mut out = render(&COLUMNS, &Align::columns("rrrlrrrr"), &rows(v));
     out.push_str("\npredicted levels:\n");
     let prow: Vec<Vec<String>> = v
         .predictions
@@ -426,24 +431,21 @@ pub fn table(v: &StencilValidation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &StencilValidation, command: &str) -> String {
-    let mut s = format!("# ckpt validate (stencil)\n\n```\n{command}\n```\n\n");
-    s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![makespan per level](makespan.svg)\n\n![cancelled executions per level](cancelled.svg)\n\n![time split](time-split.svg)\n\n");
-    s.push_str("| level | interval | checkpoint cost | makespan global (s) | makespan dependency (s) | cancelled global | cancelled dependency |\n|---:|---:|---:|---:|---:|---:|---:|\n");
-    for l in &v.levels {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} |\n",
-            l.level,
-            format_duration(l.interval_s),
-            format_duration(l.checkpoint_cost_s),
-            l.strategies[0].makespan_s.point,
-            l.strategies[1].makespan_s.point,
-            l.strategies[0].cancelled_executions.point,
-            l.strategies[1].cancelled_executions.point
-        ));
-    }
-    s.push_str("\nData: `validate.json` and `validate.csv`.\n");
-    s
+    let table = markdown::table(&COLUMNS, &Align::columns("rrrlrrrr"), &rows(v));
+    markdown::document(
+        "ckpt validate (stencil)",
+        command,
+        &verdict_paragraph(v),
+        &[
+            ("makespan per level", &makespan_plot(v)),
+            ("cancelled executions per level", &cancelled_plot(v)),
+        ],
+        "validate.json",
+        // The bars always have something to draw: one bar per level and strategy.
+        &format!(
+            "![time split](time-split.svg)\n\n{table}\nData: `validate.json` and `validate.csv`.\n"
+        ),
+    )
 }
 
 /// Every file of the stencil report.
