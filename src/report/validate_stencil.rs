@@ -451,7 +451,7 @@ pub fn markdown(v: &StencilValidation, command: &str) -> String {
 /// Every file of the stencil report.
 pub fn files(v: &StencilValidation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
     let plots = [makespan_plot(v), cancelled_plot(v)];
-    let bars = plot::bar_images(&time_split_bars(v), (1200, 600))?;
+    let bars = plot::images(&time_split_bars(v), (1200, 600))?;
     let markdown = markdown(v, command);
     plot::folder("validate", [json(v), csv(v)], &plots, bars, markdown)
 }
