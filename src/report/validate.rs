@@ -3,7 +3,7 @@
 use super::interval::{JsonInputs, SCHEMA_VERSION};
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
 use serde::Serialize;
@@ -260,17 +260,9 @@ fn rows(v: &Validation) -> Vec<Vec<String>> {
                 d.predicted_overhead
                     .map(|p| format!("{p:.4}"))
                     .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:.4} ± {:.4}",
-                    d.simulated_overhead.point,
-                    d.simulated_overhead.stderr.unwrap_or(0.0)
-                ),
-                d.z.map(|z| format!("{z:+.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:+.3}% [{:.3}, {:.3}]",
-                    d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
-                ),
+                table::mean_se(&d.simulated_overhead, 4),
+                table::z_score(d.z),
+                table::regret(&d.regret_pct),
                 if d.confirmed {
                     "confirmed".into()
                 } else {

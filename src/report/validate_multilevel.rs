@@ -5,7 +5,7 @@
 use super::markdown;
 use super::multilevel::JsonLevelInputs;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::multilevel::{
     MultilevelValidateOptions, MultilevelValidation, MultilevelVerdict, PatternPoint, PointKind,
@@ -275,17 +275,9 @@ fn rows<'a>(points: impl Iterator<Item = &'a PatternPoint>) -> Vec<Vec<String>> 
                 strides(&p.strides),
                 format_duration(p.interval_s),
                 format!("{:.4}", p.model_overhead),
-                format!(
-                    "{:.4} ± {:.4}",
-                    p.overhead.point,
-                    p.overhead.stderr.unwrap_or(0.0)
-                ),
-                p.z.map(|z| format!("{z:+.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:+.3}% [{:.3}, {:.3}]",
-                    p.regret_pct.point, p.regret_pct.ci95[0], p.regret_pct.ci95[1]
-                ),
+                table::mean_se(&p.overhead, 4),
+                table::z_score(p.z),
+                table::regret(&p.regret_pct),
                 if p.optimal_region { "optimal" } else { "worse" }.into(),
             ]
         })

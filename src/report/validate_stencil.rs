@@ -4,7 +4,7 @@
 use super::interval::SCHEMA_VERSION;
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, StackedBars, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::stencil::{Level, LevelPrediction, STRATEGIES, StencilValidation};
 use serde::Serialize;
@@ -381,11 +381,7 @@ fn rows(v: &StencilValidation) -> Vec<Vec<String>> {
                 format_duration(l.interval_s),
                 format_duration(l.checkpoint_cost_s),
                 s.recovery.to_string(),
-                format!(
-                    "{:.1} ± {:.1}",
-                    s.makespan_s.point,
-                    s.makespan_s.stderr.unwrap_or(0.0)
-                ),
+                table::mean_se(&s.makespan_s, 1),
                 format!("{:.1}", s.cancelled_executions.point),
                 format!("{:.1}", s.aggregate_processing_s.point),
                 format!("{:+.3}%", s.regret_pct.point),
