@@ -85,7 +85,7 @@ fn param_axis(param: SweepParam, log: bool) -> Axis {
     let label = param_name(param);
     if param.is_duration() {
         Axis {
-            label: format!("{label} (time)"),
+            label: label.to_string(),
             log,
             unit: Unit::Seconds,
         }
@@ -149,7 +149,7 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
         ),
         x: param_axis(r.spec.param, r.spec.log),
         y: Axis {
-            label: "checkpoint interval (time)".into(),
+            label: "checkpoint interval".into(),
             log: log_y,
             unit: Unit::Seconds,
         },
@@ -211,7 +211,7 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
         id: "overhead".into(),
         title: "Expected overhead vs checkpoint interval, each model's choice marked".into(),
         x: Axis {
-            label: "checkpoint interval (time)".into(),
+            label: "checkpoint interval".into(),
             log: true,
             unit: Unit::Seconds,
         },
@@ -395,7 +395,7 @@ pub fn markdown(r: &SweepResult, command: &str) -> String {
     s.push_str("\n\n");
     for p in plots(r) {
         if plot::drawable(&p) {
-            s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
+            s.push_str(&plot::embed(&p, &p.title));
         } else {
             s.push_str(&format!(
                 "*{}: not drawn, nothing finite to draw at these inputs (a log axis needs positive values); the figures are in `sweep.json`.*\n\n",

@@ -78,7 +78,7 @@ fn x_axis(r: &LevelSweepResult) -> Axis {
     let s = &r.sweep;
     Axis {
         label: format!(
-            "{} of level {} ({}), time",
+            "{} of level {} ({})",
             s.param.name(),
             s.level + 1,
             s.levels.levels()[s.level].name
@@ -136,7 +136,7 @@ pub fn intervals_plot(r: &LevelSweepResult) -> Plot {
         ),
         x: x_axis(r),
         y: Axis {
-            label: "work between checkpoints of the level (time)".into(),
+            label: "work between checkpoints of the level".into(),
             log: true,
             unit: Unit::Seconds,
         },
@@ -267,7 +267,7 @@ pub fn markdown(r: &LevelSweepResult, command: &str) -> String {
     s.push_str(&describe(r));
     s.push_str("\n\n");
     for p in plots(r) {
-        s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
+        s.push_str(&plot::embed(&p, &p.title));
     }
     s.push_str("Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n");
     s

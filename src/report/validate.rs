@@ -121,7 +121,7 @@ pub fn overhead_plot(v: &Validation) -> Plot {
             v.options.runs
         ),
         x: Axis {
-            label: "checkpoint interval (time)".into(),
+            label: "checkpoint interval".into(),
             log: true,
             unit: Unit::Seconds,
         },
@@ -143,7 +143,7 @@ pub fn regret_plot(v: &Validation) -> Plot {
         id: "regret".into(),
         title: "Regret of each model's interval against the empirical optimum".into(),
         x: Axis {
-            label: "the model's interval (time)".into(),
+            label: "the model's interval".into(),
             log: true,
             unit: Unit::Seconds,
         },
@@ -292,7 +292,12 @@ pub fn markdown(v: &Validation, command: &str) -> String {
     let mut s = String::from("# ckpt validate\n\n");
     s.push_str(&format!("```\n{command}\n```\n\n"));
     s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![simulated vs predicted overhead](validate.svg)\n\n![regret of each model](regret.svg)\n\n");
+    s.push_str("\n\n");
+    s.push_str(&plot::embed(
+        &overhead_plot(v),
+        "simulated vs predicted overhead",
+    ));
+    s.push_str(&plot::embed(&regret_plot(v), "regret of each model"));
     s.push_str("| model | interval | predicted | simulated | regret | 95% CI | verdict |\n|---|---:|---:|---:|---:|---|---|\n");
     for d in &v.verdicts {
         s.push_str(&format!(

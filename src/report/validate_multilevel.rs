@@ -120,7 +120,7 @@ pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
             v.options.runs
         ),
         x: Axis {
-            label: "base interval w (time)".into(),
+            label: "base interval w".into(),
             log: true,
             unit: Unit::Seconds,
         },
@@ -305,7 +305,15 @@ pub fn markdown(v: &MultilevelValidation, command: &str) -> String {
     let mut s = String::from("# ckpt validate (multi-level)\n\n");
     s.push_str(&format!("```\n{command}\n```\n\n"));
     s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![simulated vs exact overhead](validate.svg)\n\n![regret of the model's strides and their neighbours](regret.svg)\n\n");
+    s.push_str("\n\n");
+    s.push_str(&plot::embed(
+        &overhead_plot(v),
+        "simulated vs exact overhead",
+    ));
+    s.push_str(&plot::embed(
+        &regret_plot(v),
+        "regret of the model's strides and their neighbours",
+    ));
     s.push_str("| pattern | strides | w | predicted | simulated | regret | 95% CI | region |\n|---|---|---:|---:|---:|---:|---|---|\n");
     for p in &v.points {
         s.push_str(&format!(

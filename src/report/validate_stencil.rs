@@ -182,7 +182,7 @@ pub fn makespan_plot(v: &StencilValidation) -> Plot {
             unit: Unit::Plain,
         },
         y: Axis {
-            label: "makespan (time)".into(),
+            label: "makespan".into(),
             log: false,
             unit: Unit::Seconds,
         },
@@ -253,7 +253,7 @@ pub fn time_split_bars(v: &StencilValidation) -> StackedBars {
     StackedBars {
         id: "time-split".into(),
         title: "Time of all workers, by level and strategy".into(),
-        y_label: "worker time (sum over workers)".into(),
+        y_label: "worker time, summed over workers".into(),
         y_unit: Unit::Seconds,
         categories,
         components: names
@@ -428,7 +428,18 @@ pub fn table(v: &StencilValidation) -> String {
 pub fn markdown(v: &StencilValidation, command: &str) -> String {
     let mut s = format!("# ckpt validate (stencil)\n\n```\n{command}\n```\n\n");
     s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![makespan per level](makespan.svg)\n\n![cancelled executions per level](cancelled.svg)\n\n![time split](time-split.svg)\n\n");
+    s.push_str("\n\n");
+    s.push_str(&plot::embed(&makespan_plot(v), "makespan per level"));
+    s.push_str(&plot::embed(
+        &cancelled_plot(v),
+        "cancelled executions per level",
+    ));
+    s.push_str("![time split](time-split.svg)\n\n");
+    let bars = plot::bar_notes(&time_split_bars(v));
+    if !bars.is_empty() {
+        s.push_str(&bars);
+        s.push_str("\n\n");
+    }
     s.push_str("| level | interval | checkpoint cost | makespan global (s) | makespan dependency (s) | cancelled global | cancelled dependency |\n|---:|---:|---:|---:|---:|---:|---:|\n");
     for l in &v.levels {
         s.push_str(&format!(

@@ -438,8 +438,20 @@ fn stencil_validation_through_the_cli() {
 #[test]
 fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
     let out = crate::common::stdout_of(&[
-        "validate", "--mtbf", "10m", "--cost", "5m", "--restart", "1m", "--runs", "400",
-        "--work", "100h", "--format", "json", "--quiet",
+        "validate",
+        "--mtbf",
+        "10m",
+        "--cost",
+        "5m",
+        "--restart",
+        "1m",
+        "--runs",
+        "400",
+        "--work",
+        "100h",
+        "--format",
+        "json",
+        "--quiet",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let points = v["points"].as_array().unwrap();
@@ -453,7 +465,10 @@ fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
     // No row beats it, significantly or not.
     for d in v["verdicts"].as_array().unwrap() {
         let ci = &d["regret_pct"]["ci95"];
-        assert!(f(&d["regret_pct"]["point"]) >= 0.0 && f(&ci[1]) >= 0.0, "{d}");
+        assert!(
+            f(&d["regret_pct"]["point"]) >= 0.0 && f(&ci[1]) >= 0.0,
+            "{d}"
+        );
     }
     // The region spans exactly the points flagged in it, grid and rows.
     let region: Vec<f64> = points
@@ -462,7 +477,10 @@ fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
         .map(|p| f(&p["interval_s"]))
         .collect();
     let span = &v["optimal_region_s"];
-    assert_eq!(f(&span[0]), region.iter().cloned().fold(f64::INFINITY, f64::min));
+    assert_eq!(
+        f(&span[0]),
+        region.iter().cloned().fold(f64::INFINITY, f64::min)
+    );
     assert_eq!(f(&span[1]), region.iter().cloned().fold(0.0, f64::max));
     assert!(region.contains(&f(&v["empirical_optimum_s"])));
     // Why 6m 57s wins: 100 h is 864 whole chunks of it, while 6m 59s leaves a last chunk of
