@@ -36,7 +36,7 @@ pub enum ReportError {
 pub enum Unit {
     /// Plain numbers.
     Plain,
-    /// Durations in seconds, labelled as `30s`, `5m`, `2h`, `3d`.
+    /// Durations in seconds, drawn in one unit per axis chosen from its range ([`TimeUnit`]).
     Seconds,
     /// Percentages (the value is already in percent).
     Percent,
