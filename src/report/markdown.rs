@@ -34,12 +34,13 @@ pub fn document(
     s
 }
 
-/// A figure: the plot's SVG under the caption `alt`, or, when the plot has nothing finite to
-/// draw (and so no image was written), one sentence saying so and where the figures are
-/// (`data`, a file name of the report).
+/// A figure: the plot's SVG under the caption `alt` with the notes on what it cannot show
+/// ([`plot::embed`]), or, when the plot has nothing finite to draw (and so no image was
+/// written), one sentence saying so and where the figures are (`data`, a file name of the
+/// report).
 pub fn figure(alt: &str, plot: &Plot, data: &str) -> String {
     if plot::drawable(plot) {
-        format!("![{alt}]({}.svg)\n\n", plot.id)
+        plot::embed(plot, alt)
     } else {
         format!(
             "*{alt}: not drawn, nothing finite to draw at these inputs (a log axis needs positive values); the figures are in `{data}`.*\n\n"

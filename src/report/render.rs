@@ -3,7 +3,8 @@
 //! no drawing backend.
 
 use super::plot::{
-    Drawing, LegendKind, Plot, ReportError, StackedBars, linear_ticks, log_ticks, tick_label,
+    AxisScale, BandMode, Drawing, Layout, LegendItem, MarkerStyle, Plot, ReportError, Shape,
+    StackedBars, axis_scale, layout, visible_components,
 };
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -120,17 +121,12 @@ fn draw<DB: DrawingBackend>(
         plot: plot.id.clone(),
         message: e,
     };
-    let (xr, yr) = match (
-        finite_range(plot.x_values(), plot.x.log),
-        finite_range(plot.y_values(), plot.y.log),
-    ) {
-        (Some(x), Some(y)) => (x, y),
-        _ => {
-            return Err(ReportError::Empty {
-                plot: plot.id.clone(),
-            });
-        }
+    let Some(l) = layout(plot) else {
+        return Err(ReportError::Empty {
+            plot: plot.id.clone(),
+        });
     };
+    let (xr, yr) = (l.x_range, l.y_range);
     root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
     // The title spans the whole width, legend column included, so a long one is not clipped.
     let root = root
@@ -138,52 +134,51 @@ fn draw<DB: DrawingBackend>(
         .map_err(|e| fail(e.to_string()))?;
     let (w, _) = root.dim_in_pixel();
     // The legend gets a column of its own, so it can never cover the data.
-    let longest = plot
-        .legend()
+    let longest = l
+        .legend
         .iter()
-        .map(|(n, _)| n.chars().count())
+        .map(|item| legend_name(plot, *item).chars().count())
         .max()
         .unwrap_or(0) as u32;
     let legend_w = (longest * 8 + 50).clamp(120, w / 2);
     let (chart_area, legend_area) = root.split_horizontally(w - legend_w);
-    let xl = || {
-        (xr.0..xr.1)
-            .log_scale()
-            .with_key_points(log_ticks(xr.0, xr.1, plot.x.unit))
-    };
-    let yl = || {
-        (yr.0..yr.1)
-            .log_scale()
-            .with_key_points(log_ticks(yr.0, yr.1, plot.y.unit))
-    };
-    // Whole-number data on a short axis (levels, counts) get whole-number ticks.
-    let integer_x =
-        plot.x_values().all(|v| !v.is_finite() || v.fract() == 0.0) && xr.1 - xr.0 <= 30.0;
-    let xn = || {
-        let ticks = if integer_x {
-            (xr.0.ceil() as i64..=xr.1.floor() as i64)
-                .map(|v| v as f64)
-                .collect()
-        } else {
-            linear_ticks(xr.0, xr.1, plot.x.unit)
-        };
-        Ticked::new(xr.0, xr.1, ticks)
-    };
-    let yn = || Ticked::new(yr.0, yr.1, linear_ticks(yr.0, yr.1, plot.y.unit));
+    let xl = || (xr.0..xr.1).log_scale().with_key_points(l.x.ticks.clone());
+    let yl = || (yr.0..yr.1).log_scale().with_key_points(l.y.ticks.clone());
+    let xn = || Ticked::new(xr.0, xr.1, l.x.ticks.clone());
+    let yn = || Ticked::new(yr.0, yr.1, l.y.ticks.clone());
     match (plot.x.log, plot.y.log) {
-        (false, false) => chart(plot, &chart_area, xn(), yn()),
-        (true, false) => chart(plot, &chart_area, xl(), yn()),
-        (false, true) => chart(plot, &chart_area, xn(), yl()),
-        (true, true) => chart(plot, &chart_area, xl(), yl()),
+        (false, false) => chart(plot, &l, &chart_area, xn(), yn()),
+        (true, false) => chart(plot, &l, &chart_area, xl(), yn()),
+        (false, true) => chart(plot, &l, &chart_area, xn(), yl()),
+        (true, true) => chart(plot, &l, &chart_area, xl(), yl()),
     }
     .map_err(fail)?;
-    legend(plot, &legend_area).map_err(fail)?;
+    legend(plot, &l, &legend_area).map_err(fail)?;
     root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
 }
 
+fn legend_name(plot: &Plot, item: LegendItem) -> &str {
+    match item {
+        LegendItem::Band(i) | LegendItem::ErrorBars(i) => &plot.bands[i].name,
+        LegendItem::Line(i) => &plot.series[i].name,
+        LegendItem::Marker(i) => &plot.markers[i].name,
+    }
+}
+
+/// Colours by element: bands first, then series, then markers, as the legend lists them.
+fn colour(plot: &Plot, item: LegendItem) -> RGBColor {
+    let (nb, ns) = (plot.bands.len(), plot.series.len());
+    palette(match item {
+        LegendItem::Band(i) | LegendItem::ErrorBars(i) => i,
+        LegendItem::Line(i) => nb + i,
+        LegendItem::Marker(i) => nb + ns + i,
+    })
+}
+
 fn chart<DB, XS, YS>(
     plot: &Plot,
+    l: &Layout,
     area: &DrawingArea<DB, plotters::coord::Shift>,
     xs: XS,
     ys: YS,
@@ -202,12 +197,12 @@ where
         .y_label_area_size(72)
         .build_cartesian_2d(xs, ys)
         .map_err(e)?;
-    let (xu, yu) = (plot.x.unit, plot.y.unit);
-    let xf = move |v: &f64| tick_label(*v, xu);
-    let yf = move |v: &f64| tick_label(*v, yu);
+    let (xa, ya): (&AxisScale, &AxisScale) = (&l.x, &l.y);
+    let xf = move |v: &f64| xa.label(*v);
+    let yf = move |v: &f64| ya.label(*v);
     ch.configure_mesh()
-        .x_desc(plot.x.label.as_str())
-        .y_desc(plot.y.label.as_str())
+        .x_desc(l.x.title.as_str())
+        .y_desc(l.y.title.as_str())
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .label_style(("sans-serif", 14))
@@ -221,114 +216,161 @@ where
             && (!plot.x.log || p.0 > 0.0)
             && (!plot.y.log || p.1 > 0.0)
     };
+    // A cap of an error bar spans this fraction of the horizontal range either side.
+    let cap = |x: f64| {
+        let f = 0.006;
+        if plot.x.log {
+            let k = ((xr_log(l.x_range)) * f).exp();
+            (x / k, x * k)
+        } else {
+            let d = (l.x_range.1 - l.x_range.0) * f;
+            (x - d, x + d)
+        }
+    };
+    let bar = |x: f64, lo: f64, hi: f64, c: RGBColor, width: u32| {
+        let (a, b) = cap(x);
+        vec![
+            PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(width)),
+            PathElement::new(vec![(a, lo), (b, lo)], c.stroke_width(width)),
+            PathElement::new(vec![(a, hi), (b, hi)], c.stroke_width(width)),
+        ]
+    };
     for (i, b) in plot.bands.iter().enumerate() {
         let c = palette(i);
-        let mut poly: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, p.2)).collect();
-        poly.extend(b.points.iter().rev().map(|p| (p.0, p.1)));
-        poly.retain(ok);
-        if poly.len() >= 3 {
-            ch.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled())))
-                .map_err(e)?;
+        match l.bands[i] {
+            BandMode::Area => {
+                let mut poly: Vec<(f64, f64)> = b.points.iter().map(|p| (p.0, p.2)).collect();
+                poly.extend(b.points.iter().rev().map(|p| (p.0, p.1)));
+                poly.retain(ok);
+                if poly.len() >= 3 {
+                    ch.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.25).filled())))
+                        .map_err(e)?;
+                }
+            }
+            BandMode::ErrorBars => {
+                for &(x, lo, hi) in &b.points {
+                    if ok(&(x, lo)) && ok(&(x, hi)) {
+                        ch.draw_series(bar(x, lo, hi, c, 2)).map_err(e)?;
+                    }
+                }
+            }
+            BandMode::Hidden => {}
         }
     }
-    let offset = plot.bands.len();
     for (i, s) in plot.series.iter().enumerate() {
-        let c = palette(i + offset);
+        let c = palette(i + plot.bands.len());
         let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(ok).collect();
-        if s.dashed {
-            ch.draw_series(DashedLineSeries::new(pts, 8, 5, c.stroke_width(2)))
-                .map_err(e)?;
-        } else {
-            ch.draw_series(LineSeries::new(pts, c.stroke_width(2)))
-                .map_err(e)?;
-        }
+        let st = l.lines[i];
+        match st.dash.pattern() {
+            Some((size, gap)) => ch
+                .draw_series(DashedLineSeries::new(
+                    pts,
+                    size,
+                    gap,
+                    c.stroke_width(st.width),
+                ))
+                .map_err(e)?,
+            None => ch
+                .draw_series(LineSeries::new(pts, c.stroke_width(st.width)))
+                .map_err(e)?,
+        };
     }
+    let grey = RGBColor(90, 90, 90);
     for &(x, lo, hi) in &plot.error_bars {
         if ok(&(x, lo)) && ok(&(x, hi)) {
-            let grey = RGBColor(90, 90, 90).stroke_width(2);
-            ch.draw_series(std::iter::once(PathElement::new(
-                vec![(x, lo), (x, hi)],
-                grey,
-            )))
-            .map_err(e)?;
+            ch.draw_series(bar(x, lo, hi, grey, 2)).map_err(e)?;
         }
     }
-    let offset = offset + plot.series.len();
+    let offset = plot.bands.len() + plot.series.len();
     for (i, m) in plot.markers.iter().enumerate() {
         if !ok(&(m.x, m.y)) {
             continue;
         }
         let c = palette(i + offset);
-        let at = (m.x, m.y);
-        match i % 4 {
-            0 => ch.draw_series(std::iter::once(Circle::new(at, 7, c.stroke_width(3)))),
-            1 => ch.draw_series(std::iter::once(TriangleMarker::new(at, 8, c.filled()))),
-            2 => ch.draw_series(std::iter::once(Cross::new(at, 7, c.stroke_width(3)))),
-            _ => ch.draw_series(std::iter::once(Circle::new(at, 5, c.filled()))),
-        }
-        .map_err(e)?;
+        ch.plotting_area()
+            .draw(&marker((m.x, m.y), l.markers[i], c))
+            .map_err(e)?;
     }
     Ok(())
 }
 
+fn xr_log(r: (f64, f64)) -> f64 {
+    (r.1 / r.0).ln()
+}
+
+/// One marker, as an element at `at` in any coordinate system.
+fn marker<C: Clone + 'static, DB: DrawingBackend>(
+    at: C,
+    st: MarkerStyle,
+    c: RGBColor,
+) -> DynElement<'static, DB, C> {
+    let s = st.size as i32;
+    match st.shape {
+        Shape::Ring => Circle::new(at, s, c.stroke_width(3)).into_dyn(),
+        Shape::Triangle => TriangleMarker::new(at, s, c.filled()).into_dyn(),
+        Shape::Cross => Cross::new(at, s, c.stroke_width(3)).into_dyn(),
+        Shape::Dot => Circle::new(at, s, c.filled()).into_dyn(),
+    }
+}
+
 fn legend<DB: DrawingBackend>(
     plot: &Plot,
+    l: &Layout,
     area: &DrawingArea<DB, plotters::coord::Shift>,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let style = ("sans-serif", 14).into_font().color(&BLACK);
     let mut y = 24;
-    let entries = plot.legend();
-    let (nb, ns) = (plot.bands.len(), plot.series.len());
-    for (idx, (name, kind)) in entries.iter().enumerate() {
-        let c = palette(idx);
-        let (x0, x1, yc) = (8, 36, y);
-        match kind {
-            LegendKind::Band => {
+    for &item in &l.legend {
+        let c = colour(plot, item);
+        let yc = y;
+        let (x0, x1) = (8, 40);
+        match item {
+            LegendItem::Band(_) => {
                 area.draw(&Rectangle::new(
                     [(x0, yc - 6), (x1, yc + 6)],
                     c.mix(0.25).filled(),
                 ))
                 .map_err(e)?;
             }
-            LegendKind::Line => {
-                area.draw(&PathElement::new(
-                    vec![(x0, yc), (x1, yc)],
-                    c.stroke_width(2),
-                ))
-                .map_err(e)?;
-            }
-            LegendKind::Dashed => {
-                area.draw(&PathElement::new(
-                    vec![(x0, yc), (x0 + 10, yc)],
-                    c.stroke_width(2),
-                ))
-                .map_err(e)?;
-                area.draw(&PathElement::new(
-                    vec![(x0 + 16, yc), (x1, yc)],
-                    c.stroke_width(2),
-                ))
-                .map_err(e)?;
-            }
-            LegendKind::Marker => {
-                let i = idx - nb - ns;
-                let at = ((x0 + x1) / 2, yc);
-                match i % 4 {
-                    0 => area
-                        .draw(&Circle::new(at, 6, c.stroke_width(3)))
-                        .map_err(e)?,
-                    1 => area
-                        .draw(&TriangleMarker::new(at, 7, c.filled()))
-                        .map_err(e)?,
-                    2 => area
-                        .draw(&Cross::new(at, 6, c.stroke_width(3)))
-                        .map_err(e)?,
-                    _ => area.draw(&Circle::new(at, 5, c.filled())).map_err(e)?,
+            LegendItem::ErrorBars(_) => {
+                let xm = (x0 + x1) / 2;
+                for seg in [
+                    vec![(xm, yc - 7), (xm, yc + 7)],
+                    vec![(xm - 4, yc - 7), (xm + 4, yc - 7)],
+                    vec![(xm - 4, yc + 7), (xm + 4, yc + 7)],
+                ] {
+                    area.draw(&PathElement::new(seg, c.stroke_width(2)))
+                        .map_err(e)?;
                 }
             }
+            LegendItem::Line(i) => {
+                let st = l.lines[i];
+                let pts = vec![(x0, yc), (x1, yc)];
+                match st.dash.pattern() {
+                    Some((size, gap)) => {
+                        for el in DashedLineSeries::new(pts, size, gap, c.stroke_width(st.width)) {
+                            area.draw(&el).map_err(e)?;
+                        }
+                    }
+                    None => area
+                        .draw(&PathElement::new(pts, c.stroke_width(st.width)))
+                        .map_err(e)?,
+                }
+            }
+            LegendItem::Marker(i) => {
+                // The colour tells the entries apart; a ring of a stack keeps to the row.
+                let mut st = l.markers[i];
+                st.size = st.size.min(10);
+                area.draw(&marker(((x0 + x1) / 2, yc), st, c)).map_err(e)?;
+            }
         }
-        area.draw(&Text::new(name.clone(), (x1 + 8, yc - 8), style.clone()))
-            .map_err(e)?;
+        area.draw(&Text::new(
+            legend_name(plot, item).to_string(),
+            (x1 + 8, yc - 8),
+            style.clone(),
+        ))
+        .map_err(e)?;
         y += 24;
     }
     Ok(())
@@ -392,13 +434,19 @@ fn draw_bars<DB: DrawingBackend>(
     let legend_w = (longest * 8 + 50).clamp(120, w / 2);
     let (area, legend_area) = root.split_horizontally(w - legend_w);
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| fail(e.to_string());
+    let y_axis = super::plot::Axis {
+        label: bars.y_label.clone(),
+        log: false,
+        unit: bars.y_unit,
+    };
+    let ys = axis_scale(&y_axis, 0.0, top * 1.05, false);
     let mut ch = ChartBuilder::on(&area)
         .margin(12)
         .x_label_area_size(64)
         .y_label_area_size(80)
         .build_cartesian_2d(
             -0.6f64..(n as f64 - 0.4),
-            Ticked::new(0.0, top * 1.05, linear_ticks(0.0, top * 1.05, bars.y_unit)),
+            Ticked::new(0.0, top * 1.05, ys.ticks.clone()),
         )
         .map_err(e)?;
     let cats = bars.categories.clone();
@@ -410,14 +458,14 @@ fn draw_bars<DB: DrawingBackend>(
             String::new()
         }
     };
-    let yu = bars.y_unit;
-    let yf = move |v: &f64| tick_label(*v, yu);
+    let ysc = &ys;
+    let yf = move |v: &f64| ysc.label(*v);
     ch.configure_mesh()
         .disable_x_mesh()
         .x_labels(n.max(2) * 2 + 1)
         .x_label_formatter(&xf)
         .y_label_formatter(&yf)
-        .y_desc(bars.y_label.as_str())
+        .y_desc(ys.title.as_str())
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
@@ -440,8 +488,15 @@ fn draw_bars<DB: DrawingBackend>(
         ch.draw_series(rects).map_err(e)?;
     }
     let style = ("sans-serif", 14).into_font().color(&BLACK);
-    for (k, (name, _)) in bars.components.iter().enumerate() {
-        let y = 24 + 24 * k as i32;
+    let shown = visible_components(bars);
+    for (row, (k, (name, _))) in bars
+        .components
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| shown[*k])
+        .enumerate()
+    {
+        let y = 24 + 24 * row as i32;
         legend_area
             .draw(&Rectangle::new(
                 [(8, y - 7), (36, y + 7)],
@@ -454,64 +509,4 @@ fn draw_bars<DB: DrawingBackend>(
     }
     root.present().map_err(|x| fail(x.to_string()))?;
     Ok(())
-}
-
-fn finite_range(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64, f64)> {
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for v in values {
-        if v.is_finite() && (!log || v > 0.0) {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-    }
-    if lo > hi {
-        return None;
-    }
-    Some(pad_range(lo, hi, log))
-}
-
-fn pad_range(lo: f64, hi: f64, log: bool) -> (f64, f64) {
-    if log {
-        let (l, h) = (lo.log10(), hi.log10());
-        let pad = ((h - l) * 0.05).max(0.02);
-        (10f64.powf(l - pad), 10f64.powf(h + pad))
-    } else {
-        let span = hi - lo;
-        let pad = if span > 0.0 {
-            span * 0.05
-        } else {
-            lo.abs().max(1.0) * 0.05
-        };
-        (lo - pad, hi + pad)
-    }
-}
-
-/// The coordinates a plot spans, for its axis ranges.
-trait Extent {
-    fn x_values(&self) -> impl Iterator<Item = f64> + '_;
-    fn y_values(&self) -> impl Iterator<Item = f64> + '_;
-}
-
-impl Extent for Plot {
-    fn x_values(&self) -> impl Iterator<Item = f64> + '_ {
-        let s = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0));
-        let b = self.bands.iter().flat_map(|b| b.points.iter().map(|p| p.0));
-        s.chain(b).chain(self.markers.iter().map(|m| m.x))
-    }
-
-    fn y_values(&self) -> impl Iterator<Item = f64> + '_ {
-        let s = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1));
-        let b = self
-            .bands
-            .iter()
-            .flat_map(|b| b.points.iter().flat_map(|p| [p.1, p.2]));
-        s.chain(b).chain(self.markers.iter().map(|m| m.y))
-    }
 }

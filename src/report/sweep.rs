@@ -86,7 +86,7 @@ fn param_axis(param: SweepParam, log: bool) -> Axis {
     let label = param_name(param);
     if param.is_duration() {
         Axis {
-            label: format!("{label} (time)"),
+            label: label.to_string(),
             log,
             unit: Unit::Seconds,
         }
@@ -150,7 +150,7 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
         ),
         x: param_axis(r.spec.param, r.spec.log),
         y: Axis {
-            label: "checkpoint interval (time)".into(),
+            label: "checkpoint interval".into(),
             log: log_y,
             unit: Unit::Seconds,
         },
@@ -212,7 +212,7 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
         id: "overhead".into(),
         title: "Expected overhead vs checkpoint interval, each model's choice marked".into(),
         x: Axis {
-            label: "checkpoint interval (time)".into(),
+            label: "checkpoint interval".into(),
             log: true,
             unit: Unit::Seconds,
         },

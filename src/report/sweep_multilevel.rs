@@ -79,7 +79,7 @@ fn x_axis(r: &LevelSweepResult) -> Axis {
     let s = &r.sweep;
     Axis {
         label: format!(
-            "{} of level {} ({}), time",
+            "{} of level {} ({})",
             s.param.name(),
             s.level + 1,
             s.levels.levels()[s.level].name
@@ -137,7 +137,7 @@ pub fn intervals_plot(r: &LevelSweepResult) -> Plot {
         ),
         x: x_axis(r),
         y: Axis {
-            label: "work between checkpoints of the level (time)".into(),
+            label: "work between checkpoints of the level".into(),
             log: true,
             unit: Unit::Seconds,
         },

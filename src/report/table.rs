@@ -30,7 +30,7 @@ impl Align {
 ///
 /// ```
 /// use ckpt::sim::stats::Estimate;
-/// assert_eq!(ckpt::report::table::mean_se(&Estimate::exact(1.5), 2), "1.50 ± 0.00");
+/// assert_eq!(ckpt::report::table::mean_se(&Estimate::exact(1.5, 10), 2), "1.50 ± 0.00");
 /// ```
 pub fn mean_se(e: &Estimate, digits: usize) -> String {
     format!(

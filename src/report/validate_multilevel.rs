@@ -121,7 +121,7 @@ pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
             v.options.runs
         ),
         x: Axis {
-            label: "base interval w (time)".into(),
+            label: "base interval w".into(),
             log: true,
             unit: Unit::Seconds,
         },

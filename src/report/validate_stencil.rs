@@ -183,7 +183,7 @@ pub fn makespan_plot(v: &StencilValidation) -> Plot {
             unit: Unit::Plain,
         },
         y: Axis {
-            label: "makespan (time)".into(),
+            label: "makespan".into(),
             log: false,
             unit: Unit::Seconds,
         },
@@ -254,7 +254,7 @@ pub fn time_split_bars(v: &StencilValidation) -> StackedBars {
     StackedBars {
         id: "time-split".into(),
         title: "Time of all workers, by level and strategy".into(),
-        y_label: "worker time (sum over workers)".into(),
+        y_label: "worker time, summed over workers".into(),
         y_unit: Unit::Seconds,
         categories,
         components: names
@@ -439,7 +439,8 @@ pub fn markdown(v: &StencilValidation, command: &str) -> String {
         "validate.json",
         // The bars always have something to draw: one bar per level and strategy.
         &format!(
-            "![time split](time-split.svg)\n\n{table}\nData: `validate.json` and `validate.csv`.\n"
+            "{}{table}\nData: `validate.json` and `validate.csv`.\n",
+            plot::embed_bars(&time_split_bars(v), "time split")
         ),
     )
 }

@@ -104,9 +104,9 @@ pub struct Validation {
     pub answer: IntervalAnswer,
     /// Every simulated interval, ascending.
     pub points: Vec<GridPoint>,
-    /// The grid interval with the lowest mean overhead.
+    /// The simulated interval (grid or row) with the lowest mean overhead.
     pub empirical_optimum_s: f64,
-    /// The optimal region's smallest and largest grid intervals.
+    /// The optimal region's smallest and largest intervals (grid and rows).
     pub optimal_region_s: [f64; 2],
     /// One verdict per row with an interval.
     pub verdicts: Vec<Verdict>,
@@ -253,6 +253,33 @@ pub fn grid(center: f64, points: usize) -> Vec<f64> {
     (0..n)
         .map(|i| center * 0.25 * 16f64.powf(i as f64 / (n - 1) as f64))
         .collect()
+}
+
+/// The empirical optimum of a set of simulated alternatives and the alternatives not
+/// significantly worse than it (docs/simulation.md §4).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Optimum {
+    /// Index of the alternative with the lowest mean (the first on a tie).
+    pub best: usize,
+    /// Per alternative: the optimum itself, or the 95% CI of its paired difference to the
+    /// optimum reaches down to 0.
+    pub region: Vec<bool>,
+}
+
+/// The rule every validation form applies: `samples[j][i]` is run `i` of alternative `j`, all
+/// alternatives measured on the same runs (common random numbers). Every alternative competes,
+/// so no paired difference to the optimum has a negative mean, and none is significantly
+/// negative. `None` when there is no alternative.
+pub(crate) fn optimum(samples: &[Vec<f64>]) -> Option<Optimum> {
+    let means: Vec<f64> = samples
+        .iter()
+        .map(|s| s.iter().sum::<f64>() / s.len().max(1) as f64)
+        .collect();
+    let best = (0..samples.len()).min_by(|&a, &b| means[a].total_cmp(&means[b]))?;
+    let region = (0..samples.len())
+        .map(|j| j == best || paired(&samples[j], &samples[best]).ci95[0] <= 0.0)
+        .collect();
+    Some(Optimum { best, region })
 }
 
 /// Mean and CI of paired differences `a_i - b_i`.
@@ -411,18 +438,16 @@ pub fn finish(
         .collect();
     let means: Vec<Estimate> = overhead.iter().map(|o| Estimate::from_samples(o)).collect();
 
-    let best = (0..intervals.len())
-        .filter(|&j| taus[j].1)
-        .min_by(|&a, &b| means[a].point.total_cmp(&means[b].point))
-        .expect("the grid has points");
-    let in_region: Vec<bool> = (0..intervals.len())
-        .map(|j| {
-            let d = paired(&overhead[j], &overhead[best]);
-            j == best || d.ci95[0] <= 0.0
-        })
-        .collect();
+    // Every simulated interval competes, the rows' own included: an optimum taken over the grid
+    // alone let a row between two grid points beat it significantly.
+    let Optimum {
+        best,
+        region: in_region,
+    } = optimum(&overhead).ok_or_else(|| {
+        ValidateError::Conflict("no interval was simulated; nothing to compare".into())
+    })?;
     let region: Vec<f64> = (0..intervals.len())
-        .filter(|&j| taus[j].1 && in_region[j])
+        .filter(|&j| in_region[j])
         .map(|j| intervals[j] as f64 / 1e9)
         .collect();
     let region_s = [
@@ -501,4 +526,48 @@ pub fn finish(
 /// The t quantile used for the paired CIs (exposed for reports that explain them).
 pub fn ci_quantile(runs: u64) -> f64 {
     t_quantile_975(runs.saturating_sub(1).max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten paired runs: a common history plus each alternative's own offsets.
+    fn runs(offsets: impl Fn(usize) -> f64) -> Vec<f64> {
+        (0..10)
+            .map(|i| 3.0 + 0.2 * (i as f64 * 1.7).sin() + offsets(i))
+            .collect()
+    }
+
+    #[test]
+    fn the_optimum_is_the_lowest_mean_of_every_alternative() {
+        let samples = vec![
+            // A grid point, clearly worse.
+            runs(|_| 0.05),
+            // A row's interval between grid points: the best.
+            runs(|_| 0.0),
+            // Worse by +0.002/-0.001 alternately: mean +0.0005, sd 0.00158, so the paired CI
+            // is 0.0005 +- 2.262 * 0.0005, reaching below 0.
+            runs(|i| if i % 2 == 0 { 0.002 } else { -0.001 }),
+            // Worse by exactly 0.001 in every run: a CI of zero width, significantly worse.
+            runs(|_| 0.001),
+        ];
+        let o = optimum(&samples).unwrap();
+        assert_eq!(o.best, 1);
+        assert_eq!(o.region, vec![false, true, true, false]);
+        // Against the optimum no alternative is better, let alone significantly.
+        for s in &samples {
+            let d = paired(s, &samples[o.best]);
+            assert!(d.point >= 0.0 && d.ci95[1] >= 0.0, "{d:?}");
+        }
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_first_and_nothing_has_no_optimum() {
+        let a = runs(|_| 0.0);
+        let o = optimum(&[runs(|_| 1.0), a.clone(), a]).unwrap();
+        assert_eq!(o.best, 1);
+        assert_eq!(o.region, vec![false, true, true]);
+        assert_eq!(optimum(&[]), None);
+    }
 }

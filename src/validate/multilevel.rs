@@ -252,9 +252,8 @@ pub fn finish(
         })
         .collect();
     let means: Vec<Estimate> = overhead.iter().map(|o| Estimate::from_samples(o)).collect();
-    let best = (0..n)
-        .min_by(|&a, &b| means[a].point.total_cmp(&means[b].point))
-        .unwrap_or(0);
+    let super::Optimum { best, region } = super::optimum(&overhead)
+        .ok_or_else(|| ValidateError::Conflict("no pattern was simulated".into()))?;
     let best_mean = means[best].point;
     let mut points = Vec::with_capacity(n);
     for j in 0..n {
@@ -270,7 +269,7 @@ pub fn finish(
             model_overhead: model,
             z: z(model, &means[j]),
             regret_pct: regret,
-            optimal_region: j == best || regret.ci95[0] <= 0.0,
+            optimal_region: region[j],
         });
     }
     let m = points

@@ -267,31 +267,23 @@ pub fn finish(
     let mut best_index = Vec::new();
     // The strategy index reaches into three parallel tables; a range is clearest.
     #[allow(clippy::needless_range_loop)]
+    let mut optimal_levels: Vec<Vec<u32>> = Vec::new();
     for s in 0..STRATEGIES.len() {
-        let b = (0..levels.len())
-            .min_by(|&a, &b| {
-                out_levels[a].strategies[s]
-                    .makespan_s
-                    .point
-                    .total_cmp(&out_levels[b].strategies[s].makespan_s.point)
-            })
-            .expect("at least level 1");
+        let per_level: Vec<Vec<f64>> = makespans.iter().map(|l| l[s].clone()).collect();
+        let super::Optimum { best: b, region } = super::optimum(&per_level)
+            .ok_or_else(|| ValidateError::Conflict("no level was simulated".into()))?;
         best_index.push(b);
         best_level.push(levels[b]);
         for (level, runs) in out_levels.iter_mut().zip(&makespans) {
             level.strategies[s].regret_pct = paired_regret(&runs[s], &makespans[b][s]);
         }
-    }
-    let optimal_levels: Vec<Vec<u32>> = (0..STRATEGIES.len())
-        .map(|s| {
+        optimal_levels.push(
             (0..levels.len())
-                .filter(|&j| {
-                    j == best_index[s] || out_levels[j].strategies[s].regret_pct.ci95[0] <= 0.0
-                })
+                .filter(|&j| region[j])
                 .map(|j| levels[j])
-                .collect()
-        })
-        .collect();
+                .collect(),
+        );
+    }
     let recommended_level: Vec<u32> = optimal_levels
         .iter()
         .map(|r| r.iter().copied().min().unwrap_or(1))

@@ -47,9 +47,19 @@ fn check_svg(p: &Plot) {
     let texts = svg_texts(&svg);
     let has = |s: &str| texts.iter().any(|t| t == s);
     assert!(has(&p.title), "{}: no title", p.id);
-    assert!(has(&p.x.label) && has(&p.y.label), "{}: axis labels", p.id);
-    for (name, _) in p.legend() {
-        assert!(has(&name), "{}: legend entry {name} missing", p.id);
+    let layout = plot::layout(p).expect("drawable");
+    assert!(
+        has(&layout.x.title) && has(&layout.y.title),
+        "{}: axis titles",
+        p.id
+    );
+    for item in &layout.legend {
+        let name = match *item {
+            plot::LegendItem::Band(i) | plot::LegendItem::ErrorBars(i) => &p.bands[i].name,
+            plot::LegendItem::Line(i) => &p.series[i].name,
+            plot::LegendItem::Marker(i) => &p.markers[i].name,
+        };
+        assert!(has(name), "{}: legend entry {name} missing", p.id);
     }
     // One polyline per series with points (plotters draws a line series as a polyline).
     let doc = roxmltree::Document::parse(&svg).unwrap();
