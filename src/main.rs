@@ -81,14 +81,6 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// A warning, if there is one, on its line of stderr (shown even with `--quiet`, which hides
-/// progress only: a warning is about the answer).
-fn warn(line: Option<String>) {
-    if let Some(w) = line {
-        say(&w);
-    }
-}
-
 /// The arguments after `ckpt`, as typed.
 fn argv() -> Vec<String> {
     std::env::args().skip(1).collect()
@@ -182,6 +174,10 @@ impl Progress for Bar {
 
 fn run(cli: Cli) -> Result<()> {
     let mut out = cli::output::Stdout(std::io::stdout().lock());
+    // A warning about the inputs, printed once the command has answered (shown even with
+    // `--quiet`, which hides progress only): a refusal stays one line on stderr.
+    let mut warning: Option<String> = None;
+    let mut warn = |w: Option<String>| warning = warning.take().or(w);
     match cli.command {
         Command::Interval(args) => {
             warn(cli::warn::cost_against_mtbf(&args.model));
@@ -246,5 +242,8 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     out.flush()?;
+    if let Some(w) = warning {
+        say(&w);
+    }
     Ok(())
 }

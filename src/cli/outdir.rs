@@ -57,10 +57,11 @@ pub fn check_before(dir: &Path, stem: &str, force: bool) -> Result<(), CliError>
     if force {
         return Ok(());
     }
-    let existing = listing(dir).map_err(|e| CliError::Write {
-        what: dir.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    // A folder that cannot be listed is left to the writability check that follows, which
+    // names --out and the system's reason.
+    let Ok(existing) = listing(dir) else {
+        return Ok(());
+    };
     match surely_foreign(&existing, stem) {
         Some(foreign) => Err(refusal(dir, &foreign)),
         None => Ok(()),

@@ -682,7 +682,8 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.to_string().contains("results 6 to 11 (6), holds 5"),
+            err.to_string()
+                .contains("should hold 6 results (numbers 6 to 11) but holds 5"),
             "{err}"
         );
     }
