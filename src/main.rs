@@ -96,8 +96,13 @@ fn emit(out: &mut impl Write, output: ckpt::job::Output, force: bool) -> Result<
     Ok(())
 }
 
-/// Creates `dir` and checks it can be written to, before any work starts.
-fn prepare_out_dir(dir: &Path) -> Result<()> {
+/// Creates `dir` and checks it can be written to, before any work starts; with the stem of the
+/// command's data files (`sweep`), refuses at once a folder the finished report would be
+/// refused (see `cli::outdir::check_before`).
+fn prepare_out_dir(dir: &Path, stem: Option<&str>, force: bool) -> Result<()> {
+    if let Some(stem) = stem {
+        cli::outdir::check_before(dir, stem, force)?;
+    }
     let bad = |why: String| CliError::Invalid {
         arg: "--out",
         value: dir.display().to_string(),
@@ -169,19 +174,22 @@ impl Progress for Bar {
 
 fn run(cli: Cli) -> Result<()> {
     let mut out = cli::output::Stdout(std::io::stdout().lock());
+    // A warning about the inputs, printed once the command has answered (shown even with
+    // `--quiet`, which hides progress only): a refusal stays one line on stderr.
+    let mut warning: Option<String> = None;
+    let mut warn = |w: Option<String>| warning = warning.take().or(w);
     match cli.command {
         Command::Interval(args) => {
-            if let Some(w) = cli::warn::cost_against_mtbf(&args.model) {
-                say(&w);
-            }
+            warn(cli::warn::cost_against_mtbf(&args.model));
             let text = crate::cli::interval::run(&args)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Sweep(args) => {
             args.validate()?;
+            warn(cli::warn::cost_against_mtbf(&args.model));
             // A shard leaves the report folder to `ckpt merge`.
             if args.shard.shard.is_none() {
-                prepare_out_dir(&args.out)?;
+                prepare_out_dir(&args.out, Some("sweep"), args.force)?;
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
@@ -189,8 +197,9 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Validate(args) => {
             args.validate()?;
+            warn(cli::warn::cost_against_mtbf(&args.model));
             if let (Some(dir), None) = (&args.out, args.shard.shard) {
-                prepare_out_dir(dir)?;
+                prepare_out_dir(dir, Some("validate"), args.force)?;
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::validate::run(&args, &argv(), &progress)?;
@@ -206,35 +215,35 @@ fn run(cli: Cli) -> Result<()> {
             clap_complete::generate(shell, &mut Cli::command(), "ckpt", &mut text);
             out.write_all(&text)?;
         }
-        Command::Man => {
-            let mut text = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut text)?;
-            out.write_all(&text)?;
-        }
+        Command::Man(args) => out.write_all(&cli::man::run(&args)?)?,
         Command::Simulate(args) => {
+            warn(cli::warn::simulate_cost(&args));
             let bar = Bar::new(args.quiet());
             let text = crate::cli::simulate::run(args, &argv(), &bar)?;
             out.write_all(text.as_bytes())?;
         }
         Command::Survive(args) => {
-            let text = crate::cli::encoding::run_survive(&args, &Bar::new(false))?;
+            let text = crate::cli::encoding::run_survive(&args, &Bar::new(args.quiet))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Encode(args) => {
-            let text = crate::cli::encoding::run_encode(&args, &Bar::new(false))?;
+            let text = crate::cli::encoding::run_encode(&args, &Bar::new(args.quiet))?;
             out.write_all(text.as_bytes())?;
         }
         Command::Merge(args) => {
             if let Some(dir) = &args.out {
-                prepare_out_dir(dir)?;
+                prepare_out_dir(dir, None, args.force)?;
             }
             emit(&mut out, crate::cli::merge::run(&args)?, args.force)?;
         }
         Command::Pcg(args) => {
-            let text = crate::cli::encoding::run_pcg_command(&args, &Bar::new(false))?;
+            let text = crate::cli::encoding::run_pcg_command(&args, &Bar::new(args.quiet))?;
             out.write_all(text.as_bytes())?;
         }
     }
     out.flush()?;
+    if let Some(w) = warning {
+        say(&w);
+    }
     Ok(())
 }

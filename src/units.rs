@@ -228,7 +228,10 @@ fn exact_nanos(s: &str) -> Option<u64> {
 /// The longest duration a user may give (500 years, in seconds): beyond any machine's MTBF or
 /// job, and below the 584 years of the simulators' nanosecond clock, so that every figure
 /// computed from an accepted duration can be simulated and printed.
-pub const MAX_DURATION_S: f64 = 500.0 * 365.25 * 86400.0;
+pub const MAX_DURATION_S: f64 = 500.0 * YEAR_S;
+
+/// One year, in seconds: 365.25 days, as `y` is read.
+pub const YEAR_S: f64 = 365.25 * 86400.0;
 
 const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the simulators' nanosecond clock (584 years) and any real MTBF or job";
 
@@ -361,11 +364,14 @@ pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
     }
 }
 
-/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`.
+/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from one year
+/// (365.25 days, the year durations are read with) on, in years, days and hours: `5y 0d 0h`,
+/// not `1826d 6h 0m`. Every form reads back as a duration.
 ///
 /// ```
 /// assert_eq!(ckpt::units::format_duration(7001.0), "1h 56m 41s");
 /// assert_eq!(ckpt::units::format_duration(0.25), "250ms");
+/// assert_eq!(ckpt::units::format_duration(5.0 * 365.25 * 86400.0), "5y 0d 0h");
 /// ```
 pub fn format_duration(seconds: f64) -> String {
     if !seconds.is_finite() {
@@ -385,6 +391,13 @@ pub fn format_duration(seconds: f64) -> String {
     }
     if seconds < 60.0 {
         return format!("{:.1}s", seconds);
+    }
+    if seconds >= YEAR_S {
+        // Whole hours: a year is 8766 of them.
+        let hours = (seconds / 3600.0).round() as u64;
+        let year_h = (YEAR_S / 3600.0) as u64;
+        let (y, rem) = (hours / year_h, hours % year_h);
+        return format!("{y}y {}d {}h", rem / 24, rem % 24);
     }
     let total = seconds.round() as u64;
     let (d, rem) = (total / 86400, total % 86400);
@@ -442,6 +455,16 @@ mod tests {
         assert_eq!(format_duration(60.0), "1m 0s");
         assert_eq!(format_duration(90061.0), "1d 1h 1m");
         assert_eq!(format_duration(12.25), "12.2s");
+        // Before: `--node-mtbf 5y` echoed as `1826d 6h 0m`.
+        assert_eq!(format_duration(5.0 * 365.25 * 86400.0), "5y 0d 0h");
+        assert_eq!(format_duration(364.0 * 86400.0), "364d 0h 0m");
+        // 1.5 years = 547 days 21 hours.
+        assert_eq!(format_duration(1.5 * 365.25 * 86400.0), "1y 182d 15h");
+        assert_eq!(format_duration(500.0 * 365.25 * 86400.0), "500y 0d 0h");
+        for s in [1.5 * 365.25 * 86400.0, 3.0e9, 7.3e8] {
+            let back = parse_duration(&format_duration(s)).unwrap();
+            assert!((back - s).abs() <= 1800.0, "{s} -> {back}");
+        }
     }
 
     #[test]

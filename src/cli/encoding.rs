@@ -8,7 +8,7 @@ use ckpt::encoding::experiment::{draw_failures, encode_experiment};
 use ckpt::encoding::matrix::MatrixKind;
 use ckpt::encoding::pcg::{PcgConfig, run_pcg};
 use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
-use ckpt::encoding::survival::try_survival;
+use ckpt::encoding::survival::survival_range;
 use ckpt::encoding::{CostParams, EncodingError};
 use ckpt::report::encoding::{self as report, EncodeInputs, PcgInputs, SurviveRow};
 use clap::Args;
@@ -110,6 +110,9 @@ pub struct SurviveArgs {
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// `survive --failures` when not given (cut at the scheme's processor count).
@@ -130,19 +133,12 @@ pub fn run_survive(args: &SurviveArgs, progress: &dyn Progress) -> Result<String
             accepted: "a range of at most 100000 failure counts".into(),
         });
     }
-    progress.start("survive", (hi - lo + 1) as u64);
-    let rows = (lo..=hi)
-        .map(|k| {
-            let row = SurviveRow {
-                failures: k,
-                survival: try_survival(&spec, k)?,
-            };
-            progress.tick();
-            Ok(row)
-        })
-        .collect::<Result<Vec<_>, EncodingError>>();
-    progress.finish();
-    Ok(report::survive(&spec, rows?, args.format.into()))
+    let rows = survival_range(&spec, lo, hi, progress)?
+        .into_iter()
+        .zip(lo..=hi)
+        .map(|(survival, failures)| SurviveRow { failures, survival })
+        .collect();
+    Ok(report::survive(&spec, rows, args.format.into()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -177,10 +173,13 @@ pub struct EncodeArgs {
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Runs `ckpt encode` and returns the text to print.
-pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String, CliError> {
+pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
     let total = spec.total_procs();
     // Checkpoints, their copies and the rebuilt set stay within a few GiB.
@@ -237,7 +236,7 @@ pub fn run_encode(args: &EncodeArgs, _progress: &dyn Progress) -> Result<String,
         }
     };
     let codec = Codec::new(spec, args.matrix, args.seed);
-    let outcome = encode_experiment(&codec, args.len, args.seed, &failed)?;
+    let outcome = encode_experiment(&codec, args.len, args.seed, &failed, progress)?;
     let inputs = EncodeInputs::new(&spec, codec.matrix_kind(), args.len, args.seed);
     Ok(report::encode(&spec, inputs, outcome, args.format.into()))
 }
@@ -286,6 +285,9 @@ pub struct PcgArgs {
     /// Add the (run-to-run varying) encode and recovery times to the JSON.
     #[arg(long)]
     pub timing: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Runs `ckpt pcg` and returns the text to print.

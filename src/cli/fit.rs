@@ -56,7 +56,7 @@ pub struct FitArgs {
     /// Checkpoint cost: prints the recommended interval at the fitted MTBF and its bounds.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
     pub cost: Option<f64>,
-    /// Restart cost R (with --cost; default 0).
+    /// Restart cost R (with --cost).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub restart: f64,
     /// Output format.

@@ -78,10 +78,10 @@ pub struct ModelArgs {
     /// Checkpoint cost delta (e.g. 5m); or give its parts (--ckpt-bytes, --bandwidth, ...).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
     pub cost: Option<f64>,
-    /// Restart cost R: reading the checkpoint back (default 0).
+    /// Restart cost R: reading the checkpoint back.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub restart: f64,
-    /// Downtime D before a restart, during which nothing fails (default 0).
+    /// Downtime D before a restart, during which nothing fails.
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Number of nodes; with --node-mtbf gives the system MTBF node-mtbf / nodes.

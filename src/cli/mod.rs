@@ -8,6 +8,7 @@ pub mod finite;
 pub mod fit;
 pub mod input;
 pub mod interval;
+pub mod man;
 pub mod merge;
 pub mod messages;
 pub mod multilevel;
@@ -75,8 +76,9 @@ pub enum Command {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
-    /// The manual page (roff), generated from these same definitions.
-    Man,
+    /// Manual pages (roff), generated from these same definitions: one per command.
+    #[command(after_help = man::EXAMPLES)]
+    Man(man::ManArgs),
 }
 
 /// Output format of the commands that print a table or one JSON document.

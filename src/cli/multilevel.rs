@@ -311,7 +311,7 @@ pub struct SimulateMultilevelArgs {
     /// Computation the job needs (e.g. 500h).
     #[arg(long, allow_hyphen_values = true)]
     pub work: String,
-    /// Downtime before each restart, during which nothing fails (default 0).
+    /// Downtime before each restart, during which nothing fails.
     #[arg(long, allow_hyphen_values = true, value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Replications (default 1000).

@@ -15,13 +15,7 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
     };
     let existing = listing(dir).map_err(|e| write_err(dir, e))?;
     if !force && let Some(foreign) = foreign_file(&existing, files) {
-        return Err(CliError::Invalid {
-            arg: "--out",
-            value: dir.display().to_string(),
-            accepted: format!(
-                "a new or empty folder, or one holding this command's earlier report (it holds `{foreign}`); give --force to replace the folder"
-            ),
-        });
+        return Err(refusal(dir, &foreign));
     }
     let staging = sibling(dir, "new");
     let _ = std::fs::remove_dir_all(&staging);
@@ -53,6 +47,59 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
         let _ = std::fs::remove_dir_all(&old);
     }
     Ok(())
+}
+
+/// Refuses, before any work starts, a folder that [`write_report`] would refuse at the end for
+/// a report whose data files are `STEM.json` and `STEM.csv`: one holding another command's
+/// data or a file no report writes. (A folder it passes may still be refused at the end, for
+/// a plot name only the finished report knows; none is today.)
+pub fn check_before(dir: &Path, stem: &str, force: bool) -> Result<(), CliError> {
+    if force {
+        return Ok(());
+    }
+    // A folder that cannot be listed is left to the writability check that follows, which
+    // names --out and the system's reason.
+    let Ok(existing) = listing(dir) else {
+        return Ok(());
+    };
+    match surely_foreign(&existing, stem) {
+        Some(foreign) => Err(refusal(dir, &foreign)),
+        None => Ok(()),
+    }
+}
+
+/// The one message for a folder that holds something else.
+fn refusal(dir: &Path, foreign: &str) -> CliError {
+    CliError::Invalid {
+        arg: "--out",
+        value: dir.display().to_string(),
+        accepted: format!(
+            "a new or empty folder, or one holding this command's earlier report (it holds `{foreign}`); give --force to replace the folder"
+        ),
+    }
+}
+
+/// A name [`foreign_file`] reports whatever plots the report of `stem` draws: a file of a kind
+/// no report writes, or, unless the folder holds an earlier report of `stem`, a data file
+/// (`.json`, `.csv`) of another stem.
+fn surely_foreign(existing: &[String], stem: &str) -> Option<String> {
+    let data = [format!("{stem}.json"), format!("{stem}.csv")];
+    let same_command = existing.contains(&data[0]);
+    let foreign: Vec<&String> = existing
+        .iter()
+        .filter(|n| n.as_str() != ".ckpt-write-test")
+        .filter(|n| {
+            !is_report_file(n)
+                || (!same_command
+                    && (n.ends_with(".json") || n.ends_with(".csv"))
+                    && !data.contains(n))
+        })
+        .collect();
+    foreign
+        .iter()
+        .find(|n| n.ends_with(".json"))
+        .or(foreign.first())
+        .map(|n| n.to_string())
 }
 
 /// `.NAME.ckpt-KIND-PID` beside `dir`: on the same file system, so renames stay renames.
@@ -132,5 +179,36 @@ mod tests {
             foreign_file(&s(&["notes.txt"]), &new),
             Some("notes.txt".into())
         );
+    }
+
+    /// The early check refuses only what the final one refuses, for any plots drawn.
+    #[test]
+    fn early_check_is_a_subset_of_the_final_one() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let new = files(&["sweep.json", "sweep.csv", "interval.svg", "report.md"]);
+        for folder in [
+            s(&[]),
+            s(&["sweep.json", "report.md", "loss.svg"]),
+            s(&["validate.json", "report.md"]),
+            s(&["validate.csv"]),
+            s(&["notes.txt", "sweep.json"]),
+            s(&["report.md"]),
+            s(&["other.png"]),
+            s(&["sweep.json", "validate.json"]),
+        ] {
+            let early = surely_foreign(&folder, "sweep");
+            if early.is_some() {
+                assert_eq!(early, foreign_file(&folder, &new), "{folder:?}");
+            }
+        }
+        assert_eq!(
+            surely_foreign(&s(&["validate.json", "report.md"]), "sweep"),
+            Some("validate.json".into())
+        );
+        assert_eq!(
+            surely_foreign(&s(&["a.txt"]), "sweep"),
+            Some("a.txt".into())
+        );
+        assert_eq!(surely_foreign(&s(&["sweep.json", "x.svg"]), "sweep"), None);
     }
 }

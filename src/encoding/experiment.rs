@@ -4,6 +4,7 @@
 use super::EncodingError;
 use super::codec::{Codec, bit_exact, erase, relative_error};
 use super::matrix::MATRIX_STREAM;
+use crate::progress::Progress;
 use crate::rng::{run_rng, standard_normal};
 use rand::RngExt;
 use serde::Serialize;
@@ -42,25 +43,44 @@ pub struct EncodeOutcome {
 }
 
 /// Encodes standard-normal checkpoints (`len` values each, from `seed`), erases the `failed`
-/// processors, rebuilds them and measures the result.
+/// processors, rebuilds them and measures the result. `progress` gets three steps: the data
+/// drawn, encoded, rebuilt.
 pub fn encode_experiment(
     codec: &Codec,
     len: usize,
     seed: u64,
     failed: &[usize],
+    progress: &dyn Progress,
+) -> Result<EncodeOutcome, EncodingError> {
+    progress.start("encode", 3);
+    let outcome = run_experiment(codec, len, seed, failed, progress);
+    progress.finish();
+    outcome
+}
+
+fn run_experiment(
+    codec: &Codec,
+    len: usize,
+    seed: u64,
+    failed: &[usize],
+    progress: &dyn Progress,
 ) -> Result<EncodeOutcome, EncodingError> {
     let spec = codec.spec();
     let mut rng = run_rng(seed, DATA_STREAM);
     let orig: Vec<Vec<f64>> = (0..spec.procs)
         .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
         .collect();
+    progress.tick();
     let held = codec.encode(&orig)?;
+    progress.tick();
     let mut failed = failed.to_vec();
     failed.sort_unstable();
     failed.dedup();
     let (mut locals, mut h) = (orig.clone(), held);
     erase(&mut locals, &mut h, &failed);
-    match codec.recover(&mut locals, &mut h, &failed) {
+    let recovered = codec.recover(&mut locals, &mut h, &failed);
+    progress.tick();
+    match recovered {
         Ok(report) => {
             let lost: Vec<usize> = report.rebuilt.clone();
             let note = if lost.is_empty() {

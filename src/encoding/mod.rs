@@ -21,7 +21,7 @@ pub use cost::{
 };
 pub use matrix::MatrixKind;
 pub use scheme::{SchemeKind, SchemeSpec};
-pub use survival::{SurvivalRow, survival, survival_table, try_survival};
+pub use survival::{SurvivalRow, survival, survival_range, survival_table, try_survival};
 
 use thiserror::Error;
 

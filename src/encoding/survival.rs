@@ -70,12 +70,38 @@ pub fn survival(scheme: &SchemeSpec, k: usize) -> f64 {
     }
 }
 
-/// [`survival`], with a `k` beyond the processor count rejected (naming `--failures`).
+/// Steps (group x failure count x failures in one group) the exact count of weighted-1d may
+/// take for one table, about five seconds of work: a range of failure counts is counted in one
+/// pass up to its largest count, which sets the cost. Beyond it the count is refused; below
+/// `--checksums` failures and beyond `groups x checksums` the answer (1 or 0) needs no count.
+pub const WEIGHTED_1D_WORK_LIMIT: f64 = 2e8;
+
+/// [`survival`], with a `k` beyond the processor count rejected (naming `--failures`), as is
+/// a weighted-1d count beyond [`WEIGHTED_1D_WORK_LIMIT`].
 pub fn try_survival(scheme: &SchemeSpec, k: usize) -> Result<f64, EncodingError> {
-    if k > scheme.total_procs() {
+    Ok(survival_range(scheme, k, k, &crate::progress::NoProgress)?[0])
+}
+
+/// The cost, in steps, of counting weighted-1d's admissible subsets up to `k` failures.
+fn weighted_1d_work(scheme: &SchemeSpec, k: usize) -> f64 {
+    (scheme.groups as f64)
+        * (k.min(scheme.groups * scheme.checksums) as f64)
+        * (scheme.checksums as f64 + 1.0)
+}
+
+/// [`survival`] of every `k` in `lo..=hi`, as [`try_survival`] checks them. Weighted-1d is
+/// counted in one pass up to `hi` (so a range costs what its largest count costs), with one
+/// `progress` step per group; the closed forms take one step per count.
+pub fn survival_range(
+    scheme: &SchemeSpec,
+    lo: usize,
+    hi: usize,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Vec<f64>, EncodingError> {
+    if hi > scheme.total_procs() {
         return Err(EncodingError::Invalid {
             arg: "--failures",
-            value: k.to_string(),
+            value: hi.to_string(),
             accepted: format!(
                 "at most the {} processors of {} (computation and extra)",
                 scheme.total_procs(),
@@ -83,23 +109,61 @@ pub fn try_survival(scheme: &SchemeSpec, k: usize) -> Result<f64, EncodingError>
             ),
         });
     }
-    if scheme.kind == SchemeKind::Weighted1d && k > scheme.checksums {
-        // The count is a dynamic programme over groups x failures x per-group failures.
-        let work = (scheme.groups as f64)
-            * (k.min(scheme.groups * scheme.checksums) as f64)
-            * (scheme.checksums as f64 + 1.0);
-        if work > 2e9 {
-            return Err(EncodingError::Invalid {
-                arg: "--failures",
-                value: k.to_string(),
-                accepted: format!(
-                    "a failure count small enough to count exactly for {} groups",
-                    scheme.groups
-                ),
-            });
-        }
+    let (g, m) = (scheme.groups, scheme.checksums);
+    // Counts that need the count: above the checksums of one group, up to all groups' checksums.
+    let counted = scheme.kind == SchemeKind::Weighted1d && hi > m && lo <= g * m;
+    if !counted {
+        progress.start("survive", (hi - lo + 1) as u64);
+        let out = (lo..=hi)
+            .map(|k| {
+                let p = survival(scheme, k);
+                progress.tick();
+                p
+            })
+            .collect();
+        progress.finish();
+        return Ok(out);
     }
-    Ok(survival(scheme, k))
+    let work = weighted_1d_work(scheme, hi);
+    if work > WEIGHTED_1D_WORK_LIMIT {
+        // The largest count that fits, for the message.
+        let fits = (WEIGHTED_1D_WORK_LIMIT / (g as f64 * (m as f64 + 1.0))) as usize;
+        return Err(EncodingError::Invalid {
+            arg: "--failures",
+            value: hi.to_string(),
+            accepted: format!(
+                "for weighted-1d with {g} groups, at most {fits} failures: beyond {m} (the checksums of one group) the exact count takes groups x failures x (checksums + 1) steps, limited to {WEIGHTED_1D_WORK_LIMIT:.0e} (this is {work:.1e}); survival is 0 beyond {} failures",
+                g * m
+            ),
+        });
+    }
+    let size = scheme.group_size() + m;
+    let top = hi.min(g * m);
+    // Counts whose subsets fit a double exactly are counted as integers, the rest in logs; the
+    // binomials grow with k here (k <= g m <= half the processors), so the first is a prefix.
+    let exact_top = (m + 1..=top)
+        .take_while(|&k| ln_choose(g * size, k) < LINEAR_LN_LIMIT)
+        .last();
+    let log_needed = exact_top.is_none_or(|e| e < top);
+    let passes = u64::from(exact_top.is_some()) + u64::from(log_needed);
+    progress.start("survive", passes * g as u64);
+    let exact = exact_top.map(|e| count_linear(g, size, m, e, progress));
+    let logs = log_needed.then(|| count_log(g, size, m, top, progress));
+    progress.finish();
+    Ok((lo..=hi)
+        .map(|k| {
+            if k <= m {
+                1.0
+            } else if k > g * m {
+                0.0
+            } else {
+                match (&exact, exact_top) {
+                    (Some(f), Some(e)) if k <= e => f(k),
+                    _ => logs.as_ref().map_or(0.0, |f| f(k)),
+                }
+            }
+        })
+        .collect())
 }
 
 /// One row of a survival table.
@@ -154,6 +218,9 @@ fn ln_add(a: f64, b: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
+/// Subsets up to `e^LINEAR_LN_LIMIT` are counted as doubles, larger ones in logs.
+const LINEAR_LN_LIMIT: f64 = 600.0;
+
 /// Fraction of the `k`-subsets of `groups` groups of `size` processors that put at most
 /// `cap` in every group: the coefficient of `x^k` in `(sum_{j<=cap} C(size,j) x^j)^groups`
 /// over `C(groups size, k)`.
@@ -161,36 +228,61 @@ fn at_most_per_group(groups: usize, size: usize, cap: usize, k: usize) -> f64 {
     if k > groups * cap {
         return 0.0;
     }
-    // Exact integer-valued coefficients while they fit comfortably in a double; logs beyond.
-    if ln_choose(groups * size, k) < 600.0 {
-        // Each partial product is itself the binomial C(n, i+1), so rounding keeps it exact
-        // while it stays below 2^53.
-        let choose = |n: usize, j: usize| {
-            (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round())
-        };
-        let terms: Vec<f64> = (0..=cap.min(size)).map(|j| choose(size, j)).collect();
-        let mut dp = vec![0.0; k + 1];
-        dp[0] = 1.0;
-        for _ in 0..groups {
-            let mut next = vec![0.0; k + 1];
-            for (t, slot) in next.iter_mut().enumerate() {
-                *slot = terms
-                    .iter()
-                    .enumerate()
-                    .take(t + 1)
-                    .map(|(j, c)| dp[t - j] * c)
-                    .sum();
-            }
-            dp = next;
-        }
-        let all = choose(groups * size, k);
-        return (dp[k] / all).clamp(0.0, 1.0);
+    let none = &crate::progress::NoProgress;
+    if ln_choose(groups * size, k) < LINEAR_LN_LIMIT {
+        count_linear(groups, size, cap, k, none)(k)
+    } else {
+        count_log(groups, size, cap, k, none)(k)
     }
+}
+
+/// [`at_most_per_group`] for every `k <= top`, counted as integer-valued doubles (exact while
+/// they stay below 2^53; valid while `C(groups size, top)` stays far from overflow).
+fn count_linear(
+    groups: usize,
+    size: usize,
+    cap: usize,
+    top: usize,
+    progress: &dyn crate::progress::Progress,
+) -> impl Fn(usize) -> f64 + use<> {
+    // Each partial product is itself the binomial C(n, i+1), so rounding keeps it exact
+    // while it stays below 2^53.
+    let choose = |n: usize, j: usize| {
+        (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round())
+    };
+    let terms: Vec<f64> = (0..=cap.min(size)).map(|j| choose(size, j)).collect();
+    let mut dp = vec![0.0; top + 1];
+    dp[0] = 1.0;
+    for _ in 0..groups {
+        let mut next = vec![0.0; top + 1];
+        for (t, slot) in next.iter_mut().enumerate() {
+            *slot = terms
+                .iter()
+                .enumerate()
+                .take(t + 1)
+                .map(|(j, c)| dp[t - j] * c)
+                .sum();
+        }
+        dp = next;
+        progress.tick();
+    }
+    let all = groups * size;
+    move |k| (dp[k] / choose(all, k)).clamp(0.0, 1.0)
+}
+
+/// [`at_most_per_group`] for every `k <= top`, counted in logs.
+fn count_log(
+    groups: usize,
+    size: usize,
+    cap: usize,
+    top: usize,
+    progress: &dyn crate::progress::Progress,
+) -> impl Fn(usize) -> f64 + use<> {
     let terms: Vec<f64> = (0..=cap.min(size)).map(|j| ln_choose(size, j)).collect();
-    let mut dp = vec![f64::NEG_INFINITY; k + 1];
+    let mut dp = vec![f64::NEG_INFINITY; top + 1];
     dp[0] = 0.0;
     for _ in 0..groups {
-        let mut next = vec![f64::NEG_INFINITY; k + 1];
+        let mut next = vec![f64::NEG_INFINITY; top + 1];
         for (t, slot) in next.iter_mut().enumerate() {
             let mut acc = f64::NEG_INFINITY;
             for (j, &lc) in terms.iter().enumerate().take(t + 1) {
@@ -199,8 +291,10 @@ fn at_most_per_group(groups: usize, size: usize, cap: usize, k: usize) -> f64 {
             *slot = acc;
         }
         dp = next;
+        progress.tick();
     }
-    (dp[k] - ln_choose(groups * size, k)).exp().clamp(0.0, 1.0)
+    let all = groups * size;
+    move |k| (dp[k] - ln_choose(all, k)).exp().clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -248,6 +342,51 @@ mod tests {
         let one = spec(SchemeKind::Weighted1d, 16, Some(1), Some(3));
         assert!((survival(&one, 3) - 1.0).abs() < 1e-12);
         assert_eq!(survival(&one, 4), 0.0);
+    }
+
+    /// A range counted in one pass gives, bit for bit, what each count gives alone (both the
+    /// integer and the log counts), and reports one progress step per group and pass.
+    #[test]
+    fn a_range_is_each_count() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        struct Count(AtomicU64, AtomicU64);
+        impl crate::progress::Progress for Count {
+            fn start(&self, _: &str, total: u64) {
+                self.0.store(total, Ordering::Relaxed);
+            }
+            fn tick(&self) {
+                self.1.fetch_add(1, Ordering::Relaxed);
+            }
+            fn finish(&self) {}
+        }
+        for (n, g, m, hi) in [(64, 8, 4, 40), (4000, 100, 3, 300), (600, 200, 2, 400)] {
+            let s = spec(SchemeKind::Weighted1d, n, Some(g), Some(m));
+            let p = Count(AtomicU64::new(0), AtomicU64::new(0));
+            let all = survival_range(&s, 0, hi, &p).unwrap();
+            for (k, &v) in all.iter().enumerate() {
+                assert_eq!(v.to_bits(), survival(&s, k).to_bits(), "n={n} k={k}");
+            }
+            let (total, ticks) = (p.0.into_inner(), p.1.into_inner());
+            assert_eq!(total, ticks);
+            assert!(total == g as u64 || total == 2 * g as u64, "{total}");
+        }
+        // (4000, 100, 3) needs logs beyond k = 100 or so: both passes ran above.
+        assert!(ln_choose(4000 + 300, 300) > LINEAR_LN_LIMIT);
+    }
+
+    /// Before: 74 s per count with no progress. Counts beyond the limit are refused at once,
+    /// with the largest count that fits; known answers (0 beyond groups x checksums) are not
+    /// counted at all.
+    #[test]
+    fn costly_counts_are_refused_and_known_ones_answered() {
+        let s = spec(SchemeKind::Weighted1d, 100_000, Some(10_000), Some(10));
+        let none = &crate::progress::NoProgress;
+        let e = survival_range(&s, 18_000, 18_000, none).unwrap_err();
+        assert!(e.to_string().contains("at most 1818 failures"), "{e}");
+        let beyond = survival_range(&s, 100_001, 100_005, none).unwrap();
+        assert!(beyond.iter().all(|&p| p == 0.0));
+        assert_eq!(survival_range(&s, 0, 10, none).unwrap(), vec![1.0; 11]);
+        assert!(survival_range(&s, 0, 200_001, none).is_err());
     }
 
     #[test]

@@ -71,7 +71,8 @@ pub enum ShardError {
     },
     /// A file's results do not fill its slice.
     #[error(
-        "{file}: shard {index}/{count} should hold results {first} to {last} ({expected}), holds {found} starting at {start}"
+        "{file}: shard {index}/{count} {}: the file was edited or damaged",
+        misplaced(*expected, *found, *first, *last, *start)
     )]
     Incomplete {
         /// The file, as named.
@@ -140,6 +141,26 @@ pub enum ShardError {
         /// The file, as named.
         file: String,
     },
+}
+
+/// What is wrong with a slice's results: their number or where they start.
+fn misplaced(expected: u64, found: u64, first: u64, last: u64, start: u64) -> String {
+    let results = |n: u64| {
+        if n == 1 {
+            "1 result".to_string()
+        } else {
+            format!("{n} results")
+        }
+    };
+    if found != expected {
+        format!(
+            "should hold {} (numbers {first} to {last}) but holds {}",
+            results(expected),
+            results(found)
+        )
+    } else {
+        format!("should hold results {first} to {last} but says its results start at {start}")
+    }
 }
 
 /// Slice `index` of `count`.
@@ -343,7 +364,7 @@ pub fn check(files: &[(String, String)]) -> Result<(Job, Vec<usize>), ShardError
         }
         if h.total != first.total {
             return Err(mismatch(
-                "the totals",
+                "the total numbers of results",
                 first.total.to_string(),
                 h.total.to_string(),
             ));
@@ -360,7 +381,7 @@ pub fn check(files: &[(String, String)]) -> Result<(Job, Vec<usize>), ShardError
         return Err(ShardError::NotShard {
             file: files[0].0.clone(),
             why: format!(
-                "it says {} items in all, its job has {}",
+                "it says {} results in all, its job has {}: the file was edited or damaged",
                 first.total,
                 first.job.total()
             ),
@@ -661,7 +682,8 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.to_string().contains("results 6 to 11 (6), holds 5"),
+            err.to_string()
+                .contains("should hold 6 results (numbers 6 to 11) but holds 5"),
             "{err}"
         );
     }

@@ -117,6 +117,8 @@ pub(crate) fn cell(v: f64, unit: Unit) -> String {
     match unit {
         Unit::Duration if v == 0.0 => "0s".to_string(),
         Unit::Duration => format_duration(v),
+        // A whole count (one run, or every run alike) reads as one: `4`, not `4.00`.
+        Unit::Count if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
         Unit::Count => {
             if v.abs() >= 1e6 {
                 format!("{v:.4e}")
@@ -128,6 +130,26 @@ pub(crate) fn cell(v: f64, unit: Unit) -> String {
     }
 }
 
+/// The 95% CI column: none can be told from one run (its bounds would be the run itself).
+pub(crate) fn ci_cell(e: &Estimate, unit: Unit) -> String {
+    if e.runs <= 1 {
+        return ONE_RUN.to_string();
+    }
+    format!("{} .. {}", cell(e.ci95[0], unit), cell(e.ci95[1], unit))
+}
+
+/// `1 run`, `1000 runs`.
+pub(crate) fn runs_text(runs: u64) -> String {
+    if runs == 1 {
+        "1 run".to_string()
+    } else {
+        format!("{runs} runs")
+    }
+}
+
+/// What a table shows for an interval that one run cannot give.
+pub(crate) const ONE_RUN: &str = "n/a (1 run)";
+
 /// Aligned columns: figure | mean | 95% CI | stderr, under a title line.
 pub(crate) fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> String {
     let cells: Vec<Vec<String>> = rows
@@ -136,7 +158,7 @@ pub(crate) fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> Stri
             vec![
                 name.to_string(),
                 cell(e.point, *unit),
-                format!("{} .. {}", cell(e.ci95[0], *unit), cell(e.ci95[1], *unit)),
+                ci_cell(e, *unit),
                 e.stderr
                     .map(|s| cell(s, *unit))
                     .unwrap_or_else(|| "-".into()),
@@ -187,7 +209,10 @@ pub fn periodic(
             if let Some(e) = figures.saved_work_s {
                 rows.push(("saved work", e, Unit::Duration));
             }
-            figure_table(&format!("periodic: {runs} runs, seed {seed}"), &rows)
+            figure_table(
+                &format!("periodic: {}, seed {seed}", runs_text(runs)),
+                &rows,
+            )
         }
     }
 }
@@ -224,7 +249,10 @@ pub fn replicated(
             if let Some(e) = figures.finished_within_walltime {
                 rows.push(("finished within walltime", e, Unit::Fraction));
             }
-            figure_table(&format!("replicated: {runs} runs, seed {seed}"), &rows)
+            figure_table(
+                &format!("replicated: {}, seed {seed}", runs_text(runs)),
+                &rows,
+            )
         }
     }
 }
@@ -341,7 +369,13 @@ fn stencil_table(
         } else {
             String::new()
         };
-        out.push_str(&format!("{name:<26}{:>16.4} {unit:<2}{ci}\n", e.point));
+        // Counts (no unit) that are whole, as with one run, read as counts: `5`, not `5.0000`.
+        let point = if unit.is_empty() && e.point.fract() == 0.0 && e.point.abs() < 1e15 {
+            format!("{:.0}", e.point)
+        } else {
+            format!("{:.4}", e.point)
+        };
+        out.push_str(&format!("{name:<26}{point:>16} {unit:<2}{ci}\n"));
     };
     row("makespan", &s.makespan_s, "s");
     row("executions", &s.executions, "");

@@ -162,18 +162,22 @@ pub fn render(
                 .collect();
             let mut out = figure_table(
                 &format!(
-                    "multilevel: {runs} runs, seed {seed}; base interval {}, strides {}",
+                    "multilevel: {}, seed {seed}; base interval {}, strides {}",
+                    super::simulate::runs_text(runs),
                     format_duration(inputs.interval_s),
                     strides.join(",")
                 ),
                 &table_rows,
             );
             let o = &figures.overhead;
+            let ci = if o.runs > 1 {
+                format!("95% CI {:.6} .. {:.6}", o.ci95[0], o.ci95[1])
+            } else {
+                "95% CI n/a: 1 run".to_string()
+            };
             out.push_str(&format!(
-                "\noverhead {:.6} (95% CI {:.6} .. {:.6}); exact model {:.6}{}\n",
+                "\noverhead {:.6} ({ci}); exact model {:.6}{}\n",
                 o.point,
-                o.ci95[0],
-                o.ci95[1],
                 model_overhead,
                 match (check.whole_periods, check.z) {
                     (true, Some(z)) => format!(", z = {z:+.2}"),

@@ -628,3 +628,430 @@ fn tiny_bandwidth_blames_the_bandwidth() {
         &["--bandwidth", "within 500 years"],
     );
 }
+
+/// Before: `ckpt man` gave one page listing `ckpt-interval(1)` and others that were never
+/// generated. Now every command has its page, printed by name or written with `--dir`, and
+/// every page a page lists is among those written.
+#[test]
+fn man_pages_exist_for_every_listed_command() {
+    let dir = scratch("man");
+    let out = ckpt().args(["man", "--dir"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{:?}", out);
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for page in [
+        "ckpt.1",
+        "ckpt-interval.1",
+        "ckpt-simulate-periodic.1",
+        "ckpt-man.1",
+    ] {
+        assert!(
+            names.iter().any(|n| n == page),
+            "{page} missing from {names:?}"
+        );
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("help") || n.starts_with('.'))
+    );
+    let mut listed = 0;
+    for name in &names {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .replace("\\-", "-");
+        // References read `ckpt-simulate-periodic(1)`.
+        for (at, _) in text.match_indices("(1)") {
+            let start = text[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .map_or(0, |i| i + 1);
+            let page = format!("{}.1", &text[start..at]);
+            if page.starts_with("ckpt") {
+                listed += 1;
+                assert!(names.contains(&page), "{name} lists {page}, not written");
+            }
+        }
+    }
+    assert!(
+        listed >= names.len() - 1,
+        "{listed} references for {} pages",
+        names.len()
+    );
+    // One page by name, with its flags.
+    let page = crate::common::stdout_of(&["man", "simulate", "periodic"]).replace("\\-", "-");
+    assert!(page.contains(".TH ckpt-simulate-periodic 1") && page.contains("--interval"));
+    let written = std::fs::read_to_string(dir.join("ckpt-simulate-periodic.1")).unwrap();
+    assert_eq!(written.replace("\\-", "-"), page);
+    refused(
+        &["man", "simulate", "nope"],
+        &["COMMAND", "periodic, replicated"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: a one-run table printed its CI as `a .. a` and its counts as `4.00` (`5.0000` in
+/// the stencil's). Now the CI reads `n/a (1 run)` and whole counts read as whole.
+#[test]
+fn one_run_has_no_ci_and_whole_counts() {
+    let trace = crate::common::temp_file(
+        "ckpt-robust-one-run",
+        "t.txt",
+        "1000\n50000\n90000\n200000\n",
+    );
+    let trace = trace.to_str().unwrap();
+    let table = crate::common::stdout_of(&[
+        "simulate",
+        "periodic",
+        "--work",
+        "100h",
+        "--interval",
+        "1h",
+        "--cost",
+        "5m",
+        "--trace",
+        trace,
+    ]);
+    assert!(table.starts_with("periodic: 1 run, seed"), "{table}");
+    let failures = table.lines().find(|l| l.starts_with("failures")).unwrap();
+    // Four failures strike before the job ends (100 h of work and checkpoints take 4.5 days).
+    assert_eq!(
+        failures.split_whitespace().collect::<Vec<_>>(),
+        ["failures", "4", "n/a", "(1", "run)", "-"],
+        "{table}"
+    );
+    assert!(!table.contains(" .. "), "{table}");
+    let stencil = crate::common::stdout_of(&[
+        "simulate",
+        "stencil",
+        "--width",
+        "8",
+        "--rows",
+        "8",
+        "--workers",
+        "2",
+        "--level",
+        "1",
+        "--process-cost",
+        "1",
+        "--backup-cost",
+        "0.01",
+        "--runs",
+        "1",
+        "--mtbf",
+        "20",
+    ]);
+    // 8 x 8 tasks are 64 executions, plus one per cancelled one.
+    let field = |name: &str| {
+        let line = stencil.lines().find(|l| l.starts_with(name)).unwrap();
+        line[name.len()..].trim().to_string()
+    };
+    let (done, cancelled) = (field("executions"), field("cancelled executions"));
+    assert!(!done.contains('.') && !cancelled.contains('.'), "{stencil}");
+    let (done, cancelled): (u64, u64) = (done.parse().unwrap(), cancelled.parse().unwrap());
+    assert_eq!(done, 64 + cancelled, "{stencil}");
+    assert!(
+        field("makespan").contains('.'),
+        "durations keep their decimals"
+    );
+}
+
+/// Before: `validate --help` showed `(default 0)` in the text and `[default: 0]` for
+/// `--restart` and `--downtime`.
+#[test]
+fn help_shows_one_default_per_flag() {
+    let help = crate::common::stdout_of(&["validate", "--help"]);
+    let at = help.find("--restart <DURATION>").unwrap();
+    let block = &help[at..at + help[at..].find("--downtime").unwrap()];
+    assert_eq!(block.matches("default").count(), 1, "{block}");
+    assert!(block.contains("[default: 0]"));
+}
+
+/// Before: `--node-mtbf 5y` echoed as `1826d 6h 0m`. From a year on, durations read in years.
+#[test]
+fn years_echo_as_years() {
+    let out = crate::common::stdout_of(&[
+        "interval",
+        "--nodes",
+        "1000",
+        "--node-mtbf",
+        "5y",
+        "--cost",
+        "5m",
+    ]);
+    // 5 y / 1000 = 43.83 h = 1 d 19 h 49 m.
+    assert!(
+        out.contains("1000 nodes of MTBF 5y 0d 0h") && out.contains("system MTBF 1d 19h 49m"),
+        "{out}"
+    );
+}
+
+/// Before: a shard with one result too few said "should hold results 0 to 4 (5), holds 4
+/// starting at 0", and with its start moved "should hold ... (5), holds 5". Every refusal now
+/// says what is wrong and that the file was edited or damaged.
+#[test]
+fn tampered_shards_say_what_is_wrong() {
+    let dir = scratch("tampered");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shard = |i: u32| {
+        crate::common::stdout_of(&[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "6h",
+            "--cost",
+            "5m",
+            "--interval",
+            "57m",
+            "--work",
+            "50h",
+            "--runs",
+            "10",
+            "--format",
+            "json",
+            "--shard",
+            &format!("{i}/2"),
+        ])
+    };
+    let (s0, s1) = (shard(0), shard(1));
+    let one = dir.join("s1.json");
+    std::fs::write(&one, &s1).unwrap();
+    let merged = |text: &str, needles: &[&str]| {
+        let bad = dir.join("s0.json");
+        std::fs::write(&bad, text).unwrap();
+        refused(
+            &["merge", bad.to_str().unwrap(), one.to_str().unwrap()],
+            needles,
+        )
+    };
+    let doc: serde_json::Value = serde_json::from_str(&s0).unwrap();
+    let edit = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut d = doc.clone();
+        f(&mut d);
+        d.to_string()
+    };
+    // A result's value.
+    let first_failures = doc["results"][0]["failures"].as_u64().unwrap();
+    merged(
+        &edit(&|d| d["results"][0]["failures"] = (first_failures + 1).into()),
+        &["results do not match the digest", "edited or damaged"],
+    );
+    // A result dropped, one added.
+    merged(
+        &edit(&|d| {
+            d["results"].as_array_mut().unwrap().pop();
+        }),
+        &[
+            "should hold 5 results (numbers 0 to 4) but holds 4",
+            "edited or damaged",
+        ],
+    );
+    merged(
+        &edit(&|d| {
+            let r = d["results"][0].clone();
+            d["results"].as_array_mut().unwrap().push(r);
+        }),
+        &["should hold 5 results (numbers 0 to 4) but holds 6"],
+    );
+    // The header: where the slice starts, how many results in all, the inputs.
+    merged(
+        &edit(&|d| d["start"] = 1.into()),
+        &[
+            "should hold results 0 to 4 but says its results start at 1",
+            "edited or damaged",
+        ],
+    );
+    merged(
+        &edit(&|d| d["total"] = 9.into()),
+        &["total numbers of results differ (9 vs 10)"],
+    );
+    merged(
+        &edit(&|d| d["job"]["seed"] = 43.into()),
+        &[
+            "job and its inputs do not match the digest",
+            "edited or damaged",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: `survive --scheme weighted-1d` beyond its checksum count took about 74 s per count
+/// with no progress. A count beyond the documented work limit is refused with the largest
+/// that fits, a range is counted in one pass, and counts beyond groups x checksums are 0
+/// without counting.
+#[test]
+fn weighted_1d_survival_is_bounded() {
+    let scheme = [
+        "survive",
+        "--scheme",
+        "weighted-1d",
+        "--procs",
+        "100000",
+        "--groups",
+        "10000",
+        "--checksums",
+        "10",
+    ];
+    let args = |failures: &str| {
+        let mut a = scheme.to_vec();
+        a.extend(["--failures", failures, "--quiet"]);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let a = args("18000");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    refused(&a, &["--failures", "18000", "at most 1818 failures", "2e8"]);
+    let a = args("100001..100003");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let out = crate::common::stdout_of(&a);
+    assert_eq!(out.matches("0.000000").count(), 3, "{out}");
+    // --quiet is accepted by every encoding command.
+    for cmd in [
+        &[
+            "encode",
+            "--scheme",
+            "weighted",
+            "--procs",
+            "8",
+            "--checksums",
+            "2",
+            "--fail",
+            "2",
+            "--quiet",
+        ][..],
+        &[
+            "pcg", "--grid", "16", "--procs", "4", "--scheme", "checksum", "--fail", "0", "-q",
+        ][..],
+    ] {
+        ckpt().args(cmd).assert().success();
+    }
+}
+
+/// Before: `sweep --out DIR` into a folder holding another command's report computed the whole
+/// sweep and only then refused. Now it refuses before any work (a validation of ten million
+/// runs per point would take hours), with the same message and the same `--force` override.
+#[test]
+fn foreign_report_folder_is_refused_before_the_work() {
+    let dir = scratch("foreign-early");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("validate.json"), "{}").unwrap();
+    let dir_s = dir.to_str().unwrap();
+    refused(
+        &[
+            "sweep",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--vary",
+            "mtbf=1h..7d",
+            "--points",
+            "100000",
+            "--quiet",
+            "--out",
+            dir_s,
+        ],
+        &["--out", "validate.json", "--force"],
+    );
+    std::fs::remove_file(dir.join("validate.json")).unwrap();
+    std::fs::write(dir.join("sweep.json"), "{}").unwrap();
+    refused(
+        &[
+            "validate", "--mtbf", "24h", "--cost", "5m", "--runs", "10000000", "--work", "500h",
+            "--quiet", "--out", dir_s,
+        ],
+        &["--out", "sweep.json", "--force"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before: only `interval` warned when the cost is not small against the MTBF; `sweep`,
+/// `validate` and `simulate` answered in silence.
+#[test]
+fn every_command_warns_of_a_large_cost() {
+    let dir = scratch("warn");
+    let dir_s = dir.to_str().unwrap();
+    let cases: [&[&str]; 5] = [
+        &["interval", "--mtbf", "1h", "--cost", "10m"],
+        &[
+            "sweep",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "10m",
+            "--vary",
+            "mtbf=1h..2h",
+            "--points",
+            "3",
+            "-q",
+            "--out",
+            dir_s,
+        ],
+        &[
+            "validate", "--mtbf", "1h", "--cost", "10m", "--runs", "20", "--work", "10h",
+            "--points", "3", "-q",
+        ],
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "10m",
+            "--interval",
+            "1h",
+            "--work",
+            "10h",
+            "--runs",
+            "5",
+            "--quiet",
+        ],
+        &[
+            "simulate",
+            "replicated",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "10m",
+            "--interval",
+            "1h",
+            "--work",
+            "10h",
+            "--procs",
+            "2",
+            "--replicas",
+            "2",
+            "--runs",
+            "5",
+            "--quiet",
+        ],
+    ];
+    for args in cases {
+        let out = ckpt().args(args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.starts_with("warning: the checkpoint cost (10m 0s)") && err.contains("(1h 0m 0s)"),
+            "{args:?}: {err}"
+        );
+    }
+    let quiet = ckpt()
+        .args([
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "24h",
+            "--cost",
+            "5m",
+            "--interval",
+            "1h",
+            "--work",
+            "10h",
+            "--runs",
+            "5",
+        ])
+        .output()
+        .unwrap();
+    assert!(quiet.stderr.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
