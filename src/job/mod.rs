@@ -287,7 +287,19 @@ impl Job {
                 crate::validate::renewal::configs(&t.policies, &t.options)?;
             }
             Job::SweepRenewal(t) => {
-                for v in [t.sweep.lo, t.sweep.hi] {
+                let (lo, hi) = (t.sweep.lo, t.sweep.hi);
+                if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+                    return Err(crate::sweep::renewal::ShapePointError {
+                        dist: t.sweep.family().to_string(),
+                        source: crate::model::ModelError::Parameter {
+                            name: "shape",
+                            value: lo,
+                            accepted: "a range 0 < LO < HI",
+                        },
+                    }
+                    .into());
+                }
+                for v in [lo, hi] {
                     t.sweep
                         .job_at(v)
                         .map_err(|source| crate::sweep::renewal::ShapePointError {
