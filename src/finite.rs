@@ -3,6 +3,7 @@
 //! allocation. Kept apart from `interval.rs`, which only asks these functions.
 
 use crate::interval::{IntervalError, IntervalInputs};
+use crate::model::ModelError;
 use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
@@ -24,6 +25,20 @@ pub struct AllocationInputs {
     pub walltime_s: f64,
     /// Added to the checkpoint cost before rounding the signal's lead up to a second (s).
     pub signal_margin_s: f64,
+}
+
+impl AllocationInputs {
+    /// The allocation model of this allocation for the single-level `inputs` (§10).
+    pub fn model(&self, inputs: &IntervalInputs) -> Result<Allocation, ModelError> {
+        Allocation::new(
+            inputs.mtbf,
+            inputs.cost,
+            inputs.restart,
+            inputs.downtime,
+            self.walltime_s,
+            self.signal_margin_s,
+        )
+    }
 }
 
 fn one_job(what: &'static str, value: f64, inputs: &IntervalInputs) -> Result<(), IntervalError> {
@@ -131,15 +146,7 @@ pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, Int
             accepted: "synchronous checkpoints inside an allocation (asynchronous ones are not modelled there)",
         });
     }
-    let model = Allocation::new(
-        inputs.mtbf,
-        inputs.cost,
-        inputs.restart,
-        inputs.downtime,
-        a.walltime_s,
-        a.signal_margin_s,
-    )?;
-    Ok(Some(model.optimum()?))
+    Ok(Some(a.model(inputs)?.optimum()?))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::parse::{duration, duration0};
 use ckpt::finite::{AllocationInputs, AsyncInputs};
 use ckpt::interval::IntervalInputs;
 use ckpt::model::ModelError;
-use ckpt::model::allocation::{Allocation, MAX_SIGNAL_LEAD};
+use ckpt::model::allocation::MAX_SIGNAL_LEAD;
 use clap::Args;
 
 /// `--async-slowdown`: a fraction in `[0, 1)`.
@@ -34,7 +34,8 @@ pub fn write_time(s: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Default, Args)]
 pub struct AsyncArgs {
     /// Asynchronous checkpoints: after the --cost snapshot, a background write of this long
-    /// (e.g. 10m); the checkpoint is durable only when it ends (docs/models.md §11).
+    /// (e.g. 10m); the checkpoint is durable only when it ends (docs/models.md §11, simulated as
+    /// docs/simulation.md §1 says).
     #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = write_time)]
     pub async_write: Option<f64>,
     /// With --async-write: the fraction of speed the job loses while a write runs, 0 <= F < 1
@@ -46,17 +47,12 @@ pub struct AsyncArgs {
 impl AsyncArgs {
     /// The asynchronous inputs, `None` without `--async-write`.
     pub fn inputs(&self) -> Result<Option<AsyncInputs>, CliError> {
-        match (self.async_write, self.async_slowdown) {
-            (None, Some(_)) => Err(CliError::Conflict(
-                "--async-slowdown needs --async-write (the background write it slows the job during)"
-                    .into(),
-            )),
-            (None, None) => Ok(None),
-            (Some(write_s), f) => Ok(Some(AsyncInputs {
-                write_s,
-                slowdown: f.unwrap_or(0.0),
-            })),
-        }
+        let pair = needs(
+            self.async_write,
+            self.async_slowdown,
+            "--async-slowdown needs --async-write (the background write it slows the job during)",
+        )?;
+        Ok(pair.map(|(write_s, slowdown)| AsyncInputs { write_s, slowdown }))
     }
 }
 
@@ -76,16 +72,29 @@ pub struct AllocationArgs {
 impl AllocationArgs {
     /// The allocation, `None` without `--walltime`.
     pub fn inputs(&self) -> Result<Option<AllocationInputs>, CliError> {
-        match (self.walltime, self.signal_margin) {
-            (None, Some(_)) => Err(CliError::Conflict(
-                "--signal-margin needs --walltime (the allocation whose signal it delays)".into(),
-            )),
-            (None, None) => Ok(None),
-            (Some(walltime_s), m) => Ok(Some(AllocationInputs {
-                walltime_s,
-                signal_margin_s: m.unwrap_or(0.0),
-            })),
-        }
+        let pair = needs(
+            self.walltime,
+            self.signal_margin,
+            "--signal-margin needs --walltime (the allocation whose signal it delays)",
+        )?;
+        Ok(pair.map(|(walltime_s, signal_margin_s)| AllocationInputs {
+            walltime_s,
+            signal_margin_s,
+        }))
+    }
+}
+
+/// A flag and the one that qualifies it (0 when not given): `None` without the first, refused
+/// (`conflict`) when only the second is given.
+fn needs(
+    main: Option<f64>,
+    qualifier: Option<f64>,
+    conflict: &str,
+) -> Result<Option<(f64, f64)>, CliError> {
+    match (main, qualifier) {
+        (None, Some(_)) => Err(CliError::Conflict(conflict.into())),
+        (None, None) => Ok(None),
+        (Some(v), q) => Ok(Some((v, q.unwrap_or(0.0)))),
     }
 }
 
@@ -140,16 +149,7 @@ fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), 
         });
     }
     // Whatever else the model refuses, in its own words.
-    Allocation::new(
-        inputs.mtbf,
-        inputs.cost,
-        inputs.restart,
-        inputs.downtime,
-        a.walltime_s,
-        a.signal_margin_s,
-    )
-    .map(|_| ())
-    .map_err(|e| {
+    a.model(inputs).map(|_| ()).map_err(|e| {
         let ModelError::Parameter { name, value, .. } = e else {
             return CliError::Conflict(e.to_string());
         };
@@ -169,13 +169,9 @@ fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), 
 /// `simulate periodic`: asynchronous checkpoints and the allocation mode.
 #[derive(Debug, Clone, Default, Args)]
 pub struct SimFiniteArgs {
-    /// Asynchronous checkpoints: after the --cost snapshot, a background write of this long
-    /// (e.g. 10m); the checkpoint is durable only when it ends (docs/simulation.md §1).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = write_time)]
-    pub async_write: Option<f64>,
-    /// With --async-write: the fraction of speed lost while a write runs, 0 <= F < 1 (default 0).
-    #[arg(long, allow_hyphen_values = true, value_name = "F", value_parser = slowdown)]
-    pub async_slowdown: Option<f64>,
+    /// Asynchronous checkpoints.
+    #[command(flatten)]
+    pub asynchronous: AsyncArgs,
     /// Allocation mode (with --walltime, then a hard limit): this long before the limit the job
     /// checkpoints what it holds and stops, as on Slurm's --signal=B:USR1@LEAD; reports the
     /// work saved. At least one checkpoint (--cost).
@@ -193,12 +189,7 @@ impl SimFiniteArgs {
         inputs: &mut ckpt::report::simulate::PeriodicInputs,
     ) -> Result<(), CliError> {
         use ckpt::sim::engine::ns_to_secs;
-        let asynchronous = AsyncArgs {
-            async_write: self.async_write,
-            async_slowdown: self.async_slowdown,
-        }
-        .inputs()?;
-        if let Some(a) = asynchronous {
+        if let Some(a) = self.asynchronous.inputs()? {
             let write = ckpt::sim::periodic::AsyncWrite::new(a.write_s, a.slowdown)
                 .map_err(super::simulate::sim_error)?;
             cfg.asynchronous = Some(write);

@@ -311,46 +311,59 @@ pub fn pcg(
 
 /// The PCG rows as a Markdown table (for the README).
 pub fn pcg_markdown(runs: &[PcgRun]) -> String {
-    let mut s = String::from(
-        "| failures | failed processors | iterations | executed | final residual norm | relative residual | recovery error | condition number | effective condition | encode | recover |\n\
-         |---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for r in runs {
-        let failed = if r.failed.is_empty() {
-            "-".to_string()
-        } else {
-            r.failed
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
-            "unrecoverable".to_string()
-        } else {
-            opt_sci(r.recovery_error)
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.failures,
-            failed,
-            r.iterations,
-            r.executed_iterations,
-            sci(r.final_residual_norm),
-            sci(r.final_relative_residual),
-            rec,
-            opt_sci(r.condition_number),
-            opt_sci(r.effective_condition_number),
-            format_duration(r.encode_s),
-            if r.failure_injected {
-                format_duration(r.recover_s)
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            let failed = if r.failed.is_empty() {
+                "-".to_string()
             } else {
-                "-".into()
-            },
-        );
-    }
-    s
+                r.failed
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
+                "unrecoverable".to_string()
+            } else {
+                opt_sci(r.recovery_error)
+            };
+            vec![
+                r.failures.to_string(),
+                failed,
+                r.iterations.to_string(),
+                r.executed_iterations.to_string(),
+                sci(r.final_residual_norm),
+                sci(r.final_relative_residual),
+                rec,
+                opt_sci(r.condition_number),
+                opt_sci(r.effective_condition_number),
+                format_duration(r.encode_s),
+                if r.failure_injected {
+                    format_duration(r.recover_s)
+                } else {
+                    "-".into()
+                },
+            ]
+        })
+        .collect();
+    super::markdown::table(
+        &[
+            "failures",
+            "failed processors",
+            "iterations",
+            "executed",
+            "final residual norm",
+            "relative residual",
+            "recovery error",
+            "condition number",
+            "effective condition",
+            "encode",
+            "recover",
+        ],
+        &super::table::Align::columns("rlrrrrrrrrr"),
+        &rows,
+    )
 }
 
 /// Lines for a table report of a [`SchemeSummary`]: the checkpoint cost and the survival

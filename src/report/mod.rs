@@ -4,6 +4,7 @@ pub mod encoding;
 pub mod finite;
 pub mod fit;
 pub mod interval;
+pub mod markdown;
 pub mod multilevel;
 pub mod plot;
 #[cfg(feature = "plots")]

@@ -386,50 +386,61 @@ pub struct StackedBars {
     pub components: Vec<(String, Vec<f64>)>,
 }
 
-/// The image files of `plot`: `<id>.svg` and `<id>.png` at [`SIZE`], or none when the crate is
-/// built without the `plots` feature (the report's data and text do not depend on them).
-pub fn images(plot: &Plot) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    #[cfg(feature = "plots")]
-    {
-        Ok(vec![
-            (
-                format!("{}.svg", plot.id),
-                super::render::render_svg(plot, SIZE)?.into_bytes(),
-            ),
-            (
-                format!("{}.png", plot.id),
-                super::render::render_png(plot, SIZE)?,
-            ),
-        ])
-    }
-    #[cfg(not(feature = "plots"))]
-    {
-        let _ = plot;
-        Ok(Vec::new())
+/// Either kind of figure, for the functions that render or write both alike.
+#[derive(Debug, Clone, Copy)]
+pub enum Drawing<'a> {
+    /// Lines, bands and markers on two axes.
+    Plot(&'a Plot),
+    /// Stacked bars.
+    Bars(&'a StackedBars),
+}
+
+impl Drawing<'_> {
+    /// The file stem of the figure's images.
+    pub fn id(&self) -> &str {
+        match self {
+            Drawing::Plot(p) => &p.id,
+            Drawing::Bars(b) => &b.id,
+        }
     }
 }
 
-/// The image files of `bars` at `size`, as [`images`] does for a [`Plot`].
-pub fn bar_images(
-    bars: &StackedBars,
+impl<'a> From<&'a Plot> for Drawing<'a> {
+    fn from(p: &'a Plot) -> Self {
+        Drawing::Plot(p)
+    }
+}
+
+impl<'a> From<&'a StackedBars> for Drawing<'a> {
+    fn from(b: &'a StackedBars) -> Self {
+        Drawing::Bars(b)
+    }
+}
+
+/// The image files of a figure: `<id>.svg` and `<id>.png` of `size` pixels, or none when the
+/// crate is built without the `plots` feature (the report's data and text do not depend on
+/// them).
+pub fn images<'a>(
+    figure: impl Into<Drawing<'a>>,
     size: (u32, u32),
 ) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
+    let figure = figure.into();
     #[cfg(feature = "plots")]
     {
         Ok(vec![
             (
-                format!("{}.svg", bars.id),
-                super::render::render_bars_svg(bars, size)?.into_bytes(),
+                format!("{}.svg", figure.id()),
+                super::render::render_svg(figure, size)?.into_bytes(),
             ),
             (
-                format!("{}.png", bars.id),
-                super::render::render_bars_png(bars, size)?,
+                format!("{}.png", figure.id()),
+                super::render::render_png(figure, size)?,
             ),
         ])
     }
     #[cfg(not(feature = "plots"))]
     {
-        let _ = (bars, size);
+        let _ = (figure, size);
         Ok(Vec::new())
     }
 }
@@ -450,7 +461,7 @@ pub fn folder(
         (format!("{stem}.csv"), csv.into_bytes()),
     ];
     for p in plots.iter().filter(|p| drawable(p)) {
-        out.extend(images(p)?);
+        out.extend(images(p, SIZE)?);
     }
     out.extend(extra);
     out.push(("report.md".to_string(), markdown.into_bytes()));
@@ -458,4 +469,4 @@ pub fn folder(
 }
 
 #[cfg(feature = "plots")]
-pub use super::render::{render_bars_png, render_bars_svg, render_png, render_svg};
+pub use super::render::{render_png, render_svg};

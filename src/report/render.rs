@@ -3,7 +3,7 @@
 //! no drawing backend.
 
 use super::plot::{
-    LegendKind, Plot, ReportError, StackedBars, linear_ticks, log_ticks, tick_label,
+    Drawing, LegendKind, Plot, ReportError, StackedBars, linear_ticks, log_ticks, tick_label,
 };
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -73,26 +73,43 @@ fn register_font() {
     });
 }
 
-/// Renders `plot` as an SVG document of `size` pixels.
-pub fn render_svg(plot: &Plot, size: (u32, u32)) -> Result<String, ReportError> {
+/// Renders a figure as an SVG document of `size` pixels.
+pub fn render_svg<'a>(
+    figure: impl Into<Drawing<'a>>,
+    size: (u32, u32),
+) -> Result<String, ReportError> {
     register_font();
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        draw(plot, root)?;
+        draw_any(figure.into(), root)?;
     }
     Ok(out)
 }
 
-/// Renders `plot` as PNG bytes of `size` pixels.
-pub fn render_png(plot: &Plot, size: (u32, u32)) -> Result<Vec<u8>, ReportError> {
+/// Renders a figure as PNG bytes of `size` pixels.
+pub fn render_png<'a>(
+    figure: impl Into<Drawing<'a>>,
+    size: (u32, u32),
+) -> Result<Vec<u8>, ReportError> {
     register_font();
+    let figure = figure.into();
     let mut rgb = vec![0u8; (size.0 * size.1 * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
-        draw(plot, root)?;
+        draw_any(figure, root)?;
     }
-    encode_png(&plot.id, &rgb, size)
+    encode_png(figure.id(), &rgb, size)
+}
+
+fn draw_any<DB: DrawingBackend>(
+    figure: Drawing,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), ReportError> {
+    match figure {
+        Drawing::Plot(p) => draw(p, root),
+        Drawing::Bars(b) => draw_bars(b, root),
+    }
 }
 
 fn draw<DB: DrawingBackend>(
@@ -315,28 +332,6 @@ fn legend<DB: DrawingBackend>(
         y += 24;
     }
     Ok(())
-}
-
-/// Renders stacked bars as SVG.
-pub fn render_bars_svg(bars: &StackedBars, size: (u32, u32)) -> Result<String, ReportError> {
-    register_font();
-    let mut out = String::new();
-    {
-        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        draw_bars(bars, root)?;
-    }
-    Ok(out)
-}
-
-/// Renders stacked bars as PNG bytes.
-pub fn render_bars_png(bars: &StackedBars, size: (u32, u32)) -> Result<Vec<u8>, ReportError> {
-    register_font();
-    let mut rgb = vec![0u8; (size.0 * size.1 * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
-        draw_bars(bars, root)?;
-    }
-    encode_png(&bars.id, &rgb, size)
 }
 
 fn encode_png(id: &str, rgb: &[u8], size: (u32, u32)) -> Result<Vec<u8>, ReportError> {

@@ -2,6 +2,7 @@
 //! bytes; the binary writes them.
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
+use super::markdown;
 use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
 use crate::interval::Sensitivity;
 use crate::sweep::{Curve, SweepParam, SweepPoint, SweepResult};
@@ -389,22 +390,16 @@ fn describe(r: &SweepResult) -> String {
 
 /// `report.md`: the plots embedded, one paragraph on what they show.
 pub fn markdown(r: &SweepResult, command: &str) -> String {
-    let mut s = String::from("# ckpt sweep\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&describe(r));
-    s.push_str("\n\n");
-    for p in plots(r) {
-        if plot::drawable(&p) {
-            s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
-        } else {
-            s.push_str(&format!(
-                "*{}: not drawn, nothing finite to draw at these inputs (a log axis needs positive values); the figures are in `sweep.json`.*\n\n",
-                p.title
-            ));
-        }
-    }
-    s.push_str("Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n");
-    s
+    let plots = plots(r);
+    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
+    markdown::document(
+        "ckpt sweep",
+        command,
+        &describe(r),
+        &figures,
+        "sweep.json",
+        "Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n",
+    )
 }
 
 /// Every file of the report, `(name, bytes)`, in a fixed order.

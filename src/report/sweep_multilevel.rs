@@ -1,6 +1,7 @@
 //! The multi-level sweep report (`sweep --level ... --vary levelN.X=LO..HI`): `sweep.json`,
 //! `sweep.csv`, the `intervals`, `strides`, `gain` and `overhead` plots and `report.md`.
 
+use super::markdown;
 use super::multilevel::JsonLevelInputs;
 use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
 use crate::sweep::multilevel::{LevelSweepPoint, LevelSweepResult};
@@ -262,15 +263,16 @@ fn describe(r: &LevelSweepResult) -> String {
 
 /// `report.md`: the plots embedded, one paragraph on the ends of the range.
 pub fn markdown(r: &LevelSweepResult, command: &str) -> String {
-    let mut s = String::from("# ckpt sweep (multi-level)\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&describe(r));
-    s.push_str("\n\n");
-    for p in plots(r) {
-        s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
-    }
-    s.push_str("Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n");
-    s
+    let plots = plots(r);
+    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
+    markdown::document(
+        "ckpt sweep (multi-level)",
+        command,
+        &describe(r),
+        &figures,
+        "sweep.json",
+        "Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n",
+    )
 }
 
 /// Every file of the report, in a fixed order.

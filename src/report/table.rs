@@ -1,4 +1,6 @@
-//! Aligned plain-text tables.
+//! Aligned plain-text tables, and the cells several tables share.
+
+use crate::sim::stats::Estimate;
 
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +24,30 @@ impl Align {
             .map(|c| if c == 'r' { Align::Right } else { Align::Left })
             .collect()
     }
+}
+
+/// A simulated mean with its standard error, `digits` decimals: `1.2210 ± 0.0027`.
+///
+/// ```
+/// use ckpt::sim::stats::Estimate;
+/// assert_eq!(ckpt::report::table::mean_se(&Estimate::exact(1.5), 2), "1.50 ± 0.00");
+/// ```
+pub fn mean_se(e: &Estimate, digits: usize) -> String {
+    format!(
+        "{:.digits$} ± {:.digits$}",
+        e.point,
+        e.stderr.unwrap_or(0.0)
+    )
+}
+
+/// A z-score with its sign, or `-` where there is no prediction to compare with.
+pub fn z_score(z: Option<f64>) -> String {
+    z.map(|z| format!("{z:+.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// A regret in percent with its 95% interval: `+0.025% [-0.191, 0.242]`.
+pub fn regret(e: &Estimate) -> String {
+    format!("{:+.3}% [{:.3}, {:.3}]", e.point, e.ci95[0], e.ci95[1])
 }
 
 /// Renders `rows` under `header` with two spaces between columns; widths count characters.

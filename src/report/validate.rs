@@ -1,8 +1,9 @@
 //! The validation report: `validate.json`, `validate.csv`, plots, `report.md`, and the table.
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
+use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
 use serde::Serialize;
@@ -237,10 +238,20 @@ pub fn verdict_paragraph(v: &Validation) -> String {
     s
 }
 
-/// The table for a terminal.
-pub fn table(v: &Validation) -> String {
-    let rows: Vec<Vec<String>> = v
-        .verdicts
+/// The columns of the verdict table, in the terminal and in `report.md`.
+const COLUMNS: [&str; 7] = [
+    "model",
+    "interval",
+    "predicted",
+    "simulated (± stderr)",
+    "z",
+    "regret (95% CI)",
+    "verdict",
+];
+
+/// One row per model: the cells of both the terminal table and `report.md`'s.
+fn rows(v: &Validation) -> Vec<Vec<String>> {
+    v.verdicts
         .iter()
         .map(|d| {
             vec![
@@ -249,17 +260,9 @@ pub fn table(v: &Validation) -> String {
                 d.predicted_overhead
                     .map(|p| format!("{p:.4}"))
                     .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:.4} ± {:.4}",
-                    d.simulated_overhead.point,
-                    d.simulated_overhead.stderr.unwrap_or(0.0)
-                ),
-                d.z.map(|z| format!("{z:+.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:+.3}% [{:.3}, {:.3}]",
-                    d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
-                ),
+                table::mean_se(&d.simulated_overhead, 4),
+                table::z_score(d.z),
+                table::regret(&d.regret_pct),
                 if d.confirmed {
                     "confirmed".into()
                 } else {
@@ -267,20 +270,12 @@ pub fn table(v: &Validation) -> String {
                 },
             ]
         })
-        .collect();
-    let mut out = render(
-        &[
-            "model",
-            "interval",
-            "predicted",
-            "simulated (± stderr)",
-            "z",
-            "regret (95% CI)",
-            "verdict",
-        ],
-        &Align::columns("lrrrrrl"),
-        &rows,
-    );
+        .collect()
+}
+
+/// The table for a terminal.
+pub fn table(v: &Validation) -> String {
+    let mut out = render(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
     out.push('\n');
     out.push_str(&verdict_paragraph(v));
     out.push('\n');
@@ -289,32 +284,20 @@ pub fn table(v: &Validation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &Validation, command: &str) -> String {
-    let mut s = String::from("# ckpt validate\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![simulated vs predicted overhead](validate.svg)\n\n![regret of each model](regret.svg)\n\n");
-    s.push_str("| model | interval | predicted | simulated | regret | 95% CI | verdict |\n|---|---:|---:|---:|---:|---|---|\n");
-    for d in &v.verdicts {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.4} | {:+.3}% | {:.3}% to {:.3}% | {} |\n",
-            d.name,
-            format_duration(d.interval_s),
-            d.predicted_overhead
-                .map(|p| format!("{p:.4}"))
-                .unwrap_or_else(|| "-".into()),
-            d.simulated_overhead.point,
-            d.regret_pct.point,
-            d.regret_pct.ci95[0],
-            d.regret_pct.ci95[1],
-            if d.confirmed {
-                "confirmed"
-            } else {
-                "not confirmed"
-            }
-        ));
-    }
-    s.push_str("\nData: `validate.json` and `validate.csv` (every simulated interval with its CI and the model's overhead).\n");
-    s
+    let table = markdown::table(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
+    markdown::document(
+        "ckpt validate",
+        command,
+        &verdict_paragraph(v),
+        &[
+            ("simulated vs predicted overhead", &overhead_plot(v)),
+            ("regret of each model", &regret_plot(v)),
+        ],
+        "validate.json",
+        &format!(
+            "{table}\nData: `validate.json` and `validate.csv` (every simulated interval with its CI and the model's overhead).\n"
+        ),
+    )
 }
 
 /// Every file of the report.

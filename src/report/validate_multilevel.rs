@@ -2,9 +2,10 @@
 //! `validate.csv`, the `validate` and `regret` plots and `report.md`, in the shapes of the
 //! single-level report (`report::validate`).
 
+use super::markdown;
 use super::multilevel::JsonLevelInputs;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::multilevel::{
     MultilevelValidateOptions, MultilevelValidation, MultilevelVerdict, PatternPoint, PointKind,
@@ -253,47 +254,40 @@ pub fn verdict_paragraph(v: &MultilevelValidation) -> String {
     s
 }
 
-/// The table for a terminal: the model's pattern and its neighbours, then the verdict.
-pub fn table(v: &MultilevelValidation) -> String {
-    let rows: Vec<Vec<String>> = v
-        .points
-        .iter()
-        .filter(|p| p.kind != PointKind::Grid)
+/// The columns of the pattern table, in the terminal and in `report.md`.
+const COLUMNS: [&str; 8] = [
+    "pattern",
+    "strides",
+    "w",
+    "predicted",
+    "simulated (± stderr)",
+    "z",
+    "regret (95% CI)",
+    "region",
+];
+
+/// One row per simulated pattern: the cells of both the terminal table and `report.md`'s.
+fn rows<'a>(points: impl Iterator<Item = &'a PatternPoint>) -> Vec<Vec<String>> {
+    points
         .map(|p| {
             vec![
                 kind(p.kind).into(),
                 strides(&p.strides),
                 format_duration(p.interval_s),
                 format!("{:.4}", p.model_overhead),
-                format!(
-                    "{:.4} ± {:.4}",
-                    p.overhead.point,
-                    p.overhead.stderr.unwrap_or(0.0)
-                ),
-                p.z.map(|z| format!("{z:+.2}"))
-                    .unwrap_or_else(|| "-".into()),
-                format!(
-                    "{:+.3}% [{:.3}, {:.3}]",
-                    p.regret_pct.point, p.regret_pct.ci95[0], p.regret_pct.ci95[1]
-                ),
+                table::mean_se(&p.overhead, 4),
+                table::z_score(p.z),
+                table::regret(&p.regret_pct),
                 if p.optimal_region { "optimal" } else { "worse" }.into(),
             ]
         })
-        .collect();
-    let mut out = render(
-        &[
-            "pattern",
-            "strides",
-            "w",
-            "predicted",
-            "simulated (± stderr)",
-            "z",
-            "regret (95% CI)",
-            "region",
-        ],
-        &Align::columns("llrrrrrl"),
-        &rows,
-    );
+        .collect()
+}
+
+/// The table for a terminal: the model's pattern and its neighbours, then the verdict.
+pub fn table(v: &MultilevelValidation) -> String {
+    let rows = rows(v.points.iter().filter(|p| p.kind != PointKind::Grid));
+    let mut out = render(&COLUMNS, &Align::columns("llrrrrrl"), &rows);
     out.push('\n');
     out.push_str(&verdict_paragraph(v));
     out.push('\n');
@@ -302,27 +296,27 @@ pub fn table(v: &MultilevelValidation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &MultilevelValidation, command: &str) -> String {
-    let mut s = String::from("# ckpt validate (multi-level)\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![simulated vs exact overhead](validate.svg)\n\n![regret of the model's strides and their neighbours](regret.svg)\n\n");
-    s.push_str("| pattern | strides | w | predicted | simulated | regret | 95% CI | region |\n|---|---|---:|---:|---:|---:|---|---|\n");
-    for p in &v.points {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.4} | {:.4} | {:+.3}% | {:.3}% to {:.3}% | {} |\n",
-            kind(p.kind),
-            strides(&p.strides),
-            format_duration(p.interval_s),
-            p.model_overhead,
-            p.overhead.point,
-            p.regret_pct.point,
-            p.regret_pct.ci95[0],
-            p.regret_pct.ci95[1],
-            if p.optimal_region { "optimal" } else { "worse" }
-        ));
-    }
-    s.push_str("\nData: `validate.json` and `validate.csv` (every simulated pattern with its CI, the exact model's overhead, z and regret).\n");
-    s
+    let table = markdown::table(
+        &COLUMNS,
+        &Align::columns("llrrrrrl"),
+        &rows(v.points.iter()),
+    );
+    markdown::document(
+        "ckpt validate (multi-level)",
+        command,
+        &verdict_paragraph(v),
+        &[
+            ("simulated vs exact overhead", &overhead_plot(v)),
+            (
+                "regret of the model's strides and their neighbours",
+                &regret_plot(v),
+            ),
+        ],
+        "validate.json",
+        &format!(
+            "{table}\nData: `validate.json` and `validate.csv` (every simulated pattern with its CI, the exact model's overhead, z and regret).\n"
+        ),
+    )
 }
 
 /// Every file of the report.

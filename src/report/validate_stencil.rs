@@ -2,8 +2,9 @@
 //! models' predicted level against the empirical best.
 
 use super::interval::SCHEMA_VERSION;
+use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, StackedBars, Unit};
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::units::format_duration;
 use crate::validate::stencil::{Level, LevelPrediction, STRATEGIES, StencilValidation};
 use serde::Serialize;
@@ -358,8 +359,20 @@ pub fn verdict_paragraph(v: &StencilValidation) -> String {
     s
 }
 
-/// The table for a terminal.
-pub fn table(v: &StencilValidation) -> String {
+/// The columns of the level table, in the terminal and in `report.md`.
+const COLUMNS: [&str; 8] = [
+    "level",
+    "interval",
+    "ckpt cost",
+    "recovery",
+    "makespan s (± se)",
+    "cancelled",
+    "aggregate s",
+    "regret",
+];
+
+/// One row per level and strategy: the cells of both the terminal table and `report.md`'s.
+fn rows(v: &StencilValidation) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for l in &v.levels {
         for s in &l.strategies {
@@ -368,31 +381,19 @@ pub fn table(v: &StencilValidation) -> String {
                 format_duration(l.interval_s),
                 format_duration(l.checkpoint_cost_s),
                 s.recovery.to_string(),
-                format!(
-                    "{:.1} ± {:.1}",
-                    s.makespan_s.point,
-                    s.makespan_s.stderr.unwrap_or(0.0)
-                ),
+                table::mean_se(&s.makespan_s, 1),
                 format!("{:.1}", s.cancelled_executions.point),
                 format!("{:.1}", s.aggregate_processing_s.point),
                 format!("{:+.3}%", s.regret_pct.point),
             ]);
         }
     }
-    let mut out = render(
-        &[
-            "level",
-            "interval",
-            "ckpt cost",
-            "recovery",
-            "makespan s (± se)",
-            "cancelled",
-            "aggregate s",
-            "regret",
-        ],
-        &Align::columns("rrrlrrrr"),
-        &rows,
-    );
+    rows
+}
+
+/// The table for a terminal.
+pub fn table(v: &StencilValidation) -> String {
+    let mut out = render(&COLUMNS, &Align::columns("rrrlrrrr"), &rows(v));
     out.push_str("\npredicted levels:\n");
     let prow: Vec<Vec<String>> = v
         .predictions
@@ -426,30 +427,27 @@ pub fn table(v: &StencilValidation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &StencilValidation, command: &str) -> String {
-    let mut s = format!("# ckpt validate (stencil)\n\n```\n{command}\n```\n\n");
-    s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\n![makespan per level](makespan.svg)\n\n![cancelled executions per level](cancelled.svg)\n\n![time split](time-split.svg)\n\n");
-    s.push_str("| level | interval | checkpoint cost | makespan global (s) | makespan dependency (s) | cancelled global | cancelled dependency |\n|---:|---:|---:|---:|---:|---:|---:|\n");
-    for l in &v.levels {
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} |\n",
-            l.level,
-            format_duration(l.interval_s),
-            format_duration(l.checkpoint_cost_s),
-            l.strategies[0].makespan_s.point,
-            l.strategies[1].makespan_s.point,
-            l.strategies[0].cancelled_executions.point,
-            l.strategies[1].cancelled_executions.point
-        ));
-    }
-    s.push_str("\nData: `validate.json` and `validate.csv`.\n");
-    s
+    let table = markdown::table(&COLUMNS, &Align::columns("rrrlrrrr"), &rows(v));
+    markdown::document(
+        "ckpt validate (stencil)",
+        command,
+        &verdict_paragraph(v),
+        &[
+            ("makespan per level", &makespan_plot(v)),
+            ("cancelled executions per level", &cancelled_plot(v)),
+        ],
+        "validate.json",
+        // The bars always have something to draw: one bar per level and strategy.
+        &format!(
+            "![time split](time-split.svg)\n\n{table}\nData: `validate.json` and `validate.csv`.\n"
+        ),
+    )
 }
 
 /// Every file of the stencil report.
 pub fn files(v: &StencilValidation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
     let plots = [makespan_plot(v), cancelled_plot(v)];
-    let bars = plot::bar_images(&time_split_bars(v), (1200, 600))?;
+    let bars = plot::images(&time_split_bars(v), (1200, 600))?;
     let markdown = markdown(v, command);
     plot::folder("validate", [json(v), csv(v)], &plots, bars, markdown)
 }
