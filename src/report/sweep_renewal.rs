@@ -1,6 +1,7 @@
 //! The shape sweep report (`sweep --dist FAMILY:K --vary shape=LO..HI` for one job):
 //! `sweep.json`, `sweep.csv`, the `gain` and `overhead` plots and `report.md`.
 
+use super::markdown;
 use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
 use crate::sweep::renewal::{ShapePoint, ShapeSweepResult, shape_of};
 use crate::units::format_duration;
@@ -202,15 +203,16 @@ fn describe(r: &ShapeSweepResult) -> String {
 
 /// `report.md`: the plots embedded, one paragraph on the ends of the range.
 pub fn markdown(r: &ShapeSweepResult, command: &str) -> String {
-    let mut s = String::from("# ckpt sweep (one job, renewal failures)\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&describe(r));
-    s.push_str("\n\n");
-    for p in plots(r) {
-        s.push_str(&format!("![{}]({}.svg)\n\n", p.title, p.id));
-    }
-    s.push_str("Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n");
-    s
+    let plots = plots(r);
+    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
+    markdown::document(
+        "ckpt sweep (one job, renewal failures)",
+        command,
+        &describe(r),
+        &figures,
+        "sweep.json",
+        "Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n",
+    )
 }
 
 /// Every file of the report, in a fixed order.

@@ -2,9 +2,10 @@
 //! `validate.json`, `validate.csv`, the `schedule`, `hazard` and `difference` plots and
 //! `report.md`, in the shapes of the other validation reports.
 
+use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
 use super::renewal::RenewalInputsJson;
-use super::table::{Align, render};
+use super::table::{self, Align, render};
 use crate::failure::Lifetime;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
@@ -373,90 +374,90 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
     s
 }
 
-fn row(v: &RenewalValidation, r: &PolicyResult) -> Vec<String> {
-    let d = diff_pct(v, r);
-    vec![
-        r.name.to_string(),
-        r.chunks_s
-            .first()
-            .map_or("-".into(), |&w| format_duration(w)),
-        r.predicted_overhead
-            .map_or("-".into(), |p| format!("{p:.5}")),
-        format!(
-            "{:.5} ± {:.5}",
-            r.simulated_overhead.point,
-            r.simulated_overhead.stderr.unwrap_or(0.0)
-        ),
-        r.z.map_or("-".into(), |z| format!("{z:+.2}")),
-        if std::ptr::eq(r, &v.results[0]) {
-            "-".into()
-        } else {
-            format!("{:+.3}% [{:.3}, {:.3}]", d.point, d.ci95[0], d.ci95[1])
-        },
-        if r.agrees { "agrees" } else { "DISAGREES" }.into(),
-    ]
+const COLUMNS: [&str; 7] = [
+    "policy",
+    "first chunk",
+    "predicted",
+    "simulated (± stderr)",
+    "z",
+    "vs schedule (95% CI)",
+    "verdict",
+];
+
+/// One row per policy: the cells of both the terminal table and `report.md`'s.
+fn rows(v: &RenewalValidation) -> Vec<Vec<String>> {
+    v.results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            vec![
+                r.name.to_string(),
+                r.chunks_s
+                    .first()
+                    .map_or("-".into(), |&w| format_duration(w)),
+                r.predicted_overhead
+                    .map_or("-".into(), |p| format!("{p:.5}")),
+                table::mean_se(&r.simulated_overhead, 5),
+                table::z_score(r.z),
+                // The schedule's difference to itself is no figure.
+                if i == 0 {
+                    "-".into()
+                } else {
+                    table::regret(&diff_pct(v, r))
+                },
+                if r.agrees { "agrees" } else { "DISAGREES" }.into(),
+            ]
+        })
+        .collect()
 }
 
 /// The table for a terminal, then the verdict.
 pub fn table(v: &RenewalValidation) -> String {
-    let rows: Vec<Vec<String>> = v.results.iter().map(|r| row(v, r)).collect();
-    let mut out = render(
-        &[
-            "policy",
-            "first chunk",
-            "predicted",
-            "simulated (± stderr)",
-            "z",
-            "vs schedule (95% CI)",
-            "verdict",
-        ],
-        &Align::columns("lrrrrrl"),
-        &rows,
-    );
+    let mut out = render(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
     out.push('\n');
     out.push_str(&verdict_paragraph(v));
     out.push('\n');
     out
 }
 
-/// `report.md`.
+/// `report.md`: the verdict, the chunks and the hazard side by side (one line, two images),
+/// the paired differences, the table and the chunks.
 pub fn markdown(v: &RenewalValidation, command: &str) -> String {
-    let mut s = String::from("# ckpt validate (one job, renewal failures)\n\n");
-    s.push_str(&format!("```\n{command}\n```\n\n"));
-    s.push_str(&verdict_paragraph(v));
-    s.push_str("\n\nThe chunks after a restart (left) follow the hazard of the failure distribution (right, same time axis): where failures get rarer the chunks grow, where they get likelier the chunks shrink.\n\n");
-    s.push_str("![chunks of work after a restart](schedule.svg) ![hazard rate of the failure distribution](hazard.svg)\n\n");
-    s.push_str("![extra wall time of each policy over the schedule](difference.svg)\n\n");
-    s.push_str("| policy | first chunk | predicted | simulated | z | vs schedule | 95% CI | verdict |\n|---|---:|---:|---:|---:|---:|---|---|\n");
-    for r in &v.results {
-        let d = diff_pct(v, r);
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.5} | {} | {:+.3}% | {:.3}% to {:.3}% | {} |\n",
-            r.name,
-            r.chunks_s
-                .first()
-                .map_or("-".into(), |&w| format_duration(w)),
-            r.predicted_overhead
-                .map_or("-".into(), |p| format!("{p:.5}")),
-            r.simulated_overhead.point,
-            r.z.map_or("-".into(), |z| format!("{z:+.2}")),
-            d.point,
-            d.ci95[0],
-            d.ci95[1],
-            if r.agrees { "agrees" } else { "DISAGREES" }
-        ));
-    }
+    let data = "validate.json";
+    let side_by_side = format!(
+        "{} {}",
+        markdown::figure("chunks of work after a restart", &schedule_plot(v), data).trim_end(),
+        markdown::figure(
+            "hazard rate of the failure distribution",
+            &hazard_plot(v),
+            data
+        )
+    );
+    let intro = format!(
+        "{}\n\nThe chunks after a restart (left) follow the hazard of the failure distribution (right, same time axis): where failures get rarer the chunks grow, where they get likelier the chunks shrink.\n\n{}",
+        verdict_paragraph(v),
+        side_by_side.trim_end()
+    );
+    let table = markdown::table(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
     let chunks: Vec<String> = v.results[0]
         .chunks_s
         .iter()
         .map(|w| format!("{w:.0}"))
         .collect();
-    s.push_str(&format!(
-        "\nThe schedule after each restart (s, the last repeats): {}\n",
-        chunks.join(" ")
-    ));
-    s.push_str("\nData: `validate.json` and `validate.csv` (every policy's chunks, predicted and simulated overhead with its CI, z, and its paired difference to the schedule).\n");
-    s
+    markdown::document(
+        "ckpt validate (one job, renewal failures)",
+        command,
+        &intro,
+        &[(
+            "extra wall time of each policy over the schedule",
+            &difference_plot(v),
+        )],
+        data,
+        &format!(
+            "{table}\nThe schedule after each restart (s, the last repeats): {}\n\nData: `validate.json` and `validate.csv` (every policy's chunks, predicted and simulated overhead with its CI, z, and its paired difference to the schedule).\n",
+            chunks.join(" ")
+        ),
+    )
 }
 
 /// Every file of the report.
