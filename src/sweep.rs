@@ -1,6 +1,7 @@
 //! `ckpt sweep`: how the optimum moves when one input varies.
 
 pub mod multilevel;
+pub mod renewal;
 
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs, Row, Sensitivity};
 use crate::model::CostModel;

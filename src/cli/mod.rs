@@ -16,6 +16,7 @@ pub mod outdir;
 pub mod output;
 pub mod parse;
 pub mod renewal;
+pub mod renewal_jobs;
 pub mod simulate;
 pub mod stencil;
 pub mod sweep;
@@ -159,6 +160,7 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
         JobError::Report(e) => CliError::Internal(e.to_string()),
         JobError::Multilevel(e) => multilevel::model_error(&[], e),
         JobError::MultilevelSweep(e) => CliError::NoAnswer(e.to_string()),
+        JobError::ShapeSweep(e) => CliError::NoAnswer(e.to_string()),
         JobError::Shard(e) => CliError::Shard(e),
         // Only a job read back from a shard file can carry a setup validation never saw.
         JobError::StencilConfig(e) => CliError::Conflict(format!("the shard's stencil setup: {e}")),

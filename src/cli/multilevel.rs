@@ -454,7 +454,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
     // Once per job: the optimum can take seconds when costs and MTBFs are far apart.
     let pattern = optimum(specs, &levels)?.pattern;
     let options = MultilevelValidateOptions {
-        work_s: v.work,
+        work_s: v.work.unwrap_or(super::validate::DEFAULT_WORK_S),
         runs: v.runs.unwrap_or(1000),
         seed: v.seed.unwrap_or(42),
         grid_points: v.points,

@@ -3,7 +3,7 @@
 //! `ckpt::model::renewal`, the output `ckpt::report::renewal`.
 
 use super::CliError;
-use super::interval::{IntervalArgs, IntervalFormat};
+use super::interval::{IntervalArgs, IntervalFormat, ModelArgs};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::model::ModelError;
 use ckpt::model::renewal::{Renewal, RenewalAnalysis};
@@ -24,6 +24,24 @@ pub fn applies(args: &IntervalArgs) -> bool {
 /// The job's failure distribution, its checkpoint cost and restart, validated.
 pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Renewal), CliError> {
     let m = &args.model;
+    let mtbf = model_checks(m)?;
+    if args.work.is_some()
+        || args.iteration_time.is_some()
+        || args.asynchronous.async_write.is_some()
+        || args.asynchronous.async_slowdown.is_some()
+        || args.allocation.walltime.is_some()
+        || args.allocation.signal_margin.is_some()
+    {
+        return Err(conflict(
+            "--dist for one job gives the long-run schedule only: drop --work/--iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
+        ));
+    }
+    model_job(m, shape, mtbf)
+}
+
+/// The model flags' checks for one job under renewal failures (shared by `interval`,
+/// `validate` and `sweep`); returns `--mtbf`.
+pub fn model_checks(m: &ModelArgs) -> Result<f64, CliError> {
     if m.nodes.is_some() || m.node_mtbf.is_some() {
         return Err(conflict(
             "--dist without --procs/--replicas describes one job: give --mtbf, the MTBF of the whole job (a platform of --nodes is not a renewal process)",
@@ -47,17 +65,16 @@ pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Rene
             "--scheme does not combine with --dist for one job: give --cost",
         ));
     }
-    if args.work.is_some()
-        || args.iteration_time.is_some()
-        || args.asynchronous.async_write.is_some()
-        || args.asynchronous.async_slowdown.is_some()
-        || args.allocation.walltime.is_some()
-        || args.allocation.signal_margin.is_some()
-    {
-        return Err(conflict(
-            "--dist for one job gives the long-run schedule only: drop --work/--iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
-        ));
-    }
+    Ok(mtbf)
+}
+
+/// The renewal model of the checked model flags (after [`model_checks`]) at `shape`, with
+/// the inputs it echoes.
+pub fn model_job(
+    m: &ModelArgs,
+    shape: Shape,
+    mtbf: f64,
+) -> Result<(RenewalInputsJson, Renewal), CliError> {
     let cost = m.checkpoint_cost()?;
     let life = Lifetime::new(shape, mtbf).map_err(|e| CliError::Invalid {
         arg: "--dist",

@@ -17,6 +17,7 @@ pub const EXAMPLES: &str = "Examples:
   ckpt sweep --mtbf 6h --cost 5m --vary interval=5m..12h --log --out sweep-interval
   ckpt sweep --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d \
       --vary level2.cost=5s..10m --log --out sweep-partner   # multi-level: levelN.cost|restart|mtbf
+  ckpt sweep --mtbf 24h --cost 10m --restart 10m --dist weibull:1 --vary shape=0.5..1.5 --points 21 --out sweep-shape
   ckpt sweep ... --out sweep-mtbf --shard 0/4 > shard-0.json   # one of 4 slices; then ckpt merge
 
 Writes sweep.json, sweep.csv, interval/overhead/loss/sensitivity plots (.svg and .png) and
@@ -29,7 +30,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// What to vary and over which range: PARAM=LO..HI, PARAM one of mtbf, cost, restart,
-    /// procs, replicas, interval (e.g. mtbf=1h..7d).
+    /// procs, replicas, interval (e.g. mtbf=1h..7d); shape=LO..HI with --dist for one job.
     #[arg(long, value_name = "PARAM=LO..HI")]
     pub vary: String,
     /// Number of points.
@@ -75,6 +76,9 @@ impl SweepArgs {
         if self.model.levels.given() {
             return super::multilevel::sweep_job(self, &[]).map(|_| ());
         }
+        if super::renewal_jobs::sweep_applies(self) {
+            return super::renewal_jobs::sweep_job(self, &[]).map(|_| ());
+        }
         self.plan().map(|_| ())
     }
 
@@ -110,6 +114,8 @@ pub fn run(args: &SweepArgs, argv: &[String], progress: &dyn Progress) -> Result
     let argv = canonical_args(argv);
     let job = if args.model.levels.given() {
         Job::SweepMultilevel(super::multilevel::sweep_job(args, &argv)?)
+    } else if super::renewal_jobs::sweep_applies(args) {
+        Job::SweepRenewal(super::renewal_jobs::sweep_job(args, &argv)?)
     } else {
         Job::Sweep(job(args, &argv)?)
     };

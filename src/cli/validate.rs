@@ -16,11 +16,15 @@ pub const EXAMPLES: &str = "Examples:
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --restart 2m
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --dist weibull:0.7 --aging
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --heartbeat 2m
+  ckpt validate --mtbf 24h --cost 10m --restart 10m --dist weibull:0.7 --runs 400 --out val-renewal
   ckpt validate --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d --out val-ml
 
 Every row's interval and a 25-point log grid from 0.25x to 4x the recommended one are simulated
 with common random numbers (run i uses stream i at every interval); each row gets its regret
 against the empirical optimum with a 95% CI, and a verdict.";
+
+/// The useful work of each simulated job without `--work` (s): 100 h.
+pub const DEFAULT_WORK_S: f64 = 100.0 * 3600.0;
 
 /// Simulators on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,9 +69,10 @@ pub struct ValidateArgs {
     /// The stencil's configuration, in the paper's INI format (with --sim stencil).
     #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
-    /// Useful work of each simulated job.
-    #[arg(long, default_value = "100h", allow_hyphen_values = true, value_parser = duration)]
-    pub work: f64,
+    /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
+    /// --mtbf, at most ten years, so that the job's start and end weigh little).
+    #[arg(long, allow_hyphen_values = true, value_parser = duration)]
+    pub work: Option<f64>,
     /// Seed of the common random numbers (default 42, or the stencil config's Seed).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -182,7 +187,8 @@ impl ValidateArgs {
             ));
         }
         let mut inputs = self.model.inputs()?;
-        inputs.work = Some(self.work);
+        let work = self.work.unwrap_or(DEFAULT_WORK_S);
+        inputs.work = Some(work);
         super::finite::apply(&mut inputs, self.asynchronous.inputs()?, None)?;
         let sim = match self.sim {
             Some(SimArg::Periodic) => SimKind::Periodic,
@@ -195,7 +201,7 @@ impl ValidateArgs {
             ));
         }
         let options = SimOptions {
-            work_s: self.work,
+            work_s: work,
             runs: self.runs.unwrap_or(1000),
             seed: self.seed.unwrap_or(42),
             grid_points: self.points,
@@ -210,6 +216,9 @@ impl ValidateArgs {
         if self.model.levels.given() {
             return super::multilevel::validate_job(self, &[]).map(|_| ());
         }
+        if super::renewal_jobs::validate_applies(self) {
+            return super::renewal_jobs::validate_job(self, &[]).map(|_| ());
+        }
         self.plan().map(|_| ())
     }
 }
@@ -219,6 +228,11 @@ impl ValidateArgs {
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
     if args.model.levels.given() {
         return super::multilevel::validate_job(args, argv);
+    }
+    if super::renewal_jobs::validate_applies(args) {
+        return Ok(Job::ValidateRenewal(super::renewal_jobs::validate_job(
+            args, argv,
+        )?));
     }
     let report = Reporting {
         format: args.format.into(),

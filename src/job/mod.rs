@@ -42,12 +42,14 @@
 //! ```
 
 mod multilevel;
+mod renewal;
 pub mod shard;
 mod simulate;
 mod sweep;
 mod validate;
 
 pub use multilevel::{MultilevelFormat, SimulateMultilevel, ValidateMultilevel};
+pub use renewal::{SweepRenewal, ValidateRenewal};
 pub use simulate::{
     Simulate, SimulatePeriodic, SimulateReplicated, SimulateSchedule, SimulateStencil, Simulation,
 };
@@ -108,6 +110,9 @@ pub enum JobError {
     /// A point of a multi-level sweep could not be computed.
     #[error(transparent)]
     MultilevelSweep(#[from] crate::sweep::multilevel::PointError),
+    /// A point of a shape sweep (one job under renewal failures) could not be computed.
+    #[error(transparent)]
+    ShapeSweep(#[from] crate::sweep::renewal::ShapePointError),
     /// A report could not be drawn.
     #[error(transparent)]
     Report(#[from] crate::report::plot::ReportError),
@@ -166,6 +171,10 @@ pub enum Job {
     ValidateMultilevel(ValidateMultilevel),
     /// `ckpt sweep --level ...`.
     SweepMultilevel(SweepMultilevel),
+    /// `ckpt validate --dist ...` for one job.
+    ValidateRenewal(ValidateRenewal),
+    /// `ckpt sweep --dist FAMILY:K --vary shape=LO..HI`.
+    SweepRenewal(SweepRenewal),
 }
 
 /// Calls `$body` with `$t` bound to the job's [`Task`].
@@ -182,6 +191,8 @@ macro_rules! with_task {
             Job::SimulateSchedule($t) => $body,
             Job::ValidateMultilevel($t) => $body,
             Job::SweepMultilevel($t) => $body,
+            Job::ValidateRenewal($t) => $body,
+            Job::SweepRenewal($t) => $body,
         }
     };
 }
@@ -216,6 +227,8 @@ impl Job {
             Job::SimulateSchedule(t) => &t.args,
             Job::ValidateMultilevel(t) => &t.report.args,
             Job::SweepMultilevel(t) => &t.args,
+            Job::ValidateRenewal(t) => &t.report.args,
+            Job::SweepRenewal(t) => &t.args,
         }
     }
 
@@ -227,6 +240,8 @@ impl Job {
             Job::ValidateStencil(t) => t.report.out.as_deref(),
             Job::ValidateMultilevel(t) => t.report.out.as_deref(),
             Job::SweepMultilevel(t) => Some(&t.out),
+            Job::ValidateRenewal(t) => t.report.out.as_deref(),
+            Job::SweepRenewal(t) => Some(&t.out),
             _ => None,
         }
     }
@@ -240,6 +255,8 @@ impl Job {
             Job::ValidateStencil(t) => t.report.redirect(out),
             Job::ValidateMultilevel(t) => t.report.redirect(out),
             Job::SweepMultilevel(t) => t.redirect(out),
+            Job::ValidateRenewal(t) => t.report.redirect(out),
+            Job::SweepRenewal(t) => t.redirect(out),
             _ => return None,
         }
         Some(self)
@@ -263,6 +280,32 @@ impl Job {
             Job::SweepMultilevel(t) => {
                 for v in [t.sweep.lo, t.sweep.hi] {
                     t.sweep.levels_at(v)?;
+                }
+            }
+            Job::ValidateRenewal(t) => {
+                t.policies.model()?;
+                crate::validate::renewal::configs(&t.policies, &t.options)?;
+            }
+            Job::SweepRenewal(t) => {
+                let (lo, hi) = (t.sweep.lo, t.sweep.hi);
+                if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+                    return Err(crate::sweep::renewal::ShapePointError {
+                        dist: t.sweep.family().to_string(),
+                        source: crate::model::ModelError::Parameter {
+                            name: "shape",
+                            value: lo,
+                            accepted: "a range 0 < LO < HI",
+                        },
+                    }
+                    .into());
+                }
+                for v in [lo, hi] {
+                    t.sweep
+                        .job_at(v)
+                        .map_err(|source| crate::sweep::renewal::ShapePointError {
+                            dist: t.sweep.family().to_string(),
+                            source,
+                        })?;
                 }
             }
         }

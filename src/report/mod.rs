@@ -14,9 +14,11 @@ pub mod simulate;
 pub mod simulate_multilevel;
 pub mod sweep;
 pub mod sweep_multilevel;
+pub mod sweep_renewal;
 pub mod table;
 pub mod validate;
 pub mod validate_multilevel;
+pub mod validate_renewal;
 pub mod validate_stencil;
 
 /// A JSON document as every report writes it: pretty, with a final newline. The documents hold

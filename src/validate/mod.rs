@@ -16,6 +16,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub mod multilevel;
+pub mod renewal;
 pub mod stencil;
 
 /// Why a validation cannot run.

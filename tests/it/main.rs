@@ -14,6 +14,7 @@ mod models;
 mod multilevel_cli;
 mod properties;
 mod renewal_cli;
+mod renewal_jobs;
 mod robustness;
 mod shard;
 mod simulate_cli;

@@ -596,3 +596,61 @@ fn the_job_array_script_names_the_binary_it_cannot_find() {
         "{err}"
     );
 }
+
+#[test]
+fn renewal_validation_and_shape_sweep_shards_merge_to_the_single_process_bytes() {
+    // `validate --dist` for one job: the report folder too.
+    let args = [
+        "validate",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--dist",
+        "weibull:0.7",
+        "--runs",
+        "20",
+        "--work",
+        "50d",
+        "--format",
+        "json",
+        "--out",
+        "report",
+    ];
+    let one = scratch("renewal-validate-single");
+    let single = run_in(&one, &args);
+    let dir = scratch("renewal-validate-shards");
+    let files = shards(&dir, &args, 3);
+    assert_eq!(merge_in(&dir, &files, &[]), single);
+    let a = folder(&one.join("report"));
+    assert!(a.contains_key("hazard.svg") && a.contains_key("validate.csv"));
+    assert_eq!(a, folder(&dir.join("report")));
+
+    let args = [
+        "sweep",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--dist",
+        "gamma:1",
+        "--vary",
+        "shape=0.6..1.4",
+        "--points",
+        "5",
+        "--out",
+        "report",
+    ];
+    let one = scratch("renewal-sweep-single");
+    let single = run_in(&one, &args);
+    let dir = scratch("renewal-sweep-shards");
+    let files = shards(&dir, &args, 3);
+    assert_eq!(merge_in(&dir, &files, &[]), single);
+    let a = folder(&one.join("report"));
+    assert!(a.contains_key("gain.svg") && a.contains_key("sweep.json"));
+    assert_eq!(a, folder(&dir.join("report")));
+}

@@ -1,0 +1,374 @@
+//! `ckpt validate --dist ...` for one job (no `--procs`/`--replicas`): the renewal model's four
+//! policies (`docs/models.md` §13) held against the job-level simulator (`docs/simulation.md`
+//! §1.1, §4). The optimal schedule, the best period under `F`, Young's and Daly's intervals run
+//! on the same failures: run `i` draws its times between failures from the stream `(seed, i)`
+//! in the same order whatever the policy, so each policy's difference to the schedule is paired
+//! run by run, and its confidence interval is far tighter than the means' own.
+
+use super::{ValidateError, paired};
+use crate::failure::Lifetime;
+use crate::model::ModelError;
+use crate::model::renewal::Renewal;
+use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
+use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
+use crate::sim::run::{Scenario, SimError, replicate_range};
+use crate::sim::stats::Estimate;
+use serde::{Deserialize, Serialize};
+
+/// `|z|` below this is agreement between a policy's prediction and its simulation
+/// (`docs/simulation.md` §4).
+pub const Z_AGREES: f64 = 4.0;
+
+/// Overhead differences below this fraction of the schedule's overhead (or below its grid
+/// error, if larger) are ties: the model's own precision, not a policy's advantage. With
+/// exponential failures the schedule and Daly's optimum differ by microseconds, which the
+/// paired runs resolve as a difference of about 1e-9.
+pub const TIE_RELATIVE: f64 = 1e-6;
+
+/// The default useful work of each simulated job, in MTBFs: long enough that the job's start
+/// (no restart, a fresh failure process) and its end (a life cut short) move the mean overhead
+/// by well under its standard error at the default run count (`docs/simulation.md` §4).
+pub const DEFAULT_WORK_MTBFS: f64 = 1000.0;
+
+/// A policy of the renewal model, in report order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyKind {
+    /// The optimal chunk schedule after every restart (the recommendation).
+    RenewalSchedule,
+    /// The best periodic interval under `F`.
+    RenewalPeriodic,
+    /// Young's interval at the mean.
+    Young,
+    /// Daly's complete optimum at the mean.
+    DalyComplete,
+}
+
+impl PolicyKind {
+    /// The row name, as `ckpt interval --dist` prints it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::RenewalSchedule => "renewal-schedule",
+            PolicyKind::RenewalPeriodic => "renewal-periodic",
+            PolicyKind::Young => "young",
+            PolicyKind::DalyComplete => "daly-complete",
+        }
+    }
+}
+
+/// One policy as it is simulated: its chunks after a restart on the simulator's nanosecond
+/// grid (the last repeating; one chunk for a period).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Policy {
+    /// Which policy.
+    pub kind: PolicyKind,
+    /// Its chunks (ns).
+    pub chunks: Vec<Nanos>,
+}
+
+impl Policy {
+    /// The chunks in seconds.
+    pub fn chunks_s(&self) -> Vec<f64> {
+        self.chunks.iter().map(|&c| ns_to_secs(c)).collect()
+    }
+}
+
+/// What a renewal validation simulates: the job and its four policies, computed once when the
+/// job is made (the schedule's dynamic program is the dear part) and carried by shard files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RenewalPolicies {
+    /// The distribution of the times between failures, with its mean.
+    pub life: Lifetime,
+    /// Checkpoint cost (s).
+    pub cost_s: f64,
+    /// Restart (s).
+    pub restart_s: f64,
+    /// The policies: schedule, periodic, Young, Daly.
+    pub policies: Vec<Policy>,
+    /// The schedule's grid error on its overhead (absolute, `docs/models.md` §13): how far
+    /// from the optimum the schedule may be.
+    pub grid_error: f64,
+}
+
+impl RenewalPolicies {
+    /// The model's four policies for `life`, `cost_s` and `restart_s`, as `ckpt interval
+    /// --dist` gives them.
+    pub fn new(life: Lifetime, cost_s: f64, restart_s: f64) -> Result<RenewalPolicies, ModelError> {
+        let job = Renewal::new(life, cost_s, restart_s)?;
+        let a = job.analyze()?;
+        let ns = |chunks: &[f64]| -> Vec<Nanos> {
+            chunks.iter().map(|&w| secs_to_ns(w).max(1)).collect()
+        };
+        let policies = vec![
+            Policy {
+                kind: PolicyKind::RenewalSchedule,
+                chunks: ns(&a.schedule.chunks),
+            },
+            Policy {
+                kind: PolicyKind::RenewalPeriodic,
+                chunks: ns(&[a.periodic.interval]),
+            },
+            Policy {
+                kind: PolicyKind::Young,
+                chunks: ns(&[a.young_interval]),
+            },
+            Policy {
+                kind: PolicyKind::DalyComplete,
+                chunks: ns(&[a.daly_interval]),
+            },
+        ];
+        Ok(RenewalPolicies {
+            life,
+            cost_s,
+            restart_s,
+            policies,
+            grid_error: a.schedule.grid_error,
+        })
+    }
+
+    /// The model the policies are predicted by.
+    pub fn model(&self) -> Result<Renewal, ValidateError> {
+        Renewal::new(self.life, self.cost_s, self.restart_s).map_err(model_error)
+    }
+}
+
+/// Simulation settings of a renewal validation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RenewalValidateOptions {
+    /// Useful work of each simulated job (s).
+    pub work_s: f64,
+    /// Replications, each running every policy.
+    pub runs: u64,
+    /// Seed of the common random numbers.
+    pub seed: u64,
+}
+
+/// One policy's prediction against its simulation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyResult {
+    /// The policy's row name.
+    pub name: &'static str,
+    /// Its chunks after a restart (s), as simulated; the last repeats.
+    pub chunks_s: Vec<f64>,
+    /// The model's long-run overhead for those chunks (`None` beyond f64 range).
+    pub predicted_overhead: Option<f64>,
+    /// The simulated overhead (wall time / work).
+    pub simulated_overhead: Estimate,
+    /// `(predicted - simulated) / stderr`.
+    pub z: Option<f64>,
+    /// `|z| < 4`.
+    pub agrees: bool,
+    /// Paired `overhead(policy) - overhead(schedule)` run by run (0 for the schedule itself):
+    /// positive where the schedule saves.
+    pub diff_vs_schedule: Estimate,
+    /// The model's difference, `predicted(policy) - predicted(schedule)`.
+    pub predicted_diff: Option<f64>,
+    /// `(predicted_diff - diff) / stderr of the diff`.
+    pub diff_z: Option<f64>,
+}
+
+/// The whole renewal validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenewalValidation {
+    /// The job and its policies.
+    pub policies: RenewalPolicies,
+    /// The settings.
+    pub options: RenewalValidateOptions,
+    /// One result per policy, in the order of [`RenewalPolicies::policies`].
+    pub results: Vec<PolicyResult>,
+    /// Every prediction agrees with its simulation (`|z| < 4`).
+    pub all_agree: bool,
+    /// No policy is significantly better than the schedule: the upper end of each paired
+    /// difference's 95% CI is at least minus the tie tolerance ([`RenewalValidation::tie`]).
+    pub schedule_not_worse: bool,
+    /// Differences of overhead within this are ties (absolute): the larger of the schedule's
+    /// grid error and [`TIE_RELATIVE`] times its predicted overhead.
+    pub tie: f64,
+}
+
+fn model_error(e: ModelError) -> ValidateError {
+    ValidateError::Conflict(e.to_string())
+}
+
+/// The simulator setups of the policies, checked before any run.
+pub fn configs(
+    p: &RenewalPolicies,
+    options: &RenewalValidateOptions,
+) -> Result<Vec<ScheduleConfig>, ValidateError> {
+    if options.runs < 2 {
+        return Err(ValidateError::Sim(SimError::Invalid {
+            field: "runs",
+            value: options.runs.to_string(),
+            accepted: "at least 2 (confidence intervals need two runs)".into(),
+        }));
+    }
+    if p.policies.is_empty() {
+        return Err(ValidateError::Conflict("no policy to validate".into()));
+    }
+    let base = PeriodicConfig {
+        work: secs_to_ns(options.work_s),
+        interval: 1,
+        cost: secs_to_ns(p.cost_s),
+        restart: secs_to_ns(p.restart_s),
+        failures: Failures::Platform(p.life),
+        final_checkpoint: true,
+        walltime: None,
+        asynchronous: None,
+        signal_lead: None,
+    };
+    p.policies
+        .iter()
+        .map(|policy| {
+            let cfg = ScheduleConfig {
+                base: PeriodicConfig {
+                    interval: policy.chunks.first().copied().unwrap_or(1),
+                    ..base.clone()
+                },
+                chunks: policy.chunks.clone(),
+            };
+            cfg.validate().map_err(|e| match e {
+                SimError::NoProgress(m) => {
+                    SimError::NoProgress(format!("{}: {m}", policy.kind.name()))
+                }
+                other => other,
+            })?;
+            Ok(cfg)
+        })
+        .collect()
+}
+
+/// The wall time of runs `range` under every policy (one shard's slice), in run order. Each
+/// run's failures are the same for every policy: the clock draws the times between failures
+/// from `run_rng(seed, run)` one by one, as the job reaches them, and nothing else draws from
+/// it, so a policy only decides how many of the same draws it consumes.
+pub fn per_run(
+    p: &RenewalPolicies,
+    options: &RenewalValidateOptions,
+    threads: usize,
+    range: std::ops::Range<u64>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Vec<Nanos>>, ValidateError> {
+    let configs = configs(p, options)?;
+    replicate_range(range, threads, tick, |i| {
+        configs
+            .iter()
+            .map(|c| Ok(c.run(options.seed, i)?.wall))
+            .collect::<Result<Vec<Nanos>, ValidateError>>()
+    })
+}
+
+fn z_of(predicted: Option<f64>, sim: &Estimate) -> Option<f64> {
+    match (predicted, sim.stderr) {
+        (Some(p), Some(se)) if se > 0.0 => Some((p - sim.point) / se),
+        _ => None,
+    }
+}
+
+/// The validation from every run's wall times (what [`per_run`] gives for all runs).
+pub fn finish(
+    p: &RenewalPolicies,
+    options: &RenewalValidateOptions,
+    per_run: Vec<Vec<Nanos>>,
+) -> Result<RenewalValidation, ValidateError> {
+    let configs = configs(p, options)?;
+    let n = configs.len();
+    if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != n) {
+        return Err(ValidateError::Conflict(format!(
+            "{} runs of {n} policies were expected; the results given do not match",
+            options.runs
+        )));
+    }
+    let model = p.model()?;
+    let work = configs[0].base.work as f64;
+    let overhead: Vec<Vec<f64>> = (0..n)
+        .map(|j| per_run.iter().map(|r| r[j] as f64 / work).collect())
+        .collect();
+    let predicted: Vec<Option<f64>> = p
+        .policies
+        .iter()
+        .map(|policy| model.overhead_of(&policy.chunks_s()).ok())
+        .collect();
+    let results: Vec<PolicyResult> = (0..n)
+        .map(|j| {
+            let sim = Estimate::from_samples(&overhead[j]);
+            let z = z_of(predicted[j], &sim);
+            let diff = paired(&overhead[j], &overhead[0]);
+            let predicted_diff = match (predicted[j], predicted[0]) {
+                (Some(a), Some(b)) => Some(a - b),
+                _ => None,
+            };
+            PolicyResult {
+                name: p.policies[j].kind.name(),
+                chunks_s: p.policies[j].chunks_s(),
+                predicted_overhead: predicted[j],
+                simulated_overhead: sim,
+                z,
+                agrees: z.is_some_and(|z| z.abs() < Z_AGREES),
+                diff_vs_schedule: diff,
+                predicted_diff,
+                diff_z: if j == 0 {
+                    None
+                } else {
+                    z_of(predicted_diff, &diff)
+                },
+            }
+        })
+        .collect();
+    let all_agree = results.iter().all(|r| r.agrees);
+    let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
+    let schedule_not_worse = results.iter().all(|r| r.diff_vs_schedule.ci95[1] >= -tie);
+    Ok(RenewalValidation {
+        policies: p.clone(),
+        options: *options,
+        results,
+        all_agree,
+        schedule_not_worse,
+        tie,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::Shape;
+
+    #[test]
+    fn policies_are_the_models_and_every_run_is_paired() {
+        let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
+        let kinds: Vec<&str> = p.policies.iter().map(|x| x.kind.name()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "renewal-schedule",
+                "renewal-periodic",
+                "young",
+                "daly-complete"
+            ]
+        );
+        // Young's interval is sqrt(2 C M), written out here.
+        let young = p.policies[2].chunks_s()[0];
+        assert!((young - (2.0f64 * 120.0 * 3600.0).sqrt()).abs() < 1e-6);
+        let o = RenewalValidateOptions {
+            work_s: 200.0 * 3600.0,
+            runs: 30,
+            seed: 9,
+        };
+        let runs = per_run(&p, &o, 1, 0..o.runs, &|| {}).unwrap();
+        // Threads and slices change nothing.
+        let split: Vec<Vec<Nanos>> = [0..7, 7..30]
+            .into_iter()
+            .flat_map(|r| per_run(&p, &o, 2, r, &|| {}).unwrap())
+            .collect();
+        assert_eq!(runs, split);
+        let v = finish(&p, &o, runs.clone()).unwrap();
+        assert_eq!(v.results[0].diff_vs_schedule.point, 0.0);
+        // The schedule's own row: the difference to itself is exactly nothing.
+        assert_eq!(v.results[0].diff_vs_schedule.ci95, [0.0, 0.0]);
+        // A wrong number of results is refused.
+        assert!(finish(&p, &o, runs[..29].to_vec()).is_err());
+        assert!(finish(&p, &o, vec![vec![1; 3]; 30]).is_err());
+        let bad = RenewalValidateOptions { runs: 1, ..o };
+        assert!(configs(&p, &bad).is_err());
+    }
+}

@@ -1,0 +1,327 @@
+//! `ckpt validate --dist` and `ckpt sweep --dist ... --vary shape=...` for one job under
+//! renewal failures (docs/models.md §13, docs/interface.md §1.2, §1.6): the exponential case
+//! against Daly's closed form written out here, every policy's simulated mean against its
+//! prediction under four shapes, the paired differences that common random numbers make
+//! tight, the shape sweep's gains, the report folders, and bad input.
+
+use crate::common::{ckpt, stdout_of};
+use serde_json::Value;
+
+const JOB: [&str; 6] = ["--mtbf", "24h", "--cost", "10m", "--restart", "10m"];
+
+fn run_json(command: &str, extra: &[&str]) -> Value {
+    let mut args = vec![command];
+    args.extend(JOB);
+    args.extend(extra);
+    args.extend(["--format", "json"]);
+    if command != "interval" {
+        args.push("-q");
+    }
+    serde_json::from_str(&stdout_of(&args)).unwrap()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn policy<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no policy {name}"))
+}
+
+/// Daly's complete model with exponential failures and no downtime, per unit of work:
+/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
+fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
+    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
+}
+
+/// The optimum of the closed form by golden-section search (not the crate's Brent).
+fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
+    let (mut a, mut b) = (c, 10.0 * m);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..200 {
+        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
+        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    (a + b) / 2.0
+}
+
+#[test]
+fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
+    let (m, c, r) = (86400.0, 600.0, 600.0);
+    let v = run_json("validate", &["--dist", "exp", "--runs", "200"]);
+    assert_eq!(v["simulator"], "renewal");
+    // Without --work each job does 1000 MTBFs of work.
+    assert_eq!(f(&v["options"]["work_s"]), 1000.0 * m);
+    let tau = daly_optimum(m, c, r);
+    let sched = policy(&v, "renewal-schedule");
+    let chunks = sched["chunks_s"].as_array().unwrap();
+    assert_eq!(chunks.len(), 1, "{chunks:?}");
+    assert!(
+        (f(&chunks[0]) / tau - 1.0).abs() < 1e-4,
+        "{chunks:?} vs {tau}"
+    );
+    for name in [
+        "renewal-schedule",
+        "renewal-periodic",
+        "young",
+        "daly-complete",
+    ] {
+        let p = policy(&v, name);
+        let interval = f(&p["chunks_s"][0]);
+        // Every prediction is Daly's closed form at the policy's interval.
+        let closed = daly_overhead(m, c, r, interval);
+        assert!(
+            (f(&p["predicted_overhead"]) / closed - 1.0).abs() < 1e-9,
+            "{name}: {p}"
+        );
+        assert!(f(&p["z"]).abs() < 4.0, "{name}: {p}");
+        assert_eq!(p["agrees"], true);
+    }
+    // Young's interval is sqrt(2 C M).
+    let young = f(&policy(&v, "young")["chunks_s"][0]);
+    assert!((young - (2.0 * c * m).sqrt()).abs() < 1e-6);
+    assert_eq!(v["verdict"]["confirmed"], true, "{}", v["verdict"]);
+}
+
+#[test]
+fn every_policy_agrees_with_its_simulation_under_four_shapes() {
+    for dist in ["weibull:0.7", "weibull:1.5", "gamma:0.5", "lognormal:1.5"] {
+        let v = run_json(
+            "validate",
+            &[
+                "--dist", dist, "--runs", "200", "--work", "500d", "--seed", "3",
+            ],
+        );
+        let interval = run_json("interval", &["--dist", dist]);
+        for name in [
+            "renewal-schedule",
+            "renewal-periodic",
+            "young",
+            "daly-complete",
+        ] {
+            let p = policy(&v, name);
+            let e = &p["simulated_overhead"];
+            let (mean, se) = (f(&e["point"]), f(&e["stderr"]));
+            let predicted = f(&p["predicted_overhead"]);
+            assert!(
+                ((predicted - mean) / se).abs() < 4.0,
+                "{dist} {name}: simulated {mean} ± {se}, predicted {predicted}"
+            );
+            // The prediction is `interval --dist`'s overhead for the same policy (its
+            // intervals rounded to the simulator's nanoseconds change it by far less).
+            let row = interval["models"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == name)
+                .unwrap();
+            assert!(
+                (predicted / f(&row["overhead"]) - 1.0).abs() < 1e-9,
+                "{dist} {name}"
+            );
+        }
+        // The schedule is not worse than the best period on the same failures: the paired
+        // difference periodic - schedule is positive or not significantly negative.
+        let per = policy(&v, "renewal-periodic");
+        let d = &per["diff_vs_schedule"];
+        assert!(f(&d["ci95"][1]) >= 0.0, "{dist}: {d}");
+        // Common random numbers: the paired difference's standard error is below that of the
+        // difference of two independent means (about 0.4 of it at shape 0.7, 0.65 at 1.5,
+        // where the two policies' chunks differ most; independent streams would give 1).
+        let se = |name: &str| f(&policy(&v, name)["simulated_overhead"]["stderr"]);
+        let unpaired = (se("renewal-periodic").powi(2) + se("renewal-schedule").powi(2)).sqrt();
+        assert!(
+            f(&d["stderr"]) < 0.8 * unpaired,
+            "{dist}: paired {} vs unpaired {unpaired}",
+            d["stderr"]
+        );
+        // The difference itself agrees with the model's.
+        let model = f(&per["predicted_diff"]);
+        assert!(
+            ((model - f(&d["point"])) / f(&d["stderr"])).abs() < 4.0,
+            "{dist}: {d} vs {model}"
+        );
+        assert_eq!(v["verdict"]["schedule_not_worse"], true, "{dist}");
+    }
+}
+
+#[test]
+fn the_validation_report_folder_has_its_data_and_plots() {
+    let dir = std::env::temp_dir().join(format!("ckpt-renewal-validate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let mut args = vec!["validate"];
+    args.extend(JOB);
+    args.extend([
+        "--dist",
+        "weibull:0.7",
+        "--runs",
+        "40",
+        "--work",
+        "100d",
+        "--out",
+        &out,
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let stdout = stdout_of(&args);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "difference.png",
+            "difference.svg",
+            "hazard.png",
+            "hazard.svg",
+            "report.md",
+            "schedule.png",
+            "schedule.svg",
+            "validate.csv",
+            "validate.json"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("validate.json")).unwrap(),
+        stdout
+    );
+    let csv = std::fs::read_to_string(dir.join("validate.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert!(csv.starts_with("policy,first_chunk_s,"), "{csv}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    // The chunks and the hazard side by side: both images on one line.
+    assert!(
+        md.lines()
+            .any(|l| l.contains("(schedule.svg)") && l.contains("(hazard.svg)")),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn sweep(dist: &str, vary: &str, points: &str, dir: &str) -> Value {
+    let mut args = vec!["sweep"];
+    args.extend(JOB);
+    args.extend([
+        "--dist", dist, "--vary", vary, "--points", points, "--out", dir, "-q",
+    ]);
+    stdout_of(&args);
+    serde_json::from_str(&std::fs::read_to_string(format!("{dir}/sweep.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_shape_sweep_gains_nothing_at_the_exponential_and_most_at_small_shapes() {
+    let (m, c, r) = (86400.0, 600.0, 600.0);
+    let dir = std::env::temp_dir().join(format!("ckpt-renewal-sweep-{}", std::process::id()));
+    let dir_s = dir.display().to_string();
+    let v = sweep("weibull:1", "shape=0.5..1.5", "11", &dir_s);
+    assert_eq!(v["family"], "weibull");
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 11);
+    let at = |k: f64| {
+        points
+            .iter()
+            .find(|p| (f(&p["shape"]) - k).abs() < 1e-9)
+            .unwrap()
+    };
+    // Weibull with shape 1 is the exponential: the schedule is Daly's period, nothing gained.
+    let one = at(1.0);
+    assert!(f(&one["gain_pct"]).abs() < 1e-3, "{one}");
+    let best = daly_overhead(m, c, r, daly_optimum(m, c, r));
+    assert!((f(&one["periodic_overhead"]) / best - 1.0).abs() < 1e-9);
+    // Many failures soon after a restart: the more so, the more the schedule gains.
+    assert!(
+        f(&at(0.5)["gain_pct"]) > f(&at(0.8)["gain_pct"]),
+        "{} {}",
+        at(0.5),
+        at(0.8)
+    );
+    assert!(f(&at(0.8)["gain_pct"]) > 0.0);
+    for p in points {
+        let s = f(&p["schedule_overhead"]);
+        let per = f(&p["periodic_overhead"]);
+        assert!(s <= per + f(&p["grid_error"]) + 1e-12, "{p}");
+        for other in ["young_overhead", "daly_overhead"] {
+            assert!(per <= f(&p[other]) * (1.0 + 1e-12), "{p}");
+        }
+    }
+    for file in ["sweep.csv", "gain.svg", "overhead.svg", "report.md"] {
+        assert!(dir.join(file).exists(), "{file}");
+    }
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 12);
+    // The other families sweep their own shape (sigma for the log-normal).
+    let v = sweep("lognormal:1", "shape=0.5..1.5", "2", &dir_s);
+    assert_eq!(v["family"], "lognormal");
+    assert_eq!(v["inputs"]["dist"], "lognormal:1");
+    let v = sweep("gamma:2", "shape=0.5..1.5", "2", &dir_s);
+    assert_eq!(v["points"][0]["shape"], 0.5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_2() {
+    let out = std::env::temp_dir()
+        .join(format!("ckpt-renewal-bad-{}", std::process::id()))
+        .display()
+        .to_string();
+    for (extra, mentions) in [
+        (
+            &["sweep", "--dist", "exp", "--vary", "shape=0.5..1.5"][..],
+            "exponential",
+        ),
+        (&["sweep", "--vary", "shape=0.5..1.5"][..], "--dist"),
+        (
+            &["sweep", "--dist", "weibull:1", "--vary", "shape=1..1"][..],
+            "0 < LO < HI",
+        ),
+        (
+            &["sweep", "--dist", "weibull:1", "--vary", "shape=0..1"][..],
+            "0 < LO < HI",
+        ),
+        (
+            &["sweep", "--dist", "weibull:1", "--vary", "mtbf=1h..2d"][..],
+            "shape=LO..HI",
+        ),
+        (
+            &["sweep", "--dist", "weibull:1", "--vary", "shape=0.01..1"][..],
+            "weibull:0.01",
+        ),
+        (
+            &["validate", "--dist", "weibull:0.7", "--sim", "periodic"][..],
+            "--sim",
+        ),
+        (
+            &["validate", "--dist", "weibull:0.7", "--downtime", "1m"][..],
+            "--downtime",
+        ),
+        (&["validate", "--dist", "weibull:0.01"][..], "weibull:0.01"),
+    ] {
+        let mut args = vec![extra[0]];
+        args.extend(JOB);
+        args.extend(&extra[1..]);
+        if extra[0] == "sweep" {
+            args.extend(["--out", &out]);
+        }
+        let o = ckpt().args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(mentions), "{extra:?}: {err}");
+        assert!(
+            !std::path::Path::new(&out).exists(),
+            "{extra:?}: refused before any work"
+        );
+    }
+}
