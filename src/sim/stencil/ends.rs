@@ -1,51 +1,66 @@
-//! The timed ends of the stencil's activities, grouped by instant.
+//! The timed ends of the stencil's activities, in lanes of one duration each.
 //!
-//! Every task costs the same, so ends pile up on a few instants: on the paper's setting at
-//! level 6, 90,000 ends fall on 2,600 instants. A binary heap of single ends paid a pop (about
-//! 300 instructions) per end; here the heap holds one entry per bucket of ends sharing a
-//! `(time, rule)` key, and an end is a push onto a vector. [`Ends::take`] hands over a whole
-//! class at once in worker order: exactly the order of a queue keyed `(time, rule, worker)`,
-//! since a worker has at most one live end. An end whose worker has moved on (stopped, or
-//! started something else) is stale: the caller tells which are live.
+//! An activity lasts one of a few durations fixed by the configuration: processing after
+//! fetching 0, 1 or 2 inputs, and a send. Ends are scheduled at the current instant plus such a
+//! duration, and instants only move forward, so the ends of one duration arrive in time order:
+//! each duration is a first-in first-out lane, and a push is an append, with no ordering work
+//! at all (a binary heap paid about 300 instructions a pop; buckets per instant found by a
+//! search paid about 50 a push). [`Ends::take`] hands over the ends of one class at one instant
+//! in worker order, each worker once: exactly the order of a queue keyed
+//! `(time, rule, worker)`, since a worker has at most one live end. An end whose worker has
+//! moved on (stopped, or started something else) is stale: the caller tells which are live.
 
 use crate::sim::engine::Nanos;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
-/// Keys of buckets recently opened, so pushes find their bucket without a search: within an
-/// instant the ends pushed fall on four keys (a copy, and processing after 0, 1 or 2 inputs).
-const RECENT: usize = 8;
-const NO_BUCKET: u32 = u32::MAX;
 /// Up to this many workers a class is put in worker order through a bit set, beyond by sorting.
 const BITSET_WORKERS: u32 = 4096;
 
-/// Pending ends (worker indices) by `(time, rule)`.
+/// One duration's pending ends, oldest first: `ends[head..]`.
+#[derive(Debug)]
+struct Lane {
+    rule: u32,
+    ends: Vec<(Nanos, u32)>,
+    head: usize,
+}
+
+impl Lane {
+    fn pending(&self) -> &[(Nanos, u32)] {
+        &self.ends[self.head..]
+    }
+
+    /// Drops the taken ends once they are at least half the vector, so a lane holds about
+    /// what is pending (a few per worker) at a cost of one move per end.
+    fn shrink(&mut self) {
+        if self.head == self.ends.len() {
+            self.ends.clear();
+            self.head = 0;
+        } else if self.head >= 64 && 2 * self.head >= self.ends.len() {
+            self.ends.drain(..self.head);
+            self.head = 0;
+        }
+    }
+}
+
+/// Pending ends (worker indices) by lane; each lane's times never decrease.
 #[derive(Debug)]
 pub(super) struct Ends {
-    /// One entry per bucket. A key may have more than one bucket (when it fell out of
-    /// `recent`); [`Ends::take`] merges them.
-    heap: BinaryHeap<Reverse<(Nanos, u32, u32)>>,
-    buckets: Vec<Vec<u32>>,
-    free: Vec<u32>,
-    recent: [(Nanos, u32, u32); RECENT],
-    /// The place in `recent` of the last bucket pushed to, per parity of the rule: ends of
-    /// copies and of processing are pushed in turns, each class mostly to one key.
-    last: [usize; 2],
-    /// The place in `recent` to overwrite next.
-    next: usize,
+    lanes: Vec<Lane>,
     /// A bit per worker (empty between calls) when there are few enough workers.
     bits: Vec<u64>,
 }
 
 impl Ends {
-    pub fn new(workers: u32) -> Ends {
+    /// Lanes of the given classes (`rules[i]` the class of lane `i`), for `workers` workers.
+    pub fn new(workers: u32, rules: &[u32]) -> Ends {
         Ends {
-            heap: BinaryHeap::new(),
-            buckets: Vec::new(),
-            free: Vec::new(),
-            recent: [(0, 0, NO_BUCKET); RECENT],
-            last: [0; 2],
-            next: 0,
+            lanes: rules
+                .iter()
+                .map(|&rule| Lane {
+                    rule,
+                    ends: Vec::new(),
+                    head: 0,
+                })
+                .collect(),
             bits: if workers <= BITSET_WORKERS {
                 vec![0; workers.div_ceil(64) as usize]
             } else {
@@ -54,68 +69,39 @@ impl Ends {
         }
     }
 
-    /// Schedules an end of `worker`'s activity at `time` in class `rule`.
+    /// Schedules an end of `worker`'s activity at `time` in lane `lane`: no earlier than the
+    /// lane's last end (the lane's duration added to an instant that never goes back).
     #[inline]
-    pub fn push(&mut self, time: Nanos, rule: u32, worker: u32) {
-        // Most pushes go where the previous one went.
-        let (t, r, b) = self.recent[self.last[(rule & 1) as usize]];
-        if t == time && r == rule && b != NO_BUCKET {
-            self.buckets[b as usize].push(worker);
-            return;
-        }
-        self.push_slow(time, rule, worker);
-    }
-
-    fn push_slow(&mut self, time: Nanos, rule: u32, worker: u32) {
-        for (i, &(t, r, b)) in self.recent.iter().enumerate() {
-            if t == time && r == rule && b != NO_BUCKET {
-                self.buckets[b as usize].push(worker);
-                self.last[(rule & 1) as usize] = i;
-                return;
-            }
-        }
-        let b = match self.free.pop() {
-            Some(b) => b,
-            None => {
-                self.buckets.push(Vec::new());
-                (self.buckets.len() - 1) as u32
-            }
-        };
-        self.buckets[b as usize].push(worker);
-        self.heap.push(Reverse((time, rule, b)));
-        self.recent[self.next] = (time, rule, b);
-        self.last[(rule & 1) as usize] = self.next;
-        self.next = (self.next + 1) % RECENT;
-    }
-
-    fn release(&mut self, b: u32) {
-        self.buckets[b as usize].clear();
-        self.free.push(b);
-        for e in &mut self.recent {
-            if e.2 == b {
-                e.2 = NO_BUCKET;
-            }
-        }
+    pub fn push(&mut self, lane: usize, time: Nanos, worker: u32) {
+        let ends = &mut self.lanes[lane].ends;
+        debug_assert!(ends.last().is_none_or(|&(t, _)| t <= time));
+        ends.push((time, worker));
     }
 
     /// Moves the workers with an end at `(time, rule)` into `out` (cleared first), ascending
-    /// and each once; stale ends included: the caller drops them.
+    /// and each once; stale ends included: the caller drops them. Ends before `time` still
+    /// pending are stale (every instant with a live end is visited) and are dropped.
     pub fn take(&mut self, time: Nanos, rule: u32, out: &mut Vec<u32>) {
         out.clear();
         let bitset = !self.bits.is_empty();
-        while let Some(&Reverse((t, r, b))) = self.heap.peek() {
-            if (t, r) != (time, rule) {
-                break;
-            }
-            self.heap.pop();
-            if bitset {
-                for &w in &self.buckets[b as usize] {
-                    self.bits[w as usize / 64] |= 1 << (w % 64);
+        for lane in self.lanes.iter_mut().filter(|l| l.rule == rule) {
+            let mut taken = 0;
+            for &(t, w) in lane.pending() {
+                if t > time {
+                    break;
                 }
-            } else {
-                out.extend_from_slice(&self.buckets[b as usize]);
+                taken += 1;
+                if t < time {
+                    continue;
+                }
+                if bitset {
+                    self.bits[w as usize / 64] |= 1 << (w % 64);
+                } else {
+                    out.push(w);
+                }
             }
-            self.release(b);
+            lane.head += taken;
+            lane.shrink();
         }
         if bitset {
             for (i, word) in self.bits.iter_mut().enumerate() {
@@ -130,17 +116,30 @@ impl Ends {
         }
     }
 
-    /// The time of the first end for which `live(worker, time, rule)` holds. Buckets of stale
-    /// ends only are dropped on the way: an instant with nothing live would change nothing.
+    /// The time of the first end for which `live(worker, time, rule)` holds. Ends of instants
+    /// with nothing live are dropped on the way: such an instant would change nothing.
     pub fn next_time(&mut self, live: impl Fn(u32, Nanos, u32) -> bool) -> Option<Nanos> {
-        while let Some(&Reverse((t, r, b))) = self.heap.peek() {
-            if self.buckets[b as usize].iter().any(|&w| live(w, t, r)) {
-                return Some(t);
+        loop {
+            let t = self
+                .lanes
+                .iter()
+                .filter_map(|l| l.pending().first().map(|e| e.0))
+                .min()?;
+            for lane in &self.lanes {
+                for &(te, w) in lane.pending() {
+                    if te != t {
+                        break;
+                    }
+                    if live(w, t, lane.rule) {
+                        return Some(t);
+                    }
+                }
             }
-            self.heap.pop();
-            self.release(b);
+            for lane in &mut self.lanes {
+                lane.head += lane.pending().iter().take_while(|e| e.0 == t).count();
+                lane.shrink();
+            }
         }
-        None
     }
 }
 
@@ -150,44 +149,70 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
+    /// Three processing lanes and a send lane, with durations that make ends of different
+    /// lanes meet at one instant.
+    const RULES: [u32; 4] = [2, 2, 2, 3];
+    const DURATIONS: [Nanos; 4] = [10, 11, 12, 4];
+
+    fn drain_before(q: &mut Ends, before: Nanos, got: &mut Vec<(Nanos, u32, u32)>) {
+        let mut out = Vec::new();
+        while let Some(t) = q.next_time(|_, _, _| true).filter(|&t| t < before) {
+            for r in 2..4 {
+                q.take(t, r, &mut out);
+                got.extend(out.iter().map(|&w| (t, r, w)));
+            }
+        }
+    }
+
     proptest! {
-        // Against a plain ordered set of (time, rule, worker): the same classes in the
-        // same order, whatever falls out of the recent keys.
+        // Against a plain ordered set of (time, rule, worker), with pushes made as a run
+        // makes them (at an instant that moves forward, between the takes): the same classes
+        // in the same order, each worker once.
         #[test]
         fn takes_classes_in_key_order(
-            ends in proptest::collection::vec((0u64..6, 2u32..4, 0u32..70), 0..300),
+            pushes in proptest::collection::vec((0u64..4, 0usize..4, 0u32..70), 0..300),
             many: bool,
         ) {
             // Both ways of ordering a class: the bit set and the sort.
             let workers = if many { BITSET_WORKERS + 1 } else { 70 };
-            let mut q = Ends::new(workers);
+            let mut q = Ends::new(workers, &RULES);
             let mut reference = BTreeSet::new();
-            for &(t, r, w) in &ends {
-                q.push(t, r, w);
-                reference.insert((t, r, w));
-            }
             let mut got = Vec::new();
-            let mut out = Vec::new();
-            while let Some(t) = q.next_time(|_, _, _| true) {
-                for r in 2..4 {
-                    q.take(t, r, &mut out);
-                    got.extend(out.iter().map(|&w| (t, r, w)));
-                }
+            let mut now = 0;
+            for &(gap, lane, w) in &pushes {
+                now += gap;
+                drain_before(&mut q, now, &mut got);
+                let time = now + DURATIONS[lane];
+                q.push(lane, time, w);
+                reference.insert((time, RULES[lane], w));
             }
+            drain_before(&mut q, Nanos::MAX, &mut got);
             prop_assert_eq!(got, reference.into_iter().collect::<Vec<_>>());
         }
     }
 
     #[test]
     fn stale_only_instants_are_skipped() {
-        let mut q = Ends::new(8);
-        q.push(5, 2, 1);
-        q.push(7, 2, 2);
-        q.push(7, 3, 1);
+        let mut q = Ends::new(8, &[2, 3]);
+        q.push(0, 5, 1);
+        q.push(0, 7, 2);
+        q.push(1, 7, 1);
         assert_eq!(q.next_time(|w, t, _| (w, t) != (1, 5)), Some(7));
         let mut out = Vec::new();
         q.take(7, 2, &mut out);
         assert_eq!(out, [2]);
         assert_eq!(q.next_time(|_, _, _| false), None);
+    }
+
+    #[test]
+    fn stale_ends_left_behind_are_dropped() {
+        let mut q = Ends::new(8, &[2, 3]);
+        q.push(0, 5, 1);
+        q.push(0, 7, 2);
+        let mut out = Vec::new();
+        // Nothing was taken at 5 (its end went stale): taking at 7 drops it.
+        q.take(7, 2, &mut out);
+        assert_eq!(out, [2]);
+        assert_eq!(q.next_time(|_, _, _| true), None);
     }
 }

@@ -56,11 +56,6 @@ impl Pair {
         }
     }
 
-    /// Both places, an unused one holding [`NO_TASK`].
-    pub(crate) fn ids(&self) -> [u32; 2] {
-        self.ids
-    }
-
     fn len(&self) -> usize {
         (self.ids[0] != NONE) as usize + (self.ids[1] != NONE) as usize
     }
@@ -70,13 +65,35 @@ impl Pair {
     #[inline]
     pub fn iter(&self) -> impl Iterator<Item = u32> {
         let [a, b] = self.ids;
-        // An unused first place means an unused second one.
-        [a, b].into_iter().take_while(|&x| x != NONE)
+        PairIter { a, b }
     }
 
     /// The ids, without repeats.
     pub fn as_slice(&self) -> &[u32] {
         &self.ids[..self.len()]
+    }
+}
+
+/// The ids of a [`Pair`]: the first place, then the second moved up. An unused first place
+/// means an unused second one, so one comparison ends the walk; unrolled, it is the two tests
+/// a hand-written loop would make.
+struct PairIter {
+    a: u32,
+    b: u32,
+}
+
+impl Iterator for PairIter {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.a == NONE {
+            return None;
+        }
+        let x = self.a;
+        self.a = self.b;
+        self.b = NONE;
+        Some(x)
     }
 }
 

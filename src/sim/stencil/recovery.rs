@@ -19,7 +19,7 @@ impl State<'_> {
         // entry: rolling them back would change nothing.
         for t in self.active_window() {
             let x = l.tri_of[t as usize] as usize;
-            if self.tri_incomplete[x] > 0 && !rolled[x] {
+            if self.tri[x].incomplete > 0 && !rolled[x] {
                 rolled[x] = true;
                 work.push(x as u32);
             }
@@ -28,13 +28,21 @@ impl State<'_> {
         while i < work.len() {
             let x = work[i];
             i += 1;
-            for d in l.entries_of(x) {
-                let y = l.tri_of[d as usize] as usize;
-                if !rolled[y] && self.tri_incomplete[y] == 0 && !self.available(d) {
-                    rolled[y] = true;
-                    work.push(y as u32);
+            // The entries of `x` (its tasks' dependencies in other triangles), walked in place:
+            // an iterator chain over the triangle cost more than the rest of the recovery.
+            l.for_each_task(x, |t| {
+                for d in l.deps[t as usize].iter() {
+                    let y = l.tri_of[d as usize];
+                    if y != x
+                        && !rolled[y as usize]
+                        && self.tri[y as usize].incomplete == 0
+                        && !self.available(d)
+                    {
+                        rolled[y as usize] = true;
+                        work.push(y);
+                    }
                 }
-            }
+            });
         }
         // Executions in progress: their triangles are incomplete by definition.
         for w in 0..self.workers.len() as u32 {
@@ -43,7 +51,7 @@ impl State<'_> {
             }
         }
         for &x in &work {
-            if self.tri_incomplete[x as usize] == l.tri_size(x) {
+            if self.tri[x as usize].incomplete == l.tri_size(x) {
                 continue;
             }
             l.for_each_task(x, |t| {

@@ -3,11 +3,12 @@
 //!
 //! Each instant is processed in the order of 3.6: failures (with ring repair), ends of
 //! processing by worker index, ends of remote copies by worker index, recovery, idle workers
-//! taking tasks by ascending index, ready workers starting. Timed ends live in [`Ends`],
-//! grouped by `(time, rule)` and handed over sorted by worker, so they are handled in exactly
-//! the order of a queue keyed `(time, rule, worker)`; a stopped activity leaves a stale entry,
-//! told apart by the worker's activity and due time. Dependencies are signalled: a completing task wakes the
-//! worker holding each of its consumers.
+//! taking tasks by ascending index, ready workers starting. Timed ends live in [`Ends`], one
+//! lane per duration, and are handed over a class and an instant at a time sorted by worker,
+//! so they are handled in exactly the order of a queue keyed `(time, rule, worker)`; a stopped
+//! activity leaves a stale entry, told apart by the worker's activity and due time.
+//! Dependencies are signalled: a completing task wakes the worker holding each of its
+//! consumers.
 
 use super::config::{Failures, Recovery, StencilConfig, TraceFailure};
 use super::ends::Ends;
@@ -189,9 +190,13 @@ pub(super) const COPIES: u8 = PLAIN | LOCAL | REMOTE;
 
 const RULE_PROCESSING: u32 = 2;
 const RULE_COPY: u32 = 3;
+/// The classes of the lanes of [`Ends`]: processing after fetching 0, 1 or 2 inputs, a send.
+const LANES: [u32; 4] = [RULE_PROCESSING, RULE_PROCESSING, RULE_PROCESSING, RULE_COPY];
+const LANE_COPY: usize = 3;
 
 /// Whether `wk`'s current activity ends at `time` in class `rule`: a worker has one activity,
 /// so an end that does not match it is stale.
+#[inline(always)]
 fn live(wk: &Worker, time: Nanos, rule: u32) -> bool {
     wk.due == time
         && match wk.act {
@@ -237,6 +242,13 @@ pub(super) struct TaskState {
     pub inputs: u8,
     /// Holder while HELD/RUNNING, producer once COMPLETE.
     pub who: u32,
+}
+
+/// The open counts of one triangle: it is secured when both are zero.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct TriCount {
+    pub incomplete: u32,
+    pub pending: u32,
 }
 
 /// The tasks put back in the queue (every one below the never-taken cursor): a bit per task,
@@ -314,8 +326,9 @@ pub(super) struct State<'a> {
     /// Per worker, the length of its producer list at which to compact it next.
     compact_at: Vec<u32>,
     pub ready: Vec<u32>,
-    pub tri_incomplete: Vec<u32>,
-    pub tri_pending: Vec<u32>,
+    /// Per triangle, its incomplete tasks and its checkpoint tasks whose remote copy was not
+    /// made: side by side, so the securing test (both zero) is one load.
+    pub tri: Vec<TriCount>,
     pub complete: u32,
     pub copies_held: u64,
     pub f: RunFigures,
@@ -331,7 +344,12 @@ impl<'a> State<'a> {
         for i in 0..w {
             idle[i / 64] |= 1 << (i % 64);
         }
-        let (tri_incomplete, tri_pending) = l.triangle_counts();
+        let mut tri = vec![TriCount::default(); l.triangles()];
+        for (&x, &c) in l.tri_of.iter().zip(&l.is_checkpoint) {
+            let n = &mut tri[x as usize];
+            n.incomplete += 1;
+            n.pending += c as u32;
+        }
         State {
             l,
             cfg,
@@ -350,12 +368,11 @@ impl<'a> State<'a> {
             cursor: 0,
             low: 0,
             requeued: Requeued::new(n),
-            events: Ends::new(cfg.workers),
+            events: Ends::new(cfg.workers, &LANES),
             batch: Vec::new(),
             compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
-            tri_incomplete,
-            tri_pending,
+            tri,
             complete: 0,
             copies_held: 0,
             f: RunFigures {
@@ -368,6 +385,7 @@ impl<'a> State<'a> {
         }
     }
 
+    #[inline(always)]
     pub fn guard(&self, w: u32) -> u32 {
         if w + 1 == self.cfg.workers { 0 } else { w + 1 }
     }
@@ -376,10 +394,12 @@ impl<'a> State<'a> {
         if w == 0 { self.cfg.workers - 1 } else { w - 1 }
     }
 
+    #[inline(always)]
     fn set_idle(&mut self, w: u32) {
         self.idle[w as usize / 64] |= 1 << (w % 64);
     }
 
+    #[inline(always)]
     fn clear_idle(&mut self, w: u32) {
         self.idle[w as usize / 64] &= !(1 << (w % 64));
     }
@@ -425,6 +445,7 @@ impl<'a> State<'a> {
     }
 
     /// The smallest queued id: a put-back task (all lie below the cursor) or the cursor.
+    #[inline(always)]
     fn queue_head(&mut self) -> Option<u32> {
         if let Some(t) = self.requeued.pop_lowest() {
             return Some(t);
@@ -437,10 +458,12 @@ impl<'a> State<'a> {
         }
     }
 
+    #[inline(always)]
     fn queue_empty(&self) -> bool {
         self.requeued.is_empty() && self.cursor as usize >= self.tasks.len()
     }
 
+    #[inline(always)]
     fn deps_complete(&self, t: u32) -> bool {
         self.l.deps[t as usize]
             .iter()
@@ -448,12 +471,14 @@ impl<'a> State<'a> {
     }
 
     /// Whether worker `w` holds a copy of `d`'s output.
+    #[inline(always)]
     fn in_memory(&self, w: u32, d: u32) -> bool {
         let ts = self.tasks[d as usize];
         (ts.who == w && ts.flags & (PLAIN | LOCAL) != 0)
             || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
     }
 
+    #[inline(always)]
     fn take(&mut self, w: u32) {
         let Some(t) = self.queue_head() else { return };
         let wk = self.workers[w as usize];
@@ -483,23 +508,28 @@ impl<'a> State<'a> {
         }
     }
 
+    #[inline(always)]
     fn start(&mut self, w: u32) {
         let Act::Waiting(t) = self.workers[w as usize].act else {
             return;
         };
-        if !self.deps_complete(t) {
-            return;
-        }
+        // One pass over the dependencies: all complete, and how many inputs to fetch.
         let mut k = 0u64;
+        let mut missing = None;
         for d in self.l.deps[t as usize].iter() {
-            if self.tasks[d as usize].flags & COPIES == 0 {
-                let (dt, dn) = self.l.grid.coords(d);
-                let (tt, tn) = self.l.grid.coords(t);
-                self.fail(format!("worker {w} starts T({tt},{tn}) but the output of T({dt},{dn}) is in no live memory"));
+            let ds = self.tasks[d as usize];
+            if ds.status != COMPLETE {
+                return;
+            }
+            if ds.flags & COPIES == 0 && missing.is_none() {
+                missing = Some(d);
             }
             if !self.in_memory(w, d) {
                 k += 1;
             }
+        }
+        if let Some(d) = missing {
+            self.missing_input(w, t, d);
         }
         let now = self.now;
         let transfer = k * self.cfg.transfer_cost;
@@ -516,7 +546,17 @@ impl<'a> State<'a> {
         let due = wk.due;
         self.tasks[t as usize].status = RUNNING;
         self.f.executions += 1;
-        self.events.push(due, RULE_PROCESSING, w);
+        // Lane k: processing after fetching k inputs (at most two).
+        self.events.push(k as usize, due, w);
+    }
+
+    #[cold]
+    fn missing_input(&mut self, w: u32, t: u32, d: u32) {
+        let (dt, dn) = self.l.grid.coords(d);
+        let (tt, tn) = self.l.grid.coords(t);
+        self.fail(format!(
+            "worker {w} starts T({tt},{tn}) but the output of T({dt},{dn}) is in no live memory"
+        ));
     }
 
     fn end_processing(&mut self, w: u32) {
@@ -532,7 +572,7 @@ impl<'a> State<'a> {
         ts.who = w;
         ts.inputs = inputs;
         self.complete += 1;
-        self.tri_incomplete[x as usize] -= 1;
+        self.tri[x as usize].incomplete -= 1;
         self.f.transfer += transfer;
         self.produced[w as usize].push(t);
         let wk = &mut self.workers[w as usize];
@@ -544,7 +584,7 @@ impl<'a> State<'a> {
             wk.since = now;
             wk.due = now.saturating_add(self.cfg.backup_cost);
             let due = wk.due;
-            self.events.push(due, RULE_COPY, w);
+            self.events.push(LANE_COPY, due, w);
         } else {
             self.tasks[ti].flags = PLAIN;
             wk.act = Act::Idle;
@@ -568,6 +608,7 @@ impl<'a> State<'a> {
     }
 
     /// Release tests after `t` completed: its plain dependencies, itself, its triangle.
+    #[inline(always)]
     fn release_tests(&mut self, t: u32) {
         let l = self.l;
         for d in l.deps[t as usize].iter() {
@@ -580,6 +621,7 @@ impl<'a> State<'a> {
         self.check_secured_of(t);
     }
 
+    #[inline(always)]
     fn try_release_plain(&mut self, d: u32) {
         let ds = self.tasks[d as usize];
         if ds.status != COMPLETE || ds.flags & PLAIN == 0 {
@@ -593,8 +635,10 @@ impl<'a> State<'a> {
         }
     }
 
+    #[inline(always)]
     pub fn secured(&self, x: u32) -> bool {
-        self.tri_incomplete[x as usize] == 0 && self.tri_pending[x as usize] == 0
+        let n = self.tri[x as usize];
+        n.incomplete | n.pending == 0
     }
 
     pub fn check_secured(&mut self, x: u32) {
@@ -606,6 +650,7 @@ impl<'a> State<'a> {
     }
 
     /// [`State::check_secured`] for the triangle of task `t`.
+    #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
         if !self.secured(self.l.tri_of[t as usize]) {
             return;
@@ -614,6 +659,7 @@ impl<'a> State<'a> {
         l.for_each_watched_of(t, |c| self.try_release_checkpoint(c));
     }
 
+    #[inline(always)]
     fn try_release_checkpoint(&mut self, c: u32) {
         let cs = self.tasks[c as usize];
         if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
@@ -626,6 +672,7 @@ impl<'a> State<'a> {
     }
 
     /// Clears the given copy flags of `t`, keeping the held-copies count.
+    #[inline(always)]
     pub fn drop_copies(&mut self, t: u32, which: u8) {
         let ts = &mut self.tasks[t as usize];
         let gone = ts.flags & which;
@@ -654,11 +701,12 @@ impl<'a> State<'a> {
         self.check_secured_of(t);
     }
 
+    #[inline(always)]
     pub fn mark_remote_done(&mut self, t: u32) {
         let ts = &mut self.tasks[t as usize];
         if ts.flags & REMOTE_DONE == 0 {
             ts.flags |= REMOTE_DONE;
-            self.tri_pending[self.l.tri_of[t as usize] as usize] -= 1;
+            self.tri[self.l.tri_of[t as usize] as usize].pending -= 1;
         }
     }
 
@@ -674,7 +722,7 @@ impl<'a> State<'a> {
         }
         self.drop_copies(t, COPIES);
         if ts.flags & REMOTE_DONE != 0 {
-            self.tri_pending[self.l.tri_of[ti] as usize] += 1;
+            self.tri[self.l.tri_of[ti] as usize].pending += 1;
         }
         self.tasks[ti].flags = 0;
         let transfer = ts.inputs as u64 * self.cfg.transfer_cost;
@@ -682,7 +730,7 @@ impl<'a> State<'a> {
         self.f.transfer -= transfer;
         self.f.cancelled_executions += 1;
         self.complete -= 1;
-        self.tri_incomplete[self.l.tri_of[ti] as usize] += 1;
+        self.tri[self.l.tri_of[ti] as usize].incomplete += 1;
         self.low = self.low.min(t);
         self.requeue(t);
     }
@@ -874,8 +922,8 @@ impl<'a> State<'a> {
             }
         }
         assert_eq!(held, self.copies_held);
-        assert_eq!(incomplete, self.tri_incomplete);
-        assert_eq!(pending, self.tri_pending);
+        assert!(incomplete.iter().eq(self.tri.iter().map(|n| &n.incomplete)));
+        assert!(pending.iter().eq(self.tri.iter().map(|n| &n.pending)));
         for (t, ts) in self.tasks.iter().enumerate() {
             if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
                 let all = l.all_consumer_tris(t as u32, |x| self.secured(x));

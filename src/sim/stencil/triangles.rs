@@ -1,7 +1,7 @@
 //! Checkpoint triangles of level L (docs/simulation.md §3.2), checkpoint tasks, and the precomputed
 //! tables the simulation reads: membership, consumer triangles, entry checkpoints.
 
-use super::graph::{Grid, NO_TASK, Pair};
+use super::graph::{Grid, Pair};
 
 /// The kind of a big triangle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,9 +161,6 @@ impl Layout {
         let w = grid.width();
         let half = w / 2;
         let rows = grid.rows();
-        let mut deps = Vec::with_capacity(n);
-        let mut consumers = Vec::with_capacity(n);
-        let mut tri_of = Vec::with_capacity(n);
         // Row by row, with no division per task. In row t the ids run over the up-triangles
         // U_j (at n = 2j + 1 + o, o = (t-1) % 2, id (t-1)W + j), then the down-triangles D_j
         // (at n = 2j + 2 - o, id (t-1)W + W/2 + j). A U reads the D below it and feeds its two
@@ -171,58 +168,77 @@ impl Layout {
         // modulo W/2, the neighbours at n - 1 and n + 1 are:
         //   o = 0: U_j feeds D_{j-1}, D_j;  D_j reads U_j, U_{j+1};
         //   o = 1: U_j feeds D_j, D_{j+1};  D_j reads U_{j-1}, U_j.
+        // A task is a checkpoint task when a consumer (a D beside a U in its row, the U above a
+        // D) lies in another triangle: read off the triangles of rows t and t + 1.
+        let mut deps = vec![Pair::default(); n];
+        let mut consumers = vec![Pair::default(); n];
+        let mut tri_of = vec![0u32; n];
+        let mut is_checkpoint = vec![false; n];
         let mut row_tri = vec![0u32; w as usize];
-        for t in 1..=rows {
+        let mut next_tri = vec![0u32; w as usize];
+        if let Some(tr) = tris {
+            tr.fill_row(1, &mut row_tri);
+        }
+        let wu = w as usize;
+        for (((t, dep), con), (tri, ckpt)) in (1..=rows)
+            .zip(deps.chunks_exact_mut(wu))
+            .zip(consumers.chunks_exact_mut(wu))
+            .zip(
+                tri_of
+                    .chunks_exact_mut(wu)
+                    .zip(is_checkpoint.chunks_exact_mut(wu)),
+            )
+        {
             let base = (t - 1) * w;
             let odd = (t - 1) % 2;
             let prev = |j: u32| if j == 0 { half - 1 } else { j - 1 };
             let next = |j: u32| if j + 1 == half { 0 } else { j + 1 };
-            deps.extend((0..half).map(|j| {
+            let (dep_u, dep_d) = dep.split_at_mut(half as usize);
+            let (con_u, con_d) = con.split_at_mut(half as usize);
+            for j in 0..half {
+                let ju = j as usize;
                 if t > 1 {
-                    Pair::one(base - half + j)
-                } else {
-                    Pair::default()
+                    dep_u[ju] = Pair::one(base - half + j);
                 }
-            }));
-            consumers.extend((0..half).map(|j| {
-                if odd == 0 {
+                con_u[ju] = if odd == 0 {
                     Pair::two(base + half + prev(j), base + half + j)
                 } else {
                     Pair::two(base + half + j, base + half + next(j))
-                }
-            }));
-            deps.extend((0..half).map(|j| {
-                if odd == 0 {
+                };
+                dep_d[ju] = if odd == 0 {
                     Pair::two(base + j, base + next(j))
                 } else {
                     Pair::two(base + prev(j), base + j)
-                }
-            }));
-            consumers.extend((0..half).map(|j| {
+                };
                 if t < rows {
-                    Pair::one(base + w + j)
-                } else {
-                    Pair::default()
+                    con_d[ju] = Pair::one(base + w + j);
                 }
-            }));
-            if let Some(tr) = tris {
-                tr.fill_row(t, &mut row_tri);
             }
-            // U_j sits at the 0-based position 2j + o, D_j at 2j + 1 - o.
-            tri_of.extend((0..half).map(|j| row_tri[(2 * j + odd) as usize]));
-            tri_of.extend((0..half).map(|j| row_tri[(2 * j + 1 - odd) as usize]));
+            // Without checkpoints every task is in triangle 0 and none is a checkpoint task.
+            let Some(tr) = tris else { continue };
+            if t < rows {
+                tr.fill_row(t + 1, &mut next_tri);
+            }
+            let (cur, up) = (&row_tri[..], &next_tri[..]);
+            let (tri_u, tri_d) = tri.split_at_mut(half as usize);
+            let (ckpt_u, ckpt_d) = ckpt.split_at_mut(half as usize);
+            // U_j sits at the 0-based position 2j + o and feeds the positions beside it; D_j
+            // sits at 2j + 1 - o and feeds the same position in the next row.
+            for j in 0..half as usize {
+                let p = 2 * j + odd as usize;
+                let x = cur[p];
+                let left = cur[if p == 0 { wu - 1 } else { p - 1 }];
+                let right = cur[if p + 1 == wu { 0 } else { p + 1 }];
+                tri_u[j] = x;
+                ckpt_u[j] = left != x || right != x;
+                let p = 2 * j + 1 - odd as usize;
+                let x = cur[p];
+                tri_d[j] = x;
+                ckpt_d[j] = t < rows && up[p] != x;
+            }
+            std::mem::swap(&mut row_tri, &mut next_tri);
         }
         let count = tris.map_or(1, |tr| tr.count()) as usize;
-        let mut is_checkpoint = vec![false; n];
-        if tris.is_some() {
-            for i in 0..n {
-                let x = tri_of[i];
-                is_checkpoint[i] = consumers[i]
-                    .ids()
-                    .iter()
-                    .any(|&c| c != NO_TASK && tri_of[c as usize] != x);
-            }
-        }
         Layout {
             grid,
             tris,
@@ -341,7 +357,7 @@ impl Layout {
     /// [`Layout::for_each_watched`] for the triangle of task `t`. At level 1 every triangle is
     /// one task, `t` itself, whose checkpoint dependencies are all it watches: enumerating it
     /// from the geometry cost more than the rest of a level-1 securing.
-    #[inline]
+    #[inline(always)]
     pub fn for_each_watched_of(&self, t: u32, mut f: impl FnMut(u32)) {
         if self.tris.is_some_and(|tr| tr.height() == 1) {
             for d in self.deps[t as usize].iter() {
@@ -362,6 +378,7 @@ impl Layout {
     }
 
     /// Whether every triangle consuming task `t` satisfies `f`.
+    #[inline(always)]
     pub fn all_consumer_tris(&self, t: u32, mut f: impl FnMut(u32) -> bool) -> bool {
         self.consumers[t as usize]
             .iter()
