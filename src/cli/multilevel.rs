@@ -8,7 +8,8 @@ use super::merge::ShardArg;
 use super::parse::duration0;
 use ckpt::job::shard::Shard;
 use ckpt::job::{
-    Job, MultilevelFormat, Reporting, SimulateMultilevel, SweepMultilevel, ValidateMultilevel,
+    Job, MultilevelFormat, PatternCheck, Reporting, SimulateMultilevel, SweepMultilevel,
+    ValidateMultilevel,
 };
 use ckpt::model::multilevel::{Level, Levels, MultilevelAnswer, MultilevelError, Pattern};
 use ckpt::report::multilevel as report;
@@ -460,16 +461,19 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
         grid_points: v.points,
     };
     let job = ValidateMultilevel {
-        levels,
-        pattern,
-        options,
+        setup: PatternCheck {
+            levels,
+            pattern,
+            options,
+        },
         report: Reporting {
             format: v.format.into(),
             out: v.out.clone(),
             args: argv.to_vec(),
         },
     };
-    ckpt::validate::multilevel::plan(&job.levels, &job.pattern, &job.options)
+    let s = &job.setup;
+    ckpt::validate::multilevel::plan(&s.levels, &s.pattern, &s.options)
         .map_err(super::validate::validate_error)?;
     Ok(Job::ValidateMultilevel(job))
 }

@@ -7,7 +7,7 @@ use super::renewal::{model_checks, model_error, model_job};
 use super::sweep::SweepArgs;
 use super::validate::{SimArg, ValidateArgs, validate_error};
 use ckpt::failure::Shape;
-use ckpt::job::{Reporting, SweepRenewal, ValidateRenewal};
+use ckpt::job::{PolicyCheck, Reporting, SweepRenewal, ValidateRenewal};
 use ckpt::sweep::renewal::ShapeSweep;
 use ckpt::validate::renewal::{DEFAULT_WORK_MTBFS, RenewalPolicies, RenewalValidateOptions};
 
@@ -60,8 +60,7 @@ pub fn validate_job(args: &ValidateArgs, argv: &[String]) -> Result<ValidateRene
     };
     ckpt::validate::renewal::configs(&policies, &options).map_err(validate_error)?;
     Ok(ValidateRenewal {
-        policies,
-        options,
+        setup: PolicyCheck { policies, options },
         report: Reporting {
             format: args.format.into(),
             out: args.out.clone(),

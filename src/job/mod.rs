@@ -42,14 +42,16 @@
 //! ```
 
 mod multilevel;
+mod paired;
 mod renewal;
 pub mod shard;
 mod simulate;
 mod sweep;
 mod validate;
 
-pub use multilevel::{MultilevelFormat, SimulateMultilevel, ValidateMultilevel};
-pub use renewal::{SweepRenewal, ValidateRenewal};
+pub use multilevel::{MultilevelFormat, PatternCheck, SimulateMultilevel, ValidateMultilevel};
+pub use paired::{Paired, PairedRuns};
+pub use renewal::{PolicyCheck, SweepRenewal, ValidateRenewal};
 pub use simulate::{
     Simulate, SimulatePeriodic, SimulateReplicated, SimulateSchedule, SimulateStencil, Simulation,
 };
@@ -274,18 +276,13 @@ impl Job {
             Job::ValidateIntervals(_) => {}
             Job::SimulateMultilevel(t) => t.config.validate()?,
             Job::SimulateSchedule(t) => t.config.validate()?,
-            Job::ValidateMultilevel(t) => {
-                crate::validate::multilevel::plan(&t.levels, &t.pattern, &t.options)?;
-            }
+            Job::ValidateMultilevel(t) => t.setup.check()?,
             Job::SweepMultilevel(t) => {
                 for v in [t.sweep.lo, t.sweep.hi] {
                     t.sweep.levels_at(v)?;
                 }
             }
-            Job::ValidateRenewal(t) => {
-                t.policies.model()?;
-                crate::validate::renewal::configs(&t.policies, &t.options)?;
-            }
+            Job::ValidateRenewal(t) => t.setup.check()?,
             Job::SweepRenewal(t) => {
                 let (lo, hi) = (t.sweep.lo, t.sweep.hi);
                 if !(lo > 0.0 && hi > lo && hi.is_finite()) {

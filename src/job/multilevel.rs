@@ -1,6 +1,7 @@
 //! Multi-level checkpointing as jobs: `simulate multilevel`, `validate --level` and
 //! `sweep --level`, each run whole or in shards like the other commands.
 
+use super::paired::{Paired, PairedRuns};
 use super::{JobError, Output, Reporting, Slice, Task};
 use crate::model::multilevel::{Levels, Pattern};
 use crate::report::{self, Format};
@@ -9,6 +10,7 @@ use crate::sim::multilevel::{self as msim, MultilevelConfig, MultilevelRun};
 use crate::sim::run::Scenario;
 use crate::validate::multilevel::{self as mval, MultilevelValidateOptions};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// How `simulate multilevel` prints: the generic [`super::Simulate`] job knows only a table and
 /// JSON, this one also a CSV, which is why it is a job of its own.
@@ -89,40 +91,48 @@ impl SimulateMultilevel {
 
 /// `ckpt validate --level ...`: the model's pattern, a grid of base intervals and the
 /// neighbouring strides against the simulator.
+pub type ValidateMultilevel = Paired<PatternCheck>;
+
+/// What `validate --level` simulates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ValidateMultilevel {
+pub struct PatternCheck {
     /// The levels.
     pub levels: Levels,
     /// The model's optimal pattern, computed once when the job is made.
     pub pattern: Pattern,
     /// Work, runs, seed, grid.
     pub options: MultilevelValidateOptions,
-    /// How to report.
-    pub report: Reporting,
 }
 
-impl Task for ValidateMultilevel {
-    /// One run's wall time under every pattern.
-    type Item = Vec<Nanos>;
+impl PairedRuns for PatternCheck {
     const LABEL: &'static str = "validate multilevel";
-    fn total(&self) -> u64 {
+    fn runs(&self) -> u64 {
         self.options.runs
     }
-    fn compute(&self, s: &Slice) -> Result<Vec<Vec<Nanos>>, JobError> {
-        let range = s.range.clone();
+    fn check(&self) -> Result<(), JobError> {
+        mval::plan(&self.levels, &self.pattern, &self.options)?;
+        Ok(())
+    }
+    fn per_run(
+        &self,
+        threads: usize,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<Nanos>>, JobError> {
+        let (levels, pattern) = (&self.levels, &self.pattern);
         Ok(mval::per_run(
-            &self.levels,
-            &self.pattern,
+            levels,
+            pattern,
             &self.options,
-            s.threads,
+            threads,
             range,
-            s.tick,
+            tick,
         )?)
     }
-    fn finish(&self, runs: Vec<Vec<Nanos>>) -> Result<Output, JobError> {
+    fn report(&self, runs: Vec<Vec<Nanos>>, report: &Reporting) -> Result<Output, JobError> {
         let v = mval::finish(&self.levels, &self.pattern, &self.options, runs)?;
         use report::validate_multilevel as r;
-        self.report.output(
+        report.output(
             || r::table(&v),
             || r::json(&v),
             |command| r::files(&v, command),

@@ -1,8 +1,9 @@
 //! One job under renewal failures as jobs: `validate --dist` (no `--procs`) and
 //! `sweep --dist FAMILY:K --vary shape=LO..HI`, each run whole or in shards like the others.
 
+use super::paired::{Paired, PairedRuns};
 use super::sweep::Sweeping;
-use super::{JobError, Output, Reporting, Slice, Task};
+use super::{JobError, Output, Reporting};
 use crate::report;
 use crate::sim::engine::Nanos;
 use crate::sweep::renewal::{self as rsweep, ShapePoint, ShapeSweep};
@@ -13,37 +14,45 @@ use std::path::Path;
 
 /// `ckpt validate --dist ...` for one job: the schedule, the best period, Young and Daly under
 /// the same simulated failures.
+pub type ValidateRenewal = Paired<PolicyCheck>;
+
+/// What `validate --dist` for one job simulates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ValidateRenewal {
+pub struct PolicyCheck {
     /// The job and its policies, computed once when the job is made.
     pub policies: RenewalPolicies,
     /// Work, runs, seed.
     pub options: RenewalValidateOptions,
-    /// How to report.
-    pub report: Reporting,
 }
 
-impl Task for ValidateRenewal {
-    /// One run's wall time under every policy.
-    type Item = Vec<Nanos>;
+impl PairedRuns for PolicyCheck {
     const LABEL: &'static str = "validate renewal";
-    fn total(&self) -> u64 {
+    fn runs(&self) -> u64 {
         self.options.runs
     }
-    fn compute(&self, s: &Slice) -> Result<Vec<Vec<Nanos>>, JobError> {
-        let range = s.range.clone();
+    fn check(&self) -> Result<(), JobError> {
+        self.policies.model()?;
+        rval::configs(&self.policies, &self.options)?;
+        Ok(())
+    }
+    fn per_run(
+        &self,
+        threads: usize,
+        range: Range<u64>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<Vec<Nanos>>, JobError> {
         Ok(rval::per_run(
             &self.policies,
             &self.options,
-            s.threads,
+            threads,
             range,
-            s.tick,
+            tick,
         )?)
     }
-    fn finish(&self, runs: Vec<Vec<Nanos>>) -> Result<Output, JobError> {
+    fn report(&self, runs: Vec<Vec<Nanos>>, report: &Reporting) -> Result<Output, JobError> {
         let v = rval::finish(&self.policies, &self.options, runs)?;
         use report::validate_renewal as r;
-        self.report.output(
+        report.output(
             || r::table(&v),
             || r::json(&v),
             |command| r::files(&v, command),
