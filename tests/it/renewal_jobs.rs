@@ -325,3 +325,40 @@ fn bad_input_gets_one_line_and_exit_2() {
         );
     }
 }
+
+/// The README's figures for one job under renewal failures are what the commands beside them
+/// print (a guard against drift: the expected figures are the README's). Each line
+/// `ckpt ARGS  # gain X%` or `# periodic +X% [A, B]` of its section is run as written.
+#[test]
+fn the_readme_renewal_figures_are_what_the_commands_print() {
+    let readme = crate::common::read_package_file("README.md");
+    let section = readme
+        .split("## Failures that are not exponential")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the README's section on non-exponential failures");
+    let mut checked = 0;
+    for line in section.lines() {
+        let Some((command, figure)) = line.split_once("  # ") else {
+            continue;
+        };
+        let Some(args) = command.trim().strip_prefix("ckpt ") else {
+            continue;
+        };
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let out = stdout_of(&args);
+        let expected = if let Some(gain) = figure.strip_prefix("gain ") {
+            format!("gain over the best period: {gain}")
+        } else if let Some(diff) = figure.strip_prefix("periodic ") {
+            diff.to_string()
+        } else {
+            panic!("unknown README figure `{figure}`");
+        };
+        assert!(
+            out.contains(&expected),
+            "`{command}` prints\n{out}\nnot `{expected}`"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "the README's five renewal figures");
+}
