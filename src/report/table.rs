@@ -61,6 +61,16 @@ pub fn render(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String 
     layout(header, align, rows, false)
 }
 
+/// A table, a blank line, then a paragraph (a verdict): what the validations print.
+pub fn with_paragraph(
+    header: &[&str],
+    align: &[Align],
+    rows: &[Vec<String>],
+    paragraph: &str,
+) -> String {
+    format!("{}\n{paragraph}\n", render(header, align, rows))
+}
+
 /// [`render`] with a rule of dashes under the header, as wide as the table.
 ///
 /// ```

@@ -3,7 +3,7 @@
 use super::interval::{JsonInputs, SCHEMA_VERSION};
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{self, Align, render};
+use super::table::{self, Align};
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
 use serde::Serialize;
@@ -275,11 +275,8 @@ fn rows(v: &Validation) -> Vec<Vec<String>> {
 
 /// The table for a terminal.
 pub fn table(v: &Validation) -> String {
-    let mut out = render(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
-    out.push('\n');
-    out.push_str(&verdict_paragraph(v));
-    out.push('\n');
-    out
+    let align = Align::columns("lrrrrrl");
+    table::with_paragraph(&COLUMNS, &align, &rows(v), &verdict_paragraph(v))
 }
 
 /// `report.md`.

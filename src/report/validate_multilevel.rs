@@ -5,7 +5,7 @@
 use super::markdown;
 use super::multilevel::JsonLevelInputs;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
-use super::table::{self, Align, render};
+use super::table::{self, Align};
 use crate::units::format_duration;
 use crate::validate::multilevel::{
     MultilevelValidateOptions, MultilevelValidation, MultilevelVerdict, PatternPoint, PointKind,
@@ -287,11 +287,8 @@ fn rows<'a>(points: impl Iterator<Item = &'a PatternPoint>) -> Vec<Vec<String>> 
 /// The table for a terminal: the model's pattern and its neighbours, then the verdict.
 pub fn table(v: &MultilevelValidation) -> String {
     let rows = rows(v.points.iter().filter(|p| p.kind != PointKind::Grid));
-    let mut out = render(&COLUMNS, &Align::columns("llrrrrrl"), &rows);
-    out.push('\n');
-    out.push_str(&verdict_paragraph(v));
-    out.push('\n');
-    out
+    let align = Align::columns("llrrrrrl");
+    table::with_paragraph(&COLUMNS, &align, &rows, &verdict_paragraph(v))
 }
 
 /// `report.md`.

@@ -5,7 +5,7 @@
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
 use super::renewal::RenewalInputsJson;
-use super::table::{self, Align, render};
+use super::table::{self, Align};
 use crate::failure::Lifetime;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
@@ -413,11 +413,8 @@ fn rows(v: &RenewalValidation) -> Vec<Vec<String>> {
 
 /// The table for a terminal, then the verdict.
 pub fn table(v: &RenewalValidation) -> String {
-    let mut out = render(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
-    out.push('\n');
-    out.push_str(&verdict_paragraph(v));
-    out.push('\n');
-    out
+    let align = Align::columns("lrrrrrl");
+    table::with_paragraph(&COLUMNS, &align, &rows(v), &verdict_paragraph(v))
 }
 
 /// `report.md`: the verdict, the chunks and the hazard side by side (one line, two images),
