@@ -329,6 +329,8 @@ pub(super) struct State<'a> {
     /// Per triangle, its incomplete tasks and its checkpoint tasks whose remote copy was not
     /// made: side by side, so the securing test (both zero) is one load.
     pub tri: Vec<TriCount>,
+    /// Every triangle is one task (level 1): whether it is secured is read off the task.
+    one_task_tris: bool,
     pub complete: u32,
     pub copies_held: u64,
     pub f: RunFigures,
@@ -373,6 +375,7 @@ impl<'a> State<'a> {
             compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
             tri,
+            one_task_tris: l.tris.is_some_and(|tr| tr.height() == 1),
             complete: 0,
             copies_held: 0,
             f: RunFigures {
@@ -478,22 +481,24 @@ impl<'a> State<'a> {
             || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
     }
 
+    /// Step (5) for idle worker `w`, and step (6) at once when its task can start: starting
+    /// it here rather than after every take changes nothing (a start touches only its own
+    /// worker and task, and the ends it schedules are put in worker order when taken).
     #[inline(always)]
     fn take(&mut self, w: u32) {
         let Some(t) = self.queue_head() else { return };
+        let now = self.now;
         let wk = self.workers[w as usize];
         debug_assert_eq!(wk.act, Act::Idle);
-        self.f.idle += self.now - wk.since;
+        self.f.idle += now - wk.since;
         self.clear_idle(w);
         let wk = &mut self.workers[w as usize];
         wk.act = Act::Waiting(t);
-        wk.since = self.now;
+        wk.since = now;
         let ts = &mut self.tasks[t as usize];
         ts.status = HELD;
         ts.who = w;
-        if self.deps_complete(t) {
-            self.ready.push(w);
-        }
+        self.start_task(w, t);
     }
 
     fn take_idle(&mut self) {
@@ -513,6 +518,12 @@ impl<'a> State<'a> {
         let Act::Waiting(t) = self.workers[w as usize].act else {
             return;
         };
+        self.start_task(w, t);
+    }
+
+    /// Starts `t`, held by `w`, if its dependencies are all complete.
+    #[inline(always)]
+    fn start_task(&mut self, w: u32, t: u32) {
         // One pass over the dependencies: all complete, and how many inputs to fetch.
         let mut k = 0u64;
         let mut missing = None;
@@ -649,10 +660,23 @@ impl<'a> State<'a> {
         l.for_each_watched(x, |c| self.try_release_checkpoint(c));
     }
 
+    /// Whether the triangle of `t` is secured, when it holds `t` alone: `t` is complete and,
+    /// if a checkpoint task, its remote copy was made (the two counts of [`TriCount`]).
+    #[inline(always)]
+    fn task_secured(&self, t: u32) -> bool {
+        let ts = self.tasks[t as usize];
+        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
+    }
+
     /// [`State::check_secured`] for the triangle of task `t`.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
-        if !self.secured(self.l.tri_of[t as usize]) {
+        let secured = if self.one_task_tris {
+            self.task_secured(t)
+        } else {
+            self.secured(self.l.tri_of[t as usize])
+        };
+        if !secured {
             return;
         }
         let l = self.l;
@@ -665,7 +689,14 @@ impl<'a> State<'a> {
         if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
             return;
         }
-        if self.l.all_consumer_tris(c, |x| self.secured(x)) {
+        let all = if self.one_task_tris {
+            self.l.consumers[c as usize]
+                .iter()
+                .all(|d| self.task_secured(d))
+        } else {
+            self.l.all_consumer_tris(c, |x| self.secured(x))
+        };
+        if all {
             self.drop_copies(c, LOCAL | REMOTE);
             self.tasks[c as usize].flags |= RELEASED;
         }
@@ -831,24 +862,41 @@ impl<'a> State<'a> {
         lo..hi.max(lo)
     }
 
-    /// Takes the ends of class `rule` at `now` and handles them in worker order; an entry
+    /// Takes the ends of class `RULE` at `now` and handles them in worker order; an entry
     /// whose worker has moved on since is dropped. Handling one end pushes none of the same
     /// class at the same instant (an end of processing pushes a copy, an end of copy nothing),
-    /// and changes no other worker, so one batch holds them all.
-    fn handle_ends(&mut self, rule: u32) {
-        let mut batch = std::mem::take(&mut self.batch);
-        self.events.take(self.now, rule, &mut batch);
-        for &w in &batch {
-            if !live(&self.workers[w as usize], self.now, rule) {
-                continue;
+    /// and changes no other worker, so one batch holds them all. With few workers the batch is
+    /// read straight off the bit set of [`Ends`], a word at a time.
+    fn handle_ends<const RULE: u32>(&mut self) {
+        if self.events.mark(self.now, RULE) {
+            for i in 0..self.events.words() {
+                let mut word = self.events.take_word(i);
+                while word != 0 {
+                    let w = (i * 64) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    self.handle_end::<RULE>(w);
+                }
             }
-            if rule == RULE_PROCESSING {
-                self.end_processing(w);
-            } else {
-                self.end_copy(w);
+        } else {
+            let mut batch = std::mem::take(&mut self.batch);
+            self.events.take(self.now, RULE, &mut batch);
+            for &w in &batch {
+                self.handle_end::<RULE>(w);
             }
+            self.batch = batch;
         }
-        self.batch = batch;
+    }
+
+    #[inline(always)]
+    fn handle_end<const RULE: u32>(&mut self, w: u32) {
+        if !live(&self.workers[w as usize], self.now, RULE) {
+            return;
+        }
+        if RULE == RULE_PROCESSING {
+            self.end_processing(w);
+        } else {
+            self.end_copy(w);
+        }
     }
 
     /// The next instant with a live end.
@@ -1023,8 +1071,8 @@ pub fn simulate(
         let mut first = true;
         loop {
             // (2) ends of processing, (3) ends of remote copies, each by worker index.
-            s.handle_ends(RULE_PROCESSING);
-            s.handle_ends(RULE_COPY);
+            s.handle_ends::<RULE_PROCESSING>();
+            s.handle_ends::<RULE_COPY>();
             if first && failed {
                 // (4) recovery; (5) every held task goes back before idle workers take.
                 match cfg.recovery {
@@ -1040,8 +1088,10 @@ pub fn simulate(
             }
             first = false;
             // (5) idle workers take the head of the queue; (6) ready ones start.
-            s.take_idle();
+            // The workers woken by ends start first, as if after the takes: a take starts its
+            // worker at once (see `State::take`), and neither step changes the other's.
             s.start_ready();
+            s.take_idle();
             if let Some(e) = s.error.take() {
                 return Err(SimError::Protocol {
                     time: s.now,
