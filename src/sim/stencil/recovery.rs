@@ -19,7 +19,7 @@ impl State<'_> {
         // entry: rolling them back would change nothing.
         for t in self.active_window() {
             let x = l.tri_of[t as usize] as usize;
-            if self.tri[x].incomplete > 0 && !rolled[x] {
+            if !rolled[x] && self.incomplete_tri_of(t) {
                 rolled[x] = true;
                 work.push(x as u32);
             }
@@ -35,7 +35,7 @@ impl State<'_> {
                     let y = l.tri_of[d as usize];
                     if y != x
                         && !rolled[y as usize]
-                        && self.tri[y as usize].incomplete == 0
+                        && !self.incomplete_tri_of(d)
                         && !self.available(d)
                     {
                         rolled[y as usize] = true;
@@ -51,7 +51,7 @@ impl State<'_> {
             }
         }
         for &x in &work {
-            if self.tri[x as usize].incomplete == l.tri_size(x) {
+            if self.all_incomplete(x) {
                 continue;
             }
             l.for_each_task(x, |t| {
