@@ -28,9 +28,11 @@ impl State<'_> {
         while i < work.len() {
             let x = work[i];
             i += 1;
-            // The entries of `x` (its tasks' dependencies in other triangles), walked in place:
-            // an iterator chain over the triangle cost more than the rest of the recovery.
-            l.for_each_task(x, |t| {
+            // The entries of `x` (its tasks' dependencies in other triangles), walked in place
+            // over the only tasks that can have one: an iterator chain over the triangle cost
+            // more than the rest of the recovery, and a walk over all its tasks about a tenth
+            // of a level-6 run.
+            l.for_each_edge_task(x, |t| {
                 for d in l.deps[t as usize].iter() {
                     let y = l.tri_of[d as usize];
                     if y != x

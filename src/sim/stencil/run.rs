@@ -656,10 +656,18 @@ impl<'a> State<'a> {
     #[inline(always)]
     pub fn secured(&self, x: u32) -> bool {
         if self.one_task_tris {
-            return self.l.tasks_of(x).all(|t| self.task_secured(t));
+            return self.one_task_secured(x);
         }
         let n = self.tri[x as usize];
         n.incomplete | n.pending == 0
+    }
+
+    /// [`State::secured`] when every triangle is one task: off the hot paths (which test the
+    /// task), and kept out of line so that the counts' test stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn one_task_secured(&self, x: u32) -> bool {
+        self.l.tasks_of(x).all(|t| self.task_secured(t))
     }
 
     /// Whether the triangle of task `t` has an incomplete task.
