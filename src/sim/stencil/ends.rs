@@ -83,7 +83,16 @@ impl Ends {
     /// pending are stale (every instant with a live end is visited) and are dropped.
     pub fn take(&mut self, time: Nanos, rule: u32, out: &mut Vec<u32>) {
         out.clear();
-        let bitset = !self.bits.is_empty();
+        if self.mark(time, rule) {
+            for i in 0..self.words() {
+                let mut word = self.take_word(i);
+                while word != 0 {
+                    out.push((i * 64) as u32 + word.trailing_zeros());
+                    word &= word - 1;
+                }
+            }
+            return;
+        }
         for lane in self.lanes.iter_mut().filter(|l| l.rule == rule) {
             let mut taken = 0;
             for &(t, w) in lane.pending() {
@@ -91,29 +100,51 @@ impl Ends {
                     break;
                 }
                 taken += 1;
-                if t < time {
-                    continue;
-                }
-                if bitset {
-                    self.bits[w as usize / 64] |= 1 << (w % 64);
-                } else {
+                if t == time {
                     out.push(w);
                 }
             }
             lane.head += taken;
             lane.shrink();
         }
-        if bitset {
-            for (i, word) in self.bits.iter_mut().enumerate() {
-                while *word != 0 {
-                    out.push((i * 64) as u32 + word.trailing_zeros());
-                    *word &= *word - 1;
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// [`Ends::take`] into the bit set, when there is one (`false` otherwise, and nothing is
+    /// taken): the workers are then read with [`Ends::take_word`], each word once.
+    #[inline]
+    pub fn mark(&mut self, time: Nanos, rule: u32) -> bool {
+        if self.bits.is_empty() {
+            return false;
+        }
+        for lane in self.lanes.iter_mut().filter(|l| l.rule == rule) {
+            let mut taken = 0;
+            for &(t, w) in lane.pending() {
+                if t > time {
+                    break;
+                }
+                taken += 1;
+                if t == time {
+                    self.bits[w as usize / 64] |= 1 << (w % 64);
                 }
             }
-        } else {
-            out.sort_unstable();
-            out.dedup();
+            lane.head += taken;
+            lane.shrink();
         }
+        true
+    }
+
+    /// Words of the bit set.
+    #[inline]
+    pub fn words(&self) -> usize {
+        self.bits.len()
+    }
+
+    /// Word `i` of the bit set (workers `64 i ..`), cleared.
+    #[inline]
+    pub fn take_word(&mut self, i: usize) -> u64 {
+        std::mem::take(&mut self.bits[i])
     }
 
     /// The time of the first end for which `live(worker, time, rule)` holds. Ends of instants

@@ -19,7 +19,7 @@ impl State<'_> {
         // entry: rolling them back would change nothing.
         for t in self.active_window() {
             let x = l.tri_of[t as usize] as usize;
-            if self.tri[x].incomplete > 0 && !rolled[x] {
+            if !rolled[x] && self.incomplete_tri_of(t) {
                 rolled[x] = true;
                 work.push(x as u32);
             }
@@ -28,14 +28,16 @@ impl State<'_> {
         while i < work.len() {
             let x = work[i];
             i += 1;
-            // The entries of `x` (its tasks' dependencies in other triangles), walked in place:
-            // an iterator chain over the triangle cost more than the rest of the recovery.
-            l.for_each_task(x, |t| {
+            // The entries of `x` (its tasks' dependencies in other triangles), walked in place
+            // over the only tasks that can have one: an iterator chain over the triangle cost
+            // more than the rest of the recovery, and a walk over all its tasks about a tenth
+            // of a level-6 run.
+            l.for_each_edge_task(x, |t| {
                 for d in l.deps[t as usize].iter() {
                     let y = l.tri_of[d as usize];
                     if y != x
                         && !rolled[y as usize]
-                        && self.tri[y as usize].incomplete == 0
+                        && !self.incomplete_tri_of(d)
                         && !self.available(d)
                     {
                         rolled[y as usize] = true;
@@ -51,7 +53,7 @@ impl State<'_> {
             }
         }
         for &x in &work {
-            if self.tri[x as usize].incomplete == l.tri_size(x) {
+            if self.all_incomplete(x) {
                 continue;
             }
             l.for_each_task(x, |t| {

@@ -327,8 +327,12 @@ pub(super) struct State<'a> {
     compact_at: Vec<u32>,
     pub ready: Vec<u32>,
     /// Per triangle, its incomplete tasks and its checkpoint tasks whose remote copy was not
-    /// made: side by side, so the securing test (both zero) is one load.
-    pub tri: Vec<TriCount>,
+    /// made: side by side, so the securing test (both zero) is one load. Empty when every
+    /// triangle is one task.
+    tri: Vec<TriCount>,
+    /// Every triangle is one task (level 1): its two counts are read off the task's status and
+    /// flags instead of kept (eight bytes a task and two updates per execution saved).
+    one_task_tris: bool,
     pub complete: u32,
     pub copies_held: u64,
     pub f: RunFigures,
@@ -344,11 +348,15 @@ impl<'a> State<'a> {
         for i in 0..w {
             idle[i / 64] |= 1 << (i % 64);
         }
-        let mut tri = vec![TriCount::default(); l.triangles()];
-        for (&x, &c) in l.tri_of.iter().zip(&l.is_checkpoint) {
-            let n = &mut tri[x as usize];
-            n.incomplete += 1;
-            n.pending += c as u32;
+        let one_task_tris = l.tris.is_some_and(|tr| tr.height() == 1);
+        let mut tri = Vec::new();
+        if !one_task_tris {
+            tri = vec![TriCount::default(); l.triangles()];
+            for (&x, &c) in l.tri_of.iter().zip(&l.is_checkpoint) {
+                let n = &mut tri[x as usize];
+                n.incomplete += 1;
+                n.pending += c as u32;
+            }
         }
         State {
             l,
@@ -373,6 +381,7 @@ impl<'a> State<'a> {
             compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
             tri,
+            one_task_tris,
             complete: 0,
             copies_held: 0,
             f: RunFigures {
@@ -478,22 +487,24 @@ impl<'a> State<'a> {
             || (ts.flags & REMOTE != 0 && self.guard(ts.who) == w)
     }
 
+    /// Step (5) for idle worker `w`, and step (6) at once when its task can start: starting
+    /// it here rather than after every take changes nothing (a start touches only its own
+    /// worker and task, and the ends it schedules are put in worker order when taken).
     #[inline(always)]
     fn take(&mut self, w: u32) {
         let Some(t) = self.queue_head() else { return };
+        let now = self.now;
         let wk = self.workers[w as usize];
         debug_assert_eq!(wk.act, Act::Idle);
-        self.f.idle += self.now - wk.since;
+        self.f.idle += now - wk.since;
         self.clear_idle(w);
         let wk = &mut self.workers[w as usize];
         wk.act = Act::Waiting(t);
-        wk.since = self.now;
+        wk.since = now;
         let ts = &mut self.tasks[t as usize];
         ts.status = HELD;
         ts.who = w;
-        if self.deps_complete(t) {
-            self.ready.push(w);
-        }
+        self.start_task(w, t);
     }
 
     fn take_idle(&mut self) {
@@ -513,6 +524,12 @@ impl<'a> State<'a> {
         let Act::Waiting(t) = self.workers[w as usize].act else {
             return;
         };
+        self.start_task(w, t);
+    }
+
+    /// Starts `t`, held by `w`, if its dependencies are all complete.
+    #[inline(always)]
+    fn start_task(&mut self, w: u32, t: u32) {
         // One pass over the dependencies: all complete, and how many inputs to fetch.
         let mut k = 0u64;
         let mut missing = None;
@@ -566,13 +583,14 @@ impl<'a> State<'a> {
         let transfer = inputs as u64 * self.cfg.transfer_cost;
         let now = self.now;
         let ti = t as usize;
-        let x = self.l.tri_of[ti];
         let ts = &mut self.tasks[ti];
         ts.status = COMPLETE;
         ts.who = w;
         ts.inputs = inputs;
         self.complete += 1;
-        self.tri[x as usize].incomplete -= 1;
+        if !self.one_task_tris {
+            self.tri[self.l.tri_of[ti] as usize].incomplete -= 1;
+        }
         self.f.transfer += transfer;
         self.produced[w as usize].push(t);
         let wk = &mut self.workers[w as usize];
@@ -637,8 +655,34 @@ impl<'a> State<'a> {
 
     #[inline(always)]
     pub fn secured(&self, x: u32) -> bool {
+        if self.one_task_tris {
+            return self.one_task_secured(x);
+        }
         let n = self.tri[x as usize];
         n.incomplete | n.pending == 0
+    }
+
+    /// [`State::secured`] when every triangle is one task: off the hot paths (which test the
+    /// task), and kept out of line so that the counts' test stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn one_task_secured(&self, x: u32) -> bool {
+        self.l.tasks_of(x).all(|t| self.task_secured(t))
+    }
+
+    /// Whether the triangle of task `t` has an incomplete task.
+    #[inline(always)]
+    pub fn incomplete_tri_of(&self, t: u32) -> bool {
+        if self.one_task_tris {
+            self.tasks[t as usize].status != COMPLETE
+        } else {
+            self.tri[self.l.tri_of[t as usize] as usize].incomplete > 0
+        }
+    }
+
+    /// Whether every task of triangle `x` is incomplete (`false` when unsure).
+    pub fn all_incomplete(&self, x: u32) -> bool {
+        !self.one_task_tris && self.tri[x as usize].incomplete == self.l.tri_size(x)
     }
 
     pub fn check_secured(&mut self, x: u32) {
@@ -649,10 +693,23 @@ impl<'a> State<'a> {
         l.for_each_watched(x, |c| self.try_release_checkpoint(c));
     }
 
+    /// Whether the triangle of `t` is secured, when it holds `t` alone: `t` is complete and,
+    /// if a checkpoint task, its remote copy was made (the two counts of [`TriCount`]).
+    #[inline(always)]
+    fn task_secured(&self, t: u32) -> bool {
+        let ts = self.tasks[t as usize];
+        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
+    }
+
     /// [`State::check_secured`] for the triangle of task `t`.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
-        if !self.secured(self.l.tri_of[t as usize]) {
+        let secured = if self.one_task_tris {
+            self.task_secured(t)
+        } else {
+            self.secured(self.l.tri_of[t as usize])
+        };
+        if !secured {
             return;
         }
         let l = self.l;
@@ -665,7 +722,14 @@ impl<'a> State<'a> {
         if cs.status != COMPLETE || cs.flags & RELEASED != 0 {
             return;
         }
-        if self.l.all_consumer_tris(c, |x| self.secured(x)) {
+        let all = if self.one_task_tris {
+            self.l.consumers[c as usize]
+                .iter()
+                .all(|d| self.task_secured(d))
+        } else {
+            self.l.all_consumer_tris(c, |x| self.secured(x))
+        };
+        if all {
             self.drop_copies(c, LOCAL | REMOTE);
             self.tasks[c as usize].flags |= RELEASED;
         }
@@ -706,7 +770,9 @@ impl<'a> State<'a> {
         let ts = &mut self.tasks[t as usize];
         if ts.flags & REMOTE_DONE == 0 {
             ts.flags |= REMOTE_DONE;
-            self.tri[self.l.tri_of[t as usize] as usize].pending -= 1;
+            if !self.one_task_tris {
+                self.tri[self.l.tri_of[t as usize] as usize].pending -= 1;
+            }
         }
     }
 
@@ -721,7 +787,7 @@ impl<'a> State<'a> {
             self.stop(p);
         }
         self.drop_copies(t, COPIES);
-        if ts.flags & REMOTE_DONE != 0 {
+        if ts.flags & REMOTE_DONE != 0 && !self.one_task_tris {
             self.tri[self.l.tri_of[ti] as usize].pending += 1;
         }
         self.tasks[ti].flags = 0;
@@ -730,7 +796,9 @@ impl<'a> State<'a> {
         self.f.transfer -= transfer;
         self.f.cancelled_executions += 1;
         self.complete -= 1;
-        self.tri[self.l.tri_of[ti] as usize].incomplete += 1;
+        if !self.one_task_tris {
+            self.tri[self.l.tri_of[ti] as usize].incomplete += 1;
+        }
         self.low = self.low.min(t);
         self.requeue(t);
     }
@@ -831,24 +899,41 @@ impl<'a> State<'a> {
         lo..hi.max(lo)
     }
 
-    /// Takes the ends of class `rule` at `now` and handles them in worker order; an entry
+    /// Takes the ends of class `RULE` at `now` and handles them in worker order; an entry
     /// whose worker has moved on since is dropped. Handling one end pushes none of the same
     /// class at the same instant (an end of processing pushes a copy, an end of copy nothing),
-    /// and changes no other worker, so one batch holds them all.
-    fn handle_ends(&mut self, rule: u32) {
-        let mut batch = std::mem::take(&mut self.batch);
-        self.events.take(self.now, rule, &mut batch);
-        for &w in &batch {
-            if !live(&self.workers[w as usize], self.now, rule) {
-                continue;
+    /// and changes no other worker, so one batch holds them all. With few workers the batch is
+    /// read straight off the bit set of [`Ends`], a word at a time.
+    fn handle_ends<const RULE: u32>(&mut self) {
+        if self.events.mark(self.now, RULE) {
+            for i in 0..self.events.words() {
+                let mut word = self.events.take_word(i);
+                while word != 0 {
+                    let w = (i * 64) as u32 + word.trailing_zeros();
+                    word &= word - 1;
+                    self.handle_end::<RULE>(w);
+                }
             }
-            if rule == RULE_PROCESSING {
-                self.end_processing(w);
-            } else {
-                self.end_copy(w);
+        } else {
+            let mut batch = std::mem::take(&mut self.batch);
+            self.events.take(self.now, RULE, &mut batch);
+            for &w in &batch {
+                self.handle_end::<RULE>(w);
             }
+            self.batch = batch;
         }
-        self.batch = batch;
+    }
+
+    #[inline(always)]
+    fn handle_end<const RULE: u32>(&mut self, w: u32) {
+        if !live(&self.workers[w as usize], self.now, RULE) {
+            return;
+        }
+        if RULE == RULE_PROCESSING {
+            self.end_processing(w);
+        } else {
+            self.end_copy(w);
+        }
     }
 
     /// The next instant with a live end.
@@ -922,8 +1007,15 @@ impl<'a> State<'a> {
             }
         }
         assert_eq!(held, self.copies_held);
-        assert!(incomplete.iter().eq(self.tri.iter().map(|n| &n.incomplete)));
-        assert!(pending.iter().eq(self.tri.iter().map(|n| &n.pending)));
+        if self.one_task_tris {
+            for x in 0..l.triangles() as u32 {
+                let secured = incomplete[x as usize] | pending[x as usize] == 0;
+                assert_eq!(self.secured(x), secured, "triangle {x} at {}", self.now);
+            }
+        } else {
+            assert!(incomplete.iter().eq(self.tri.iter().map(|n| &n.incomplete)));
+            assert!(pending.iter().eq(self.tri.iter().map(|n| &n.pending)));
+        }
         for (t, ts) in self.tasks.iter().enumerate() {
             if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
                 let all = l.all_consumer_tris(t as u32, |x| self.secured(x));
@@ -1023,8 +1115,8 @@ pub fn simulate(
         let mut first = true;
         loop {
             // (2) ends of processing, (3) ends of remote copies, each by worker index.
-            s.handle_ends(RULE_PROCESSING);
-            s.handle_ends(RULE_COPY);
+            s.handle_ends::<RULE_PROCESSING>();
+            s.handle_ends::<RULE_COPY>();
             if first && failed {
                 // (4) recovery; (5) every held task goes back before idle workers take.
                 match cfg.recovery {
@@ -1040,8 +1132,10 @@ pub fn simulate(
             }
             first = false;
             // (5) idle workers take the head of the queue; (6) ready ones start.
-            s.take_idle();
+            // The workers woken by ends start first, as if after the takes: a take starts its
+            // worker at once (see `State::take`), and neither step changes the other's.
             s.start_ready();
+            s.take_idle();
             if let Some(e) = s.error.take() {
                 return Err(SimError::Protocol {
                     time: s.now,

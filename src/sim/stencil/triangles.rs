@@ -330,6 +330,28 @@ impl Layout {
         }
     }
 
+    /// Calls `f` on the tasks of triangle `x` that may read outside it, in the order of
+    /// [`Layout::for_each_task`]: its whole first row and the two ends of every other row. A
+    /// task inside a later row reads the task below it, in the wider (U) or one-narrower (D)
+    /// row beneath, or its neighbours in its own row, all in `x`; so these are a superset of the
+    /// tasks with an entry, at O(H) of the triangle's O(H^2) tasks.
+    pub fn for_each_edge_task(&self, x: u32, mut f: impl FnMut(u32)) {
+        let s = self.span(x);
+        let g = self.grid;
+        for k in 0..s.rows {
+            let t = s.first_row + k;
+            let (start, len) = s.row(k);
+            if k == 0 || len <= 2 {
+                for i in 0..len as u64 {
+                    f(g.id(t, wrap(start as u64 + i, s.w) + 1));
+                }
+            } else {
+                f(g.id(t, start + 1));
+                f(g.id(t, wrap(start as u64 + len as u64 - 1, s.w) + 1));
+            }
+        }
+    }
+
     /// Tasks of triangle `x`, row by row (within a row in no particular order).
     pub fn tasks_of(&self, x: u32) -> impl Iterator<Item = u32> + '_ {
         let s = self.span(x);
@@ -530,7 +552,20 @@ mod tests {
                 let entries: BTreeSet<u32> = l.entries_of(x).collect();
                 let expect: BTreeSet<u32> =
                     read.iter().copied().filter(|&d| l.tri_of[d as usize] != x).collect();
-                prop_assert_eq!(entries, expect);
+                prop_assert_eq!(&entries, &expect);
+                // The edge tasks: members, in the order of the full walk, reading every entry.
+                let mut edge = Vec::new();
+                l.for_each_edge_task(x, |t| edge.push(t));
+                let mut walk = Vec::new();
+                l.for_each_task(x, |t| walk.push(t));
+                let mut at = walk.iter();
+                prop_assert!(edge.iter().all(|t| at.any(|u| u == t)), "{:?} in {:?}", edge, walk);
+                let read_by_edge: BTreeSet<u32> = edge
+                    .iter()
+                    .flat_map(|&t| g.deps(t).as_slice().to_vec())
+                    .filter(|&d| l.tri_of[d as usize] != x)
+                    .collect();
+                prop_assert_eq!(read_by_edge, expect);
             }
         }
     }
