@@ -599,58 +599,29 @@ fn the_job_array_script_names_the_binary_it_cannot_find() {
 
 #[test]
 fn renewal_validation_and_shape_sweep_shards_merge_to_the_single_process_bytes() {
-    // `validate --dist` for one job: the report folder too.
-    let args = [
-        "validate",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "10m",
-        "--restart",
-        "10m",
-        "--dist",
-        "weibull:0.7",
-        "--runs",
-        "20",
-        "--work",
-        "50d",
-        "--format",
-        "json",
-        "--out",
-        "report",
-    ];
-    let one = scratch("renewal-validate-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("renewal-validate-shards");
-    let files = shards(&dir, &args, 3);
-    assert_eq!(merge_in(&dir, &files, &[]), single);
-    let a = folder(&one.join("report"));
-    assert!(a.contains_key("hazard.svg") && a.contains_key("validate.csv"));
-    assert_eq!(a, folder(&dir.join("report")));
-
-    let args = [
-        "sweep",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "10m",
-        "--restart",
-        "10m",
-        "--dist",
-        "gamma:1",
-        "--vary",
-        "shape=0.6..1.4",
-        "--points",
-        "5",
-        "--out",
-        "report",
-    ];
-    let one = scratch("renewal-sweep-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("renewal-sweep-shards");
-    let files = shards(&dir, &args, 3);
-    assert_eq!(merge_in(&dir, &files, &[]), single);
-    let a = folder(&one.join("report"));
-    assert!(a.contains_key("gain.svg") && a.contains_key("sweep.json"));
-    assert_eq!(a, folder(&dir.join("report")));
+    let job = "--mtbf 24h --cost 10m --restart 10m";
+    // `validate --dist` for one job, then the shape sweep: stdout and the report folder.
+    for (name, command, expected) in [
+        (
+            "renewal-validate",
+            "validate --dist weibull:0.7 --runs 20 --work 50d --format json",
+            ["hazard.svg", "validate.csv"],
+        ),
+        (
+            "renewal-sweep",
+            "sweep --dist gamma:1 --vary shape=0.6..1.4 --points 5",
+            ["gain.svg", "sweep.json"],
+        ),
+    ] {
+        let line = format!("{command} {job} --out report");
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let one = scratch(&format!("{name}-single"));
+        let single = run_in(&one, &args);
+        let dir = scratch(&format!("{name}-shards"));
+        let files = shards(&dir, &args, 3);
+        assert_eq!(merge_in(&dir, &files, &[]), single, "{name}");
+        let a = folder(&one.join("report"));
+        assert!(expected.iter().all(|f| a.contains_key(*f)), "{name}");
+        assert_eq!(a, folder(&dir.join("report")), "{name}");
+    }
 }
