@@ -81,12 +81,9 @@ impl Sweeping for ShapeSweep {
         points: Vec<ShapePoint>,
         command: &str,
         out: &Path,
-    ) -> Result<Output, JobError> {
+    ) -> Result<(String, report::Files), JobError> {
         let result = rsweep::finish(self, points)?;
-        Ok(Output {
-            text: report::sweep_renewal::summary_line(&result, out),
-            out: Some(out.to_path_buf()),
-            files: report::sweep_renewal::files(&result, command)?,
-        })
+        let files = report::sweep_renewal::files(&result, command)?;
+        Ok((report::sweep_renewal::summary_line(&result, out), files))
     }
 }

@@ -32,7 +32,7 @@ pub trait Sweeping: Serialize + DeserializeOwned {
         points: Vec<Self::Point>,
         command: &str,
         out: &Path,
-    ) -> Result<Output, JobError>;
+    ) -> Result<(String, report::Files), JobError>;
 }
 
 /// `ckpt sweep`: a sweep reported into `out`.
@@ -82,8 +82,14 @@ impl<S: Sweeping> Task for Sweep<S> {
         self.sweep.points(range, s.tick)
     }
     fn finish(&self, points: Vec<S::Point>) -> Result<Output, JobError> {
-        self.sweep
-            .report(points, &command_line(&self.args), &self.out)
+        let (text, files) = self
+            .sweep
+            .report(points, &command_line(&self.args), &self.out)?;
+        Ok(Output {
+            text,
+            out: Some(self.out.clone()),
+            files,
+        })
     }
 }
 
@@ -105,13 +111,10 @@ impl Sweeping for SweepPlan {
         points: Vec<SweepPoint>,
         command: &str,
         out: &Path,
-    ) -> Result<Output, JobError> {
+    ) -> Result<(String, report::Files), JobError> {
         let result = sweep::finish(&self.inputs, &self.spec, points)?;
-        Ok(Output {
-            text: report::sweep::summary_line(&result, out),
-            out: Some(out.to_path_buf()),
-            files: report::sweep::files(&result, command)?,
-        })
+        let files = report::sweep::files(&result, command)?;
+        Ok((report::sweep::summary_line(&result, out), files))
     }
 }
 
@@ -133,14 +136,9 @@ impl Sweeping for LevelSweep {
         points: Vec<LevelSweepPoint>,
         command: &str,
         out: &Path,
-    ) -> Result<Output, JobError> {
+    ) -> Result<(String, report::Files), JobError> {
         let result = msweep::finish(self, points)?;
         let files = report::sweep_multilevel::files(&result, command)?;
-        let text = report::sweep_multilevel::summary_line(&result, out);
-        Ok(Output {
-            text,
-            out: Some(out.to_path_buf()),
-            files,
-        })
+        Ok((report::sweep_multilevel::summary_line(&result, out), files))
     }
 }

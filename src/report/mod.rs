@@ -21,6 +21,9 @@ pub mod validate_multilevel;
 pub mod validate_renewal;
 pub mod validate_stencil;
 
+/// A report folder's files, `(name, bytes)`, in the order they are written.
+pub type Files = Vec<(String, Vec<u8>)>;
+
 /// A JSON document as every report writes it: pretty, with a final newline. The documents hold
 /// only finite numbers (missing figures are null), so serialization cannot fail in practice;
 /// if it ever did, the error itself becomes the document rather than a panic.
