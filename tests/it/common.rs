@@ -42,6 +42,23 @@ pub fn temp_file(folder: &str, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Stdout of `ckpt merge` over `args` run as `n` shards, each its own process, the shard files
+/// kept as `<folder>/<name>-<i>.json` (see [`temp_file`]).
+pub fn merged_shards(args: &[&str], n: u64, folder: &str, name: &str) -> String {
+    let files: Vec<String> = (0..n)
+        .map(|i| {
+            let shard = format!("{i}/{n}");
+            let mut a = args.to_vec();
+            a.extend(["--shard", &shard]);
+            let path = temp_file(folder, &format!("{name}-{i}.json"), &stdout_of(&a));
+            path.display().to_string()
+        })
+        .collect();
+    let mut merge = vec!["merge"];
+    merge.extend(files.iter().map(String::as_str));
+    stdout_of(&merge)
+}
+
 /// Equal structure, equal strings, numbers equal to `rel` relative; the values of object keys
 /// named in `ignored` need only be present on both sides. `Err` names the first difference by
 /// its path from `path` (`$` at the top).

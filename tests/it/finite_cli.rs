@@ -540,8 +540,6 @@ fn readme_ml_training_numbers() {
 /// process's bytes, for an asynchronous and for an allocation run.
 #[test]
 fn shards_carry_the_finite_options() {
-    let dir = std::env::temp_dir().join(format!("ckpt-finite-shards-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let base = [
         "simulate",
         "periodic",
@@ -576,16 +574,7 @@ fn shards_carry_the_finite_options() {
         let mut args = base.to_vec();
         args.extend(extra);
         let single = stdout_of(&args);
-        let mut files = Vec::new();
-        for i in 0..2 {
-            let shard = format!("{i}/2");
-            let mut a = args.clone();
-            a.extend(["--shard", &shard]);
-            let path = dir.join(format!("{name}-{i}.json"));
-            std::fs::write(&path, stdout_of(&a)).unwrap();
-            files.push(path.display().to_string());
-        }
-        let merged = stdout_of(&["merge", &files[0], &files[1]]);
+        let merged = crate::common::merged_shards(&args, 2, "ckpt-finite-shards", name);
         assert_eq!(merged, single, "{name}");
     }
 }

@@ -680,20 +680,8 @@ fn simulate_is_the_same_whatever_the_threads_and_shards() {
             whole,
             stdout_of(&with(&base, &["--format", format, "--threads", "2"]))
         );
-        let files: Vec<String> = (0..3)
-            .map(|i| {
-                let shard = format!("{i}/3");
-                let text = stdout_of(&with(&base, &["--format", format, "--shard", &shard]));
-                crate::common::temp_file("ckpt-ml-shards", &format!("{format}-{i}.json"), &text)
-                    .to_str()
-                    .unwrap()
-                    .to_string()
-            })
-            .collect();
-        let merged = stdout_of(&with(
-            &["merge"],
-            &files.iter().map(String::as_str).collect::<Vec<_>>(),
-        ));
+        let args = with(&base, &["--format", format]);
+        let merged = crate::common::merged_shards(&args, 3, "ckpt-ml-shards", format);
         assert_eq!(merged, whole, "{format}");
     }
     let csv = stdout_of(&with(&base, &["--format", "csv"]));
@@ -745,20 +733,7 @@ fn validate_holds_the_pattern_against_simulation() {
         whole
     );
     // Shards and merge: the same document.
-    let files: Vec<String> = (0..2)
-        .map(|i| {
-            let shard = format!("{i}/2");
-            let text = stdout_of(&with(&args, &["--shard", &shard]));
-            crate::common::temp_file("ckpt-ml-validate-shards", &format!("{i}.json"), &text)
-                .to_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    let merged = stdout_of(&with(
-        &["merge"],
-        &files.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
+    let merged = crate::common::merged_shards(&args, 2, "ckpt-ml-validate-shards", "validate");
     assert_eq!(merged, whole);
     let table = stdout_of(&with(
         &["validate"],
