@@ -28,6 +28,24 @@ impl Lane {
         &self.ends[self.head..]
     }
 
+    /// Takes the ends due by `time` (those before it are stale and dropped), calling `each`
+    /// with the worker of every end at `time`, in the lane's order.
+    #[inline(always)]
+    fn take_due(&mut self, time: Nanos, mut each: impl FnMut(u32)) {
+        let mut taken = 0;
+        for &(t, w) in self.pending() {
+            if t > time {
+                break;
+            }
+            taken += 1;
+            if t == time {
+                each(w);
+            }
+        }
+        self.head += taken;
+        self.shrink();
+    }
+
     /// Drops the taken ends once they are at least half the vector, so a lane holds about
     /// what is pending (a few per worker) at a cost of one move per end.
     fn shrink(&mut self) {
@@ -94,18 +112,7 @@ impl Ends {
             return;
         }
         for lane in self.lanes.iter_mut().filter(|l| l.rule == rule) {
-            let mut taken = 0;
-            for &(t, w) in lane.pending() {
-                if t > time {
-                    break;
-                }
-                taken += 1;
-                if t == time {
-                    out.push(w);
-                }
-            }
-            lane.head += taken;
-            lane.shrink();
+            lane.take_due(time, |w| out.push(w));
         }
         out.sort_unstable();
         out.dedup();
@@ -118,19 +125,9 @@ impl Ends {
         if self.bits.is_empty() {
             return false;
         }
+        let bits = &mut self.bits;
         for lane in self.lanes.iter_mut().filter(|l| l.rule == rule) {
-            let mut taken = 0;
-            for &(t, w) in lane.pending() {
-                if t > time {
-                    break;
-                }
-                taken += 1;
-                if t == time {
-                    self.bits[w as usize / 64] |= 1 << (w % 64);
-                }
-            }
-            lane.head += taken;
-            lane.shrink();
+            lane.take_due(time, |w| bits[w as usize / 64] |= 1 << (w % 64));
         }
         true
     }
