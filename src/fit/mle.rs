@@ -12,9 +12,10 @@
 //!   in `k`, so safeguarded by a bracket), then the scale in closed form,
 //!   `lambda^k = sum_all w t^k / r`. The shape's 95% interval is the profile-likelihood one:
 //!   where `2 (ln L_max - ln L_p(k)) = chi2(0.95; 1)`.
-//! - Gamma and log-normal: no closed form with censoring; argmin's Nelder-Mead on the negative
-//!   log-likelihood in log-parameters (`ln shape, ln scale`; `mu, ln sigma`), restarted from
-//!   its best vertex until a restart gains nothing, started from the uncensored estimates.
+//! - Gamma and log-normal: no closed form with censoring; Nelder-Mead (`optimize::simplex`) on
+//!   the negative log-likelihood in log-parameters (`ln shape, ln scale`; `mu, ln sigma`),
+//!   restarted from its best vertex until a restart gains nothing, started from the uncensored
+//!   estimates.
 //! - AIC = `2 k - 2 ln L`; the Kolmogorov-Smirnov statistic is the largest distance between the
 //!   fitted cdf and the Kaplan-Meier estimate of the cdf (which is the ordinary empirical cdf
 //!   when nothing is censored), up to the largest observed gap. With estimated parameters it is
@@ -22,8 +23,7 @@
 
 use crate::failure::ln_phi;
 use crate::failure::{Lifetime, Shape, log1mexp};
-use argmin::core::{CostFunction, Error as ArgminError, Executor, State, TerminationReason};
-use argmin::solver::neldermead::NelderMead;
+use crate::optimize::simplex;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
@@ -767,30 +767,16 @@ fn nelder_mead(problem: &NegLnL, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
     let mut iterations = 0;
     let mut step = 0.5;
     for _ in 0..20 {
-        let simplex = vec![x.clone(), vec![x[0] + step, x[1]], vec![x[0], x[1] + step]];
-        let solver = match NelderMead::new(simplex).with_sd_tolerance(tol) {
-            Ok(s) => s,
-            Err(_) => return (x, iterations, false),
-        };
-        let run = Executor::new(NegLnLRef(problem), solver)
-            .configure(|state| state.max_iters(5000))
-            .run();
-        let Ok(res) = run else {
+        let vertices = vec![x.clone(), vec![x[0] + step, x[1]], vec![x[0], x[1] + step]];
+        let Ok(run) = simplex::nelder_mead(|p| problem.value(p), vertices, tol, 5000) else {
             return (x, iterations, false);
         };
-        let state = res.state();
-        iterations += state.get_iter();
-        let stopped = matches!(
-            state.get_termination_reason(),
-            Some(TerminationReason::SolverConverged)
-        );
-        let Some(p) = state.get_best_param() else {
-            return (x, iterations, false);
-        };
-        let value = state.get_best_cost();
+        iterations += run.iterations;
+        let stopped = run.converged;
+        let (p, value) = (run.x, run.value);
         let gain = best - value;
         if value < best {
-            x = p.clone();
+            x = p;
             best = value;
         }
         if stopped && gain <= 10.0 * tol {
@@ -799,17 +785,6 @@ fn nelder_mead(problem: &NegLnL, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
         step = 0.05;
     }
     (x, iterations, false)
-}
-
-/// argmin takes its problem by value; this lends it one.
-struct NegLnLRef<'a, 'b>(&'a NegLnL<'b>);
-
-impl CostFunction for NegLnLRef<'_, '_> {
-    type Param = Vec<f64>;
-    type Output = f64;
-    fn cost(&self, x: &Self::Param) -> Result<f64, ArgminError> {
-        Ok(self.0.value(x))
-    }
 }
 
 /// Every family fitted to `sample`, with `delta_aic` filled in, and the best by AIC.

@@ -1,14 +1,62 @@
-//! The one minimizer every cost model uses: argmin's Brent method on `ln overhead` over
+//! The one minimizer every cost model uses: Brent's method on `ln overhead` over
 //! `ln(tau / tau0)`, on a bracket grown from the closed-form estimate `tau0`, with an explicit
 //! iteration cap, a convergence check, and a polish by Brent's root finder on the derivative
 //! condition where the model knows it in closed form.
+//!
+//! The solvers themselves live here too, each small and self-contained: [`brent`] (Brent's
+//! minimizer), [`root`] (Brent's root finder) and [`simplex`] (Nelder-Mead, which the gamma and
+//! log-normal fits use).
+
+pub mod brent;
+pub mod root;
+pub mod simplex;
 
 use crate::model::CostModel;
-use argmin::core::{
-    CostFunction, Error as ArgminError, Executor, State, TerminationReason, TerminationStatus,
-};
-use argmin::solver::brent::{BrentOpt, BrentRoot};
+use brent::Brent;
 use thiserror::Error;
+
+/// Why a solver could not run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SolverError {
+    /// The bracket is not a finite interval with `lo < hi`.
+    #[error("the bracket [{lo}, {hi}] is not a finite interval")]
+    Bracket {
+        /// Its lower end.
+        lo: f64,
+        /// Its upper end.
+        hi: f64,
+    },
+    /// A tolerance is negative or not finite.
+    #[error("the tolerance {tol} is not a finite non-negative number")]
+    Tolerance {
+        /// The tolerance given.
+        tol: f64,
+    },
+    /// The function has the same sign at both ends of the root finder's bracket.
+    #[error("the function has the same sign at {lo} and {hi}")]
+    SameSign {
+        /// The lower end.
+        lo: f64,
+        /// The upper end.
+        hi: f64,
+    },
+    /// The function gave a value the solver cannot order or interpolate.
+    #[error("the function is {value} at {x}")]
+    NonFinite {
+        /// Where (the first coordinate, for the simplex).
+        x: f64,
+        /// The value.
+        value: f64,
+    },
+    /// The simplex does not have `n + 1` vertices of `n >= 1` coordinates each.
+    #[error("a simplex needs n + 1 vertices of n >= 1 coordinates; got {vertices} of {dims:?}")]
+    Simplex {
+        /// Vertices given.
+        vertices: usize,
+        /// Their lengths.
+        dims: Vec<usize>,
+    },
+}
 
 /// Iteration cap of each Brent run.
 pub const MAX_ITERS: u64 = 500;
@@ -44,12 +92,12 @@ pub enum OptimizeError {
         /// `short` or `long`: the end of the bracket the overhead falls towards.
         edge: &'static str,
     },
-    /// argmin failed.
+    /// The solver refused its input (a bug: the bracket and the values are made safe first).
     #[error("{model}: the solver failed: {message}")]
     Solver {
         /// The cost model, by name.
         model: &'static str,
-        /// What the library said.
+        /// What the solver said.
         message: String,
     },
 }
@@ -76,39 +124,6 @@ impl Optimum {
     }
 }
 
-struct LogProblem<'a> {
-    model: &'a dyn CostModel,
-    tau0: f64,
-}
-
-impl CostFunction for LogProblem<'_> {
-    type Param = f64;
-    type Output = f64;
-    fn cost(&self, x: &f64) -> Result<f64, ArgminError> {
-        let v = self.model.ln_overhead(self.tau0 * x.exp());
-        Ok(if v.is_finite() { v } else { HUGE })
-    }
-}
-
-struct Stationarity<'a> {
-    model: &'a dyn CostModel,
-}
-
-impl CostFunction for Stationarity<'_> {
-    type Param = f64;
-    type Output = f64;
-    fn cost(&self, tau: &f64) -> Result<f64, ArgminError> {
-        Ok(self.model.stationarity(*tau).unwrap_or(f64::NAN))
-    }
-}
-
-fn converged(status: &TerminationStatus) -> bool {
-    matches!(
-        status,
-        TerminationStatus::Terminated(TerminationReason::SolverConverged)
-    )
-}
-
 /// Minimizes `model`'s overhead.
 ///
 /// ```
@@ -129,31 +144,33 @@ pub fn minimize(model: &dyn CostModel) -> Result<Optimum, OptimizeError> {
     }
     let step = 1e3f64.ln();
     let (mut lo, mut hi) = (-step, step);
-    let problem = LogProblem { model, tau0 };
-    let mut best = None;
-    for widening in 0..=MAX_WIDENINGS {
-        let solver = BrentOpt::new(lo, hi).set_tolerance(f64::EPSILON.sqrt(), 1e-10);
-        let res = Executor::new(LogProblem { model, tau0 }, solver)
-            .configure(|s| s.max_iters(MAX_ITERS))
-            .run()
+    // Non-finite overheads become HUGE so that Brent's parabolic steps stay finite.
+    let f = |x: f64| {
+        let v = model.ln_overhead(tau0 * x.exp());
+        if v.is_finite() { v } else { HUGE }
+    };
+    let brent = Brent {
+        rel_tol: f64::EPSILON.sqrt(),
+        abs_tol: 1e-10,
+        max_iters: MAX_ITERS,
+    };
+    let mut widening = 0;
+    let found = loop {
+        let found = brent
+            .minimize(f, lo, hi)
             .map_err(|e| OptimizeError::Solver {
                 model: name,
                 message: e.to_string(),
             })?;
-        let state = res.state();
-        let x = *state.get_best_param().unwrap_or(&0.0);
-        let fx = problem.cost(&x).unwrap_or(HUGE);
-        let ok = converged(state.get_termination_status());
         let margin = 1e-6 * (hi - lo);
-        let at_lo = x - lo < margin;
-        let at_hi = hi - x < margin;
-        best = Some((x, fx, state.get_iter(), ok));
+        let at_lo = found.x - lo < margin;
+        let at_hi = hi - found.x < margin;
         if !(at_lo || at_hi) {
-            break;
+            break found;
         }
         if widening == MAX_WIDENINGS {
             let edge = if at_lo { "short" } else { "long" };
-            if fx >= HUGE {
+            if found.value >= HUGE {
                 return Err(OptimizeError::NoProgress { model: name });
             }
             return Err(OptimizeError::Unbounded { model: name, edge });
@@ -164,16 +181,17 @@ pub fn minimize(model: &dyn CostModel) -> Result<Optimum, OptimizeError> {
         } else {
             hi += step;
         }
-    }
-    let (x, fx, iterations, ok) = best.expect("at least one Brent run");
+        widening += 1;
+    };
+    let (x, fx) = (found.x, found.value);
     if !(fx.is_finite() && fx < HUGE && fx < f64::MAX.ln()) {
         return Err(OptimizeError::NoProgress { model: name });
     }
     let mut opt = Optimum {
         interval: tau0 * x.exp(),
         ln_overhead: fx,
-        iterations,
-        converged: ok,
+        iterations: found.iterations,
+        converged: found.converged,
         polished: false,
     };
     if let Some(polished) = polish(model, opt.interval) {
@@ -202,16 +220,10 @@ fn polish(model: &dyn CostModel, tau: f64) -> Option<f64> {
         let (a, b) = (tau * (1.0 - width), tau * (1.0 + width));
         let (ga, gb) = (g(a)?, g(b)?);
         if ga.is_finite() && gb.is_finite() && ga * gb < 0.0 {
-            let solver = BrentRoot::new(a, b, 1e-16 * tau);
-            let res = Executor::new(Stationarity { model }, solver)
-                .configure(|s| s.param(tau).max_iters(MAX_ITERS))
-                .run()
-                .ok()?;
-            let state = res.state();
-            if !converged(state.get_termination_status()) {
-                return None;
-            }
-            return state.get_best_param().copied().filter(|t| *t > 0.0);
+            // A NaN (no model gives one) or a cap reached leaves the minimizer's answer.
+            let found =
+                root::find_root(|t| g(t).unwrap_or(f64::NAN), a, b, 1e-16 * tau, MAX_ITERS).ok()?;
+            return Some(found.x).filter(|t| found.converged && *t > 0.0);
         }
         width = (width * 10.0).min(0.5);
     }
