@@ -76,29 +76,15 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     // humantime has no fractional numbers; "1.5h" is common enough to support: split each
     // number-unit pair and sum.
     let mut total = 0.0;
-    let mut rest = s;
     let mut any = false;
-    while !rest.is_empty() {
-        rest = rest.trim_start();
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(err());
-        }
-        let number: f64 = rest[..num_len].parse().map_err(|_| err())?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(rest.len());
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
-        let scale = unit_seconds(unit).ok_or_else(err)?;
-        // Dividing by the reciprocal keeps `1.3ms` at the double nearest 0.0013.
-        total += if scale < 1.0 {
-            number / (1.0 / scale).round()
+    for (number, unit) in humantime_pairs(s) {
+        let number: f64 = number.parse().map_err(|_| err())?;
+        let nanos = unit_nanos(unit).ok_or_else(err)?;
+        // Dividing by the units per second keeps `1.3ms` at the double nearest 0.0013.
+        total += if nanos < NANOS_PER_S {
+            number / (NANOS_PER_S / nanos) as f64
         } else {
-            number * scale
+            number * (nanos / NANOS_PER_S) as f64
         };
         any = true;
     }
@@ -108,20 +94,30 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     Ok(total)
 }
 
-fn unit_seconds(unit: &str) -> Option<f64> {
-    // The same spellings humantime accepts, less the month.
-    Some(match unit {
-        "ns" | "nsec" => 1e-9,
-        "us" | "usec" | "µs" => 1e-6,
-        "ms" | "msec" => 1e-3,
-        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
-        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
-        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
-        "d" | "day" | "days" => 86400.0,
-        "w" | "week" | "weeks" => 7.0 * 86400.0,
-        // humantime's year: 365.25 days.
-        "y" | "year" | "years" => 365.25 * 86400.0,
-        _ => return None,
+/// The number-unit pairs of a trimmed humantime form (`1h 30m`, `1.5h`), white space between
+/// pairs skipped: each number a run of digits and dots, each unit a run of ASCII letters, either
+/// possibly empty (for the caller to refuse). A pair with neither ends the pairs.
+fn humantime_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return None;
+        }
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (number, tail) = rest.split_at(n);
+        let u = tail
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(u);
+        rest = if number.is_empty() && unit.is_empty() {
+            ""
+        } else {
+            tail
+        };
+        Some((number, unit))
     })
 }
 
@@ -165,7 +161,10 @@ pub fn duration(text: &str) -> Result<Duration, UnitError> {
     })
 }
 
-/// Nanoseconds in one unit of a humantime form (a year is 365.25 days, as humantime has it).
+const NANOS_PER_S: u128 = 1_000_000_000;
+
+/// Nanoseconds in one unit of a humantime form: the same spellings humantime accepts, less the
+/// month (a year is 365.25 days, as humantime has it).
 fn unit_nanos(unit: &str) -> Option<u128> {
     Some(match unit {
         "ns" | "nsec" => 1,
@@ -190,19 +189,9 @@ fn exact_nanos(s: &str) -> Option<u64> {
     }
     // Each pair is digits[.digits] and a unit (what `parse_duration` accepted).
     let mut terms: Vec<(u128, u32, u128)> = Vec::new();
-    let mut rest = s;
-    while !rest.is_empty() {
-        rest = rest.trim_start();
-        let n = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (int, frac) = rest[..n].split_once('.').unwrap_or((&rest[..n], ""));
-        rest = &rest[n..];
-        let u = rest
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(rest.len());
-        let unit = unit_nanos(&rest[..u])?;
-        rest = &rest[u..];
+    for (number, unit) in humantime_pairs(s) {
+        let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+        let unit = unit_nanos(unit)?;
         let frac = frac.trim_end_matches('0');
         let digits = format!("{int}{frac}");
         let m: u128 = if digits.trim_start_matches('0').is_empty() {
