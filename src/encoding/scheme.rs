@@ -376,51 +376,23 @@ mod tests {
 
     #[test]
     fn validation_names_the_flag() {
-        let arg = |r: Result<SchemeSpec, EncodingError>| match r {
-            Err(EncodingError::Invalid { arg, .. }) => arg,
-            other => panic!("expected an error, got {other:?}"),
-        };
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Pair, 7, None, None)),
-            "--procs"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Ring, 1, None, None)),
-            "--procs"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, Some(3), None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, None, None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Mirror, 10, Some(2), None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, None)),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, Some(0)),),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(
-                SchemeKind::Weighted1d,
-                12,
-                Some(4),
-                Some(4)
-            )),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Ring, 8, None, Some(2))),
-            "--checksums"
-        );
+        use SchemeKind::*;
+        for (kind, procs, groups, checksums, flag) in [
+            (Pair, 7, None, None, "--procs"),
+            (Ring, 1, None, None, "--procs"),
+            (Checksum1d, 10, Some(3), None, "--groups"),
+            (Checksum1d, 10, None, None, "--groups"),
+            (Mirror, 10, Some(2), None, "--groups"),
+            (Weighted, 10, None, None, "--checksums"),
+            (Weighted, 10, None, Some(0), "--checksums"),
+            (Weighted1d, 12, Some(4), Some(4), "--checksums"),
+            (Ring, 8, None, Some(2), "--checksums"),
+        ] {
+            match SchemeSpec::new(kind, procs, groups, checksums) {
+                Err(EncodingError::Invalid { arg, .. }) => assert_eq!(arg, flag, "{kind:?}"),
+                other => panic!("{kind:?}: expected an error, got {other:?}"),
+            }
+        }
         assert!(SchemeSpec::new(SchemeKind::Checksum, 8, None, Some(1)).is_ok());
     }
 
