@@ -231,25 +231,20 @@ const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the 
 /// assert!(ckpt::units::parse_positive_duration("1e308").is_err());
 /// ```
 pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
-    let v = parse_duration(text)?;
-    if v > MAX_DURATION_S {
-        return Err(UnitError::Range {
-            value: shown(text),
-            what: TOO_LONG,
-        });
-    }
-    if v > 0.0 {
-        Ok(v)
-    } else {
-        Err(UnitError::Range {
-            value: shown(text),
-            what: "a positive duration",
-        })
-    }
+    bounded_duration(text, |v| v > 0.0, "a positive duration")
 }
 
 /// Parses a duration that may be zero but not negative, at most [`MAX_DURATION_S`].
 pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
+    bounded_duration(text, |v| v >= 0.0, "a duration of zero or more")
+}
+
+/// A duration at most [`MAX_DURATION_S`] that `admits` takes, `what` naming those it takes.
+fn bounded_duration(
+    text: &str,
+    admits: fn(f64) -> bool,
+    what: &'static str,
+) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
     if v > MAX_DURATION_S {
         return Err(UnitError::Range {
@@ -257,12 +252,12 @@ pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
             what: TOO_LONG,
         });
     }
-    if v >= 0.0 {
+    if admits(v) {
         Ok(v)
     } else {
         Err(UnitError::Range {
             value: shown(text),
-            what: "a duration of zero or more",
+            what,
         })
     }
 }
@@ -305,15 +300,7 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Size { value: shown(text) };
-    let (num, unit) = split_number(text.trim());
-    let n: f64 = num.parse().map_err(|_| err())?;
-    let v = n * byte_unit(unit).ok_or_else(err)?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(err())
-    }
+    positive_amount(text, || UnitError::Size { value: shown(text) }, byte_unit)
 }
 
 /// Parses a bandwidth in bytes per second (`10GB/s`, `800MiB/s`, `100Gbit/s`, `1e9`).
@@ -325,27 +312,43 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 /// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
 /// ```
 pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Bandwidth { value: shown(text) };
+    let bytes_per_second = |unit: &str| {
+        let unit = unit
+            .strip_suffix("/s")
+            .or_else(|| unit.strip_suffix("ps"))
+            .unwrap_or(unit);
+        match unit.strip_suffix("bit") {
+            Some(prefix) => {
+                let p = match prefix {
+                    "" => 1.0,
+                    "k" | "K" => 1e3,
+                    "M" => 1e6,
+                    "G" => 1e9,
+                    "T" => 1e12,
+                    _ => return None,
+                };
+                Some(p / 8.0)
+            }
+            None => byte_unit(unit),
+        }
+    };
+    positive_amount(
+        text,
+        || UnitError::Bandwidth { value: shown(text) },
+        bytes_per_second,
+    )
+}
+
+/// A positive, finite number times the scale of the unit that follows it; `err` when the
+/// number or the unit does not read, or the product is not positive and finite.
+fn positive_amount(
+    text: &str,
+    err: impl Fn() -> UnitError,
+    scale: impl FnOnce(&str) -> Option<f64>,
+) -> Result<f64, UnitError> {
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
-    let unit = unit
-        .strip_suffix("/s")
-        .or_else(|| unit.strip_suffix("ps"))
-        .unwrap_or(unit);
-    let scale = if let Some(prefix) = unit.strip_suffix("bit") {
-        let p = match prefix {
-            "" => 1.0,
-            "k" | "K" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            _ => return Err(err()),
-        };
-        p / 8.0
-    } else {
-        byte_unit(unit).ok_or_else(err)?
-    };
-    let v = n * scale;
+    let v = n * scale(unit).ok_or_else(&err)?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
