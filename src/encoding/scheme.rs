@@ -129,6 +129,23 @@ fn invalid(arg: &'static str, value: impl ToString, accepted: impl Into<String>)
     }
 }
 
+/// A count the scheme needs from flag `arg`: refused with `missing` when not given, with
+/// `accepted` when `admits` refuses it.
+fn required_count(
+    arg: &'static str,
+    value: Option<usize>,
+    missing: String,
+    admits: impl Fn(usize) -> bool,
+    accepted: String,
+) -> Result<usize, EncodingError> {
+    let v = value.ok_or_else(|| invalid(arg, "(missing)", missing))?;
+    if admits(v) {
+        Ok(v)
+    } else {
+        Err(invalid(arg, v, accepted))
+    }
+}
+
 impl SchemeSpec {
     /// Validates a scheme description; errors name the flag (`--procs`, `--groups`,
     /// `--checksums`) to change.
@@ -165,21 +182,13 @@ impl SchemeSpec {
             _ => {}
         }
         let g = if kind.is_grouped() {
-            let g = groups.ok_or_else(|| {
-                invalid(
-                    "--groups",
-                    "(missing)",
-                    format!("a group count dividing --procs for scheme {kind}"),
-                )
-            })?;
-            if g == 0 || !n.is_multiple_of(g) {
-                return Err(invalid(
-                    "--groups",
-                    g,
-                    format!("a group count that divides --procs ({n})"),
-                ));
-            }
-            g
+            required_count(
+                "--groups",
+                groups,
+                format!("a group count dividing --procs for scheme {kind}"),
+                |g| g != 0 && n.is_multiple_of(g),
+                format!("a group count that divides --procs ({n})"),
+            )?
         } else {
             if let Some(g) = groups {
                 return Err(invalid(
@@ -194,21 +203,13 @@ impl SchemeSpec {
         };
         let group_size = n / g;
         let m = if kind.is_weighted() {
-            let m = checksums.ok_or_else(|| {
-                invalid(
-                    "--checksums",
-                    "(missing)",
-                    format!("a checksum count for scheme {kind}"),
-                )
-            })?;
-            if m == 0 || m > group_size {
-                return Err(invalid(
-                    "--checksums",
-                    m,
-                    format!("between 1 and the processors per group ({group_size})"),
-                ));
-            }
-            m
+            required_count(
+                "--checksums",
+                checksums,
+                format!("a checksum count for scheme {kind}"),
+                |m| m != 0 && m <= group_size,
+                format!("between 1 and the processors per group ({group_size})"),
+            )?
         } else {
             let fixed = if kind.is_neighbour() { 0 } else { 1 };
             match checksums {
