@@ -132,21 +132,7 @@ struct LifetimeSpec {
     mean: f64,
 }
 
-impl From<Lifetime> for LifetimeSpec {
-    fn from(l: Lifetime) -> LifetimeSpec {
-        LifetimeSpec {
-            shape: l.shape,
-            mean: l.mean,
-        }
-    }
-}
-
-impl TryFrom<LifetimeSpec> for Lifetime {
-    type Error = FailureError;
-    fn try_from(s: LifetimeSpec) -> Result<Lifetime, FailureError> {
-        Lifetime::new(s.shape, s.mean)
-    }
-}
+serde_proxy!(Lifetime <-> LifetimeSpec { shape, mean }, FailureError);
 
 impl Lifetime {
     /// A distribution of the given family with the given mean.
