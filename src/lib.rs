@@ -46,6 +46,27 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 #![warn(missing_docs)]
 
+/// `TryFrom<$spec> for $ty` through `$ty::new`, given the spec's fields in order, and
+/// `From<$ty> for $spec` moving them back: the serde proxy of a type that validates what it
+/// reads (`#[serde(try_from = "Spec", into = "Spec")]`), so that a file cannot hold a value
+/// `new` refuses.
+macro_rules! serde_proxy {
+    ($ty:ident <-> $spec:ident { $($field:ident),+ }, $err:ty) => {
+        impl TryFrom<$spec> for $ty {
+            type Error = $err;
+            fn try_from(s: $spec) -> Result<$ty, $err> {
+                $ty::new($(s.$field),+)
+            }
+        }
+
+        impl From<$ty> for $spec {
+            fn from(v: $ty) -> $spec {
+                $spec { $($field: v.$field),+ }
+            }
+        }
+    };
+}
+
 pub mod encoding;
 pub mod failure;
 pub mod finite;

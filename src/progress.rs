@@ -19,3 +19,12 @@ impl Progress for NoProgress {
     fn tick(&self) {}
     fn finish(&self) {}
 }
+
+/// Runs `work` as one piece of progress of `total` steps described by `what`: started before
+/// it, finished after it however it returns, an early `?` included.
+pub fn within<T>(progress: &dyn Progress, what: &str, total: u64, work: impl FnOnce() -> T) -> T {
+    progress.start(what, total);
+    let out = work();
+    progress.finish();
+    out
+}

@@ -76,29 +76,15 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     // humantime has no fractional numbers; "1.5h" is common enough to support: split each
     // number-unit pair and sum.
     let mut total = 0.0;
-    let mut rest = s;
     let mut any = false;
-    while !rest.is_empty() {
-        rest = rest.trim_start();
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(err());
-        }
-        let number: f64 = rest[..num_len].parse().map_err(|_| err())?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(rest.len());
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
-        let scale = unit_seconds(unit).ok_or_else(err)?;
-        // Dividing by the reciprocal keeps `1.3ms` at the double nearest 0.0013.
-        total += if scale < 1.0 {
-            number / (1.0 / scale).round()
+    for (number, unit) in humantime_pairs(s) {
+        let number: f64 = number.parse().map_err(|_| err())?;
+        let nanos = unit_nanos(unit).ok_or_else(err)?;
+        // Dividing by the units per second keeps `1.3ms` at the double nearest 0.0013.
+        total += if nanos < NANOS_PER_S {
+            number / (NANOS_PER_S / nanos) as f64
         } else {
-            number * scale
+            number * (nanos / NANOS_PER_S) as f64
         };
         any = true;
     }
@@ -108,20 +94,30 @@ pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
     Ok(total)
 }
 
-fn unit_seconds(unit: &str) -> Option<f64> {
-    // The same spellings humantime accepts, less the month.
-    Some(match unit {
-        "ns" | "nsec" => 1e-9,
-        "us" | "usec" | "µs" => 1e-6,
-        "ms" | "msec" => 1e-3,
-        "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
-        "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
-        "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
-        "d" | "day" | "days" => 86400.0,
-        "w" | "week" | "weeks" => 7.0 * 86400.0,
-        // humantime's year: 365.25 days.
-        "y" | "year" | "years" => 365.25 * 86400.0,
-        _ => return None,
+/// The number-unit pairs of a trimmed humantime form (`1h 30m`, `1.5h`), white space between
+/// pairs skipped: each number a run of digits and dots, each unit a run of ASCII letters, either
+/// possibly empty (for the caller to refuse). A pair with neither ends the pairs.
+fn humantime_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return None;
+        }
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (number, tail) = rest.split_at(n);
+        let u = tail
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(u);
+        rest = if number.is_empty() && unit.is_empty() {
+            ""
+        } else {
+            tail
+        };
+        Some((number, unit))
     })
 }
 
@@ -165,7 +161,10 @@ pub fn duration(text: &str) -> Result<Duration, UnitError> {
     })
 }
 
-/// Nanoseconds in one unit of a humantime form (a year is 365.25 days, as humantime has it).
+const NANOS_PER_S: u128 = 1_000_000_000;
+
+/// Nanoseconds in one unit of a humantime form: the same spellings humantime accepts, less the
+/// month (a year is 365.25 days, as humantime has it).
 fn unit_nanos(unit: &str) -> Option<u128> {
     Some(match unit {
         "ns" | "nsec" => 1,
@@ -190,19 +189,9 @@ fn exact_nanos(s: &str) -> Option<u64> {
     }
     // Each pair is digits[.digits] and a unit (what `parse_duration` accepted).
     let mut terms: Vec<(u128, u32, u128)> = Vec::new();
-    let mut rest = s;
-    while !rest.is_empty() {
-        rest = rest.trim_start();
-        let n = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (int, frac) = rest[..n].split_once('.').unwrap_or((&rest[..n], ""));
-        rest = &rest[n..];
-        let u = rest
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(rest.len());
-        let unit = unit_nanos(&rest[..u])?;
-        rest = &rest[u..];
+    for (number, unit) in humantime_pairs(s) {
+        let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+        let unit = unit_nanos(unit)?;
         let frac = frac.trim_end_matches('0');
         let digits = format!("{int}{frac}");
         let m: u128 = if digits.trim_start_matches('0').is_empty() {
@@ -242,25 +231,20 @@ const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the 
 /// assert!(ckpt::units::parse_positive_duration("1e308").is_err());
 /// ```
 pub fn parse_positive_duration(text: &str) -> Result<f64, UnitError> {
-    let v = parse_duration(text)?;
-    if v > MAX_DURATION_S {
-        return Err(UnitError::Range {
-            value: shown(text),
-            what: TOO_LONG,
-        });
-    }
-    if v > 0.0 {
-        Ok(v)
-    } else {
-        Err(UnitError::Range {
-            value: shown(text),
-            what: "a positive duration",
-        })
-    }
+    bounded_duration(text, |v| v > 0.0, "a positive duration")
 }
 
 /// Parses a duration that may be zero but not negative, at most [`MAX_DURATION_S`].
 pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
+    bounded_duration(text, |v| v >= 0.0, "a duration of zero or more")
+}
+
+/// A duration at most [`MAX_DURATION_S`] that `admits` takes, `what` naming those it takes.
+fn bounded_duration(
+    text: &str,
+    admits: fn(f64) -> bool,
+    what: &'static str,
+) -> Result<f64, UnitError> {
     let v = parse_duration(text)?;
     if v > MAX_DURATION_S {
         return Err(UnitError::Range {
@@ -268,12 +252,12 @@ pub fn parse_nonnegative_duration(text: &str) -> Result<f64, UnitError> {
             what: TOO_LONG,
         });
     }
-    if v >= 0.0 {
+    if admits(v) {
         Ok(v)
     } else {
         Err(UnitError::Range {
             value: shown(text),
-            what: "a duration of zero or more",
+            what,
         })
     }
 }
@@ -316,15 +300,7 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Size { value: shown(text) };
-    let (num, unit) = split_number(text.trim());
-    let n: f64 = num.parse().map_err(|_| err())?;
-    let v = n * byte_unit(unit).ok_or_else(err)?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(err())
-    }
+    positive_amount(text, || UnitError::Size { value: shown(text) }, byte_unit)
 }
 
 /// Parses a bandwidth in bytes per second (`10GB/s`, `800MiB/s`, `100Gbit/s`, `1e9`).
@@ -336,27 +312,43 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 /// assert_eq!(ckpt::units::parse_bandwidth("8Gbit/s").unwrap(), 1e9);
 /// ```
 pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
-    let err = || UnitError::Bandwidth { value: shown(text) };
+    let bytes_per_second = |unit: &str| {
+        let unit = unit
+            .strip_suffix("/s")
+            .or_else(|| unit.strip_suffix("ps"))
+            .unwrap_or(unit);
+        match unit.strip_suffix("bit") {
+            Some(prefix) => {
+                let p = match prefix {
+                    "" => 1.0,
+                    "k" | "K" => 1e3,
+                    "M" => 1e6,
+                    "G" => 1e9,
+                    "T" => 1e12,
+                    _ => return None,
+                };
+                Some(p / 8.0)
+            }
+            None => byte_unit(unit),
+        }
+    };
+    positive_amount(
+        text,
+        || UnitError::Bandwidth { value: shown(text) },
+        bytes_per_second,
+    )
+}
+
+/// A positive, finite number times the scale of the unit that follows it; `err` when the
+/// number or the unit does not read, or the product is not positive and finite.
+fn positive_amount(
+    text: &str,
+    err: impl Fn() -> UnitError,
+    scale: impl FnOnce(&str) -> Option<f64>,
+) -> Result<f64, UnitError> {
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
-    let unit = unit
-        .strip_suffix("/s")
-        .or_else(|| unit.strip_suffix("ps"))
-        .unwrap_or(unit);
-    let scale = if let Some(prefix) = unit.strip_suffix("bit") {
-        let p = match prefix {
-            "" => 1.0,
-            "k" | "K" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            _ => return Err(err()),
-        };
-        p / 8.0
-    } else {
-        byte_unit(unit).ok_or_else(err)?
-    };
-    let v = n * scale;
+    let v = n * scale(unit).ok_or_else(&err)?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {

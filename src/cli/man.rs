@@ -155,30 +155,6 @@ mod tests {
         assert!(bad.is_empty(), "{bad:?}");
     }
 
-    /// Every page a page lists (`ckpt\-simulate\-periodic(1)` in roff) is generated, and no
-    /// page lists clap's `help` pseudo-command.
-    #[test]
-    fn every_listed_page_exists() {
-        let pages = pages().unwrap();
-        let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-        assert!(names.contains(&"ckpt.1") && names.contains(&"ckpt-simulate-periodic.1"));
-        let mut listed = 0;
-        for (name, text) in &pages {
-            let text = String::from_utf8(text.clone()).unwrap().replace("\\-", "-");
-            for (at, _) in text.match_indices("(1)") {
-                let start = text[..at]
-                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-                    .map_or(0, |i| i + 1);
-                let page = format!("{}.1", &text[start..at]);
-                if page.starts_with("ckpt") {
-                    listed += 1;
-                    assert!(names.contains(&page.as_str()), "{name} lists {page}");
-                }
-            }
-        }
-        assert!(listed >= names.len() - 1, "{listed} references");
-    }
-
     #[test]
     fn a_subcommand_page_has_its_flags() {
         let text = String::from_utf8(page(&["simulate".into(), "periodic".into()]).unwrap())

@@ -95,11 +95,7 @@ fn surely_foreign(existing: &[String], stem: &str) -> Option<String> {
                     && !data.contains(n))
         })
         .collect();
-    foreign
-        .iter()
-        .find(|n| n.ends_with(".json"))
-        .or(foreign.first())
-        .map(|n| n.to_string())
+    most_telling(&foreign)
 }
 
 /// `.NAME.ckpt-KIND-PID` beside `dir`: on the same file system, so renames stay renames.
@@ -140,7 +136,11 @@ fn foreign_file(existing: &[String], files: &[(String, Vec<u8>)]) -> Option<Stri
         .filter(|n| n.as_str() != ".ckpt-write-test")
         .filter(|n| !(ours(n) || same_command && is_report_file(n)))
         .collect();
-    // Another report's data file says best what the folder holds.
+    most_telling(&foreign)
+}
+
+/// The foreign name to show: another report's data file says best what the folder holds.
+fn most_telling(foreign: &[&String]) -> Option<String> {
     foreign
         .iter()
         .find(|n| n.ends_with(".json"))

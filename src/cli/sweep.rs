@@ -73,13 +73,7 @@ pub fn sweep_error(e: SweepError) -> CliError {
 impl SweepArgs {
     /// Validates the arguments, before any work.
     pub fn validate(&self) -> Result<(), CliError> {
-        if self.model.levels.given() {
-            return super::multilevel::sweep_job(self, &[]).map(|_| ());
-        }
-        if super::renewal_jobs::sweep_applies(self) {
-            return super::renewal_jobs::sweep_job(self, &[]).map(|_| ());
-        }
-        self.plan().map(|_| ())
+        job(self, &[]).map(|_| ())
     }
 
     /// Validates the arguments into inputs and a sweep spec.
@@ -97,9 +91,20 @@ impl SweepArgs {
     }
 }
 
-/// Validates the arguments into the sweep to run; `argv` is the canonical command line after
-/// `ckpt`, quoted in report.md.
-pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
+/// Validates the arguments into the sweep to run (multi-level, renewal or of the interval
+/// models); `argv` is the canonical command line after `ckpt`, quoted in report.md.
+pub fn job(args: &SweepArgs, argv: &[String]) -> Result<Job, CliError> {
+    Ok(if args.model.levels.given() {
+        Job::SweepMultilevel(super::multilevel::sweep_job(args, argv)?)
+    } else if super::renewal_jobs::sweep_applies(args) {
+        Job::SweepRenewal(super::renewal_jobs::sweep_job(args, argv)?)
+    } else {
+        Job::Sweep(interval_models_job(args, argv)?)
+    })
+}
+
+/// The sweep of the interval models.
+fn interval_models_job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
     let (inputs, spec) = args.plan()?;
     Ok(SweepJob {
         sweep: SweepPlan { inputs, spec },
@@ -111,14 +116,7 @@ pub fn job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, CliError> {
 /// Runs the sweep, or with `--shard` its slice of the points (then the output is the shard
 /// file and no report folder). `argv` is the command line after `ckpt`.
 pub fn run(args: &SweepArgs, argv: &[String], progress: &dyn Progress) -> Result<Output, CliError> {
-    let argv = canonical_args(argv);
-    let job = if args.model.levels.given() {
-        Job::SweepMultilevel(super::multilevel::sweep_job(args, &argv)?)
-    } else if super::renewal_jobs::sweep_applies(args) {
-        Job::SweepRenewal(super::renewal_jobs::sweep_job(args, &argv)?)
-    } else {
-        Job::Sweep(job(args, &argv)?)
-    };
+    let job = job(args, &canonical_args(argv))?;
     job.run(args.shard.shard, 0, progress)
         .map_err(super::job_error)
 }

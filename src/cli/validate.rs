@@ -213,13 +213,7 @@ impl ValidateArgs {
 
     /// Validates the arguments (a check that fails before any work).
     pub fn validate(&self) -> Result<(), CliError> {
-        if self.model.levels.given() {
-            return super::multilevel::validate_job(self, &[]).map(|_| ());
-        }
-        if super::renewal_jobs::validate_applies(self) {
-            return super::renewal_jobs::validate_job(self, &[]).map(|_| ());
-        }
-        self.plan().map(|_| ())
+        job(self, &[]).map(|_| ())
     }
 }
 

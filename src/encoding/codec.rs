@@ -480,22 +480,16 @@ mod tests {
             (SchemeKind::Pair, vec![1, 2, 7]),
         ] {
             let spec = SchemeSpec::new(kind, 8, None, None).unwrap();
-            let Trip {
-                result,
-                orig,
-                locals,
-                held0,
-                held,
-            } = roundtrip(spec, &failed);
-            result.unwrap();
+            let t = roundtrip(spec, &failed);
+            t.result.unwrap();
             assert!(
-                bit_exact(&orig, &locals, &(0..8).collect::<Vec<_>>()),
+                bit_exact(&t.orig, &t.locals, &(0..8).collect::<Vec<_>>()),
                 "{kind}"
             );
             assert!(
-                held0
+                t.held0
                     .iter()
-                    .zip(&held)
+                    .zip(&t.held)
                     .all(|(a, b)| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()))
             );
         }
@@ -504,19 +498,13 @@ mod tests {
     #[test]
     fn checksum_rebuilds_and_reencodes() {
         let spec = SchemeSpec::new(SchemeKind::Checksum1d, 9, Some(3), None).unwrap();
-        let Trip {
-            result,
-            orig,
-            locals,
-            held0,
-            held,
-        } = roundtrip(spec, &[1, 4, 11]);
-        let r = result.unwrap();
+        let t = roundtrip(spec, &[1, 4, 11]);
+        let r = t.result.unwrap();
         assert_eq!(r.rebuilt, vec![1, 4]);
         assert_eq!(r.reencoded, vec![11]);
-        assert!(relative_error(&orig, &locals, &[1, 4]).unwrap() < 1e-14);
+        assert!(relative_error(&t.orig, &t.locals, &[1, 4]).unwrap() < 1e-14);
         assert_eq!(r.max_condition_number(), Some(1.0));
-        for (a, b) in held0[11].iter().zip(&held[11]) {
+        for (a, b) in t.held0[11].iter().zip(&t.held[11]) {
             assert!((a - b).abs() < 1e-13);
         }
     }

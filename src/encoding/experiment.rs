@@ -4,7 +4,7 @@
 use super::EncodingError;
 use super::codec::{Codec, bit_exact, erase, relative_error};
 use super::matrix::MATRIX_STREAM;
-use crate::progress::Progress;
+use crate::progress::{Progress, within};
 use crate::rng::{run_rng, standard_normal};
 use rand::RngExt;
 use serde::Serialize;
@@ -52,80 +52,72 @@ pub fn encode_experiment(
     failed: &[usize],
     progress: &dyn Progress,
 ) -> Result<EncodeOutcome, EncodingError> {
-    progress.start("encode", 3);
-    let outcome = run_experiment(codec, len, seed, failed, progress);
-    progress.finish();
-    outcome
-}
-
-fn run_experiment(
-    codec: &Codec,
-    len: usize,
-    seed: u64,
-    failed: &[usize],
-    progress: &dyn Progress,
-) -> Result<EncodeOutcome, EncodingError> {
-    let spec = codec.spec();
-    let mut rng = run_rng(seed, DATA_STREAM);
-    let orig: Vec<Vec<f64>> = (0..spec.procs)
-        .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
-        .collect();
-    progress.tick();
-    let held = codec.encode(&orig)?;
-    progress.tick();
-    let mut failed = failed.to_vec();
-    failed.sort_unstable();
-    failed.dedup();
-    let (mut locals, mut h) = (orig.clone(), held);
-    erase(&mut locals, &mut h, &failed);
-    let recovered = codec.recover(&mut locals, &mut h, &failed);
-    progress.tick();
-    match recovered {
-        Ok(report) => {
-            let lost: Vec<usize> = report.rebuilt.clone();
-            let note = if lost.is_empty() {
-                Some("no computation processor failed: only redundancy was re-encoded".to_string())
-            } else if report.solves.is_empty() {
-                Some("copies, no system solved: condition number not applicable".to_string())
-            } else {
-                None
-            };
-            let max_abs = (!lost.is_empty()).then(|| {
-                lost.iter()
-                    .flat_map(|&p| orig[p].iter().zip(&locals[p]).map(|(a, b)| (a - b).abs()))
-                    .fold(0.0, f64::max)
-            });
-            Ok(EncodeOutcome {
-                failed,
-                recoverable: true,
-                condition_number: report.max_condition_number(),
-                effective_condition_number: report.max_effective_condition_number(),
-                relative_error: if lost.is_empty() {
-                    None
+    within(progress, "encode", 3, || {
+        let spec = codec.spec();
+        let mut rng = run_rng(seed, DATA_STREAM);
+        let orig: Vec<Vec<f64>> = (0..spec.procs)
+            .map(|_| (0..len).map(|_| standard_normal(&mut rng)).collect())
+            .collect();
+        progress.tick();
+        let held = codec.encode(&orig)?;
+        progress.tick();
+        let mut failed = failed.to_vec();
+        failed.sort_unstable();
+        failed.dedup();
+        let (mut locals, mut h) = (orig.clone(), held);
+        erase(&mut locals, &mut h, &failed);
+        let recovered = codec.recover(&mut locals, &mut h, &failed);
+        progress.tick();
+        match recovered {
+            Ok(report) => {
+                let lost: Vec<usize> = report.rebuilt.clone();
+                let note = if lost.is_empty() {
+                    Some(
+                        "no computation processor failed: only redundancy was re-encoded"
+                            .to_string(),
+                    )
+                } else if report.solves.is_empty() {
+                    Some("copies, no system solved: condition number not applicable".to_string())
                 } else {
-                    relative_error(&orig, &locals, &lost)
-                },
-                max_abs_error: max_abs.filter(|v| v.is_finite()),
-                bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
-                rebuilt: report.rebuilt,
-                reencoded: report.reencoded,
-                solves: report.solves,
-                note,
-            })
+                    None
+                };
+                let max_abs = (!lost.is_empty()).then(|| {
+                    lost.iter()
+                        .flat_map(|&p| orig[p].iter().zip(&locals[p]).map(|(a, b)| (a - b).abs()))
+                        .fold(0.0, f64::max)
+                });
+                Ok(EncodeOutcome {
+                    failed,
+                    recoverable: true,
+                    condition_number: report.max_condition_number(),
+                    effective_condition_number: report.max_effective_condition_number(),
+                    relative_error: if lost.is_empty() {
+                        None
+                    } else {
+                        relative_error(&orig, &locals, &lost)
+                    },
+                    max_abs_error: max_abs.filter(|v| v.is_finite()),
+                    bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
+                    rebuilt: report.rebuilt,
+                    reencoded: report.reencoded,
+                    solves: report.solves,
+                    note,
+                })
+            }
+            Err(EncodingError::Unrecoverable { .. }) => Ok(lost_outcome(
+                failed,
+                "the scheme does not survive this failure set: the stable-storage level restarts"
+                    .into(),
+            )),
+            Err(EncodingError::IllConditioned { why, .. }) => Ok(lost_outcome(
+                failed,
+                format!(
+                    "survivable in exact arithmetic (as `ckpt survive` counts it), lost in double precision: {why}; the stable-storage level restarts"
+                ),
+            )),
+            Err(e) => Err(e),
         }
-        Err(EncodingError::Unrecoverable { .. }) => Ok(lost_outcome(
-            failed,
-            "the scheme does not survive this failure set: the stable-storage level restarts"
-                .into(),
-        )),
-        Err(EncodingError::IllConditioned { why, .. }) => Ok(lost_outcome(
-            failed,
-            format!(
-                "survivable in exact arithmetic (as `ckpt survive` counts it), lost in double precision: {why}; the stable-storage level restarts"
-            ),
-        )),
-        Err(e) => Err(e),
-    }
+    })
 }
 
 /// The outcome of a failure set that cannot be rebuilt: nothing rebuilt, no figures, `note`

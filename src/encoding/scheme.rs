@@ -129,6 +129,23 @@ fn invalid(arg: &'static str, value: impl ToString, accepted: impl Into<String>)
     }
 }
 
+/// A count the scheme needs from flag `arg`: refused with `missing` when not given, with
+/// `accepted` when `admits` refuses it.
+fn required_count(
+    arg: &'static str,
+    value: Option<usize>,
+    missing: String,
+    admits: impl Fn(usize) -> bool,
+    accepted: String,
+) -> Result<usize, EncodingError> {
+    let v = value.ok_or_else(|| invalid(arg, "(missing)", missing))?;
+    if admits(v) {
+        Ok(v)
+    } else {
+        Err(invalid(arg, v, accepted))
+    }
+}
+
 impl SchemeSpec {
     /// Validates a scheme description; errors name the flag (`--procs`, `--groups`,
     /// `--checksums`) to change.
@@ -165,21 +182,13 @@ impl SchemeSpec {
             _ => {}
         }
         let g = if kind.is_grouped() {
-            let g = groups.ok_or_else(|| {
-                invalid(
-                    "--groups",
-                    "(missing)",
-                    format!("a group count dividing --procs for scheme {kind}"),
-                )
-            })?;
-            if g == 0 || !n.is_multiple_of(g) {
-                return Err(invalid(
-                    "--groups",
-                    g,
-                    format!("a group count that divides --procs ({n})"),
-                ));
-            }
-            g
+            required_count(
+                "--groups",
+                groups,
+                format!("a group count dividing --procs for scheme {kind}"),
+                |g| g != 0 && n.is_multiple_of(g),
+                format!("a group count that divides --procs ({n})"),
+            )?
         } else {
             if let Some(g) = groups {
                 return Err(invalid(
@@ -194,21 +203,13 @@ impl SchemeSpec {
         };
         let group_size = n / g;
         let m = if kind.is_weighted() {
-            let m = checksums.ok_or_else(|| {
-                invalid(
-                    "--checksums",
-                    "(missing)",
-                    format!("a checksum count for scheme {kind}"),
-                )
-            })?;
-            if m == 0 || m > group_size {
-                return Err(invalid(
-                    "--checksums",
-                    m,
-                    format!("between 1 and the processors per group ({group_size})"),
-                ));
-            }
-            m
+            required_count(
+                "--checksums",
+                checksums,
+                format!("a checksum count for scheme {kind}"),
+                |m| m != 0 && m <= group_size,
+                format!("between 1 and the processors per group ({group_size})"),
+            )?
         } else {
             let fixed = if kind.is_neighbour() { 0 } else { 1 };
             match checksums {
@@ -376,51 +377,23 @@ mod tests {
 
     #[test]
     fn validation_names_the_flag() {
-        let arg = |r: Result<SchemeSpec, EncodingError>| match r {
-            Err(EncodingError::Invalid { arg, .. }) => arg,
-            other => panic!("expected an error, got {other:?}"),
-        };
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Pair, 7, None, None)),
-            "--procs"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Ring, 1, None, None)),
-            "--procs"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, Some(3), None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Checksum1d, 10, None, None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Mirror, 10, Some(2), None)),
-            "--groups"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, None)),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Weighted, 10, None, Some(0)),),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(
-                SchemeKind::Weighted1d,
-                12,
-                Some(4),
-                Some(4)
-            )),
-            "--checksums"
-        );
-        assert_eq!(
-            arg(SchemeSpec::new(SchemeKind::Ring, 8, None, Some(2))),
-            "--checksums"
-        );
+        use SchemeKind::*;
+        for (kind, procs, groups, checksums, flag) in [
+            (Pair, 7, None, None, "--procs"),
+            (Ring, 1, None, None, "--procs"),
+            (Checksum1d, 10, Some(3), None, "--groups"),
+            (Checksum1d, 10, None, None, "--groups"),
+            (Mirror, 10, Some(2), None, "--groups"),
+            (Weighted, 10, None, None, "--checksums"),
+            (Weighted, 10, None, Some(0), "--checksums"),
+            (Weighted1d, 12, Some(4), Some(4), "--checksums"),
+            (Ring, 8, None, Some(2), "--checksums"),
+        ] {
+            match SchemeSpec::new(kind, procs, groups, checksums) {
+                Err(EncodingError::Invalid { arg, .. }) => assert_eq!(arg, flag, "{kind:?}"),
+                other => panic!("{kind:?}: expected an error, got {other:?}"),
+            }
+        }
         assert!(SchemeSpec::new(SchemeKind::Checksum, 8, None, Some(1)).is_ok());
     }
 

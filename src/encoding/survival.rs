@@ -7,6 +7,7 @@
 
 use super::EncodingError;
 use super::scheme::{SchemeKind, SchemeSpec};
+use crate::progress::within;
 use serde::Serialize;
 use statrs::function::gamma::ln_gamma;
 
@@ -113,16 +114,15 @@ pub fn survival_range(
     // Counts that need the count: above the checksums of one group, up to all groups' checksums.
     let counted = scheme.kind == SchemeKind::Weighted1d && hi > m && lo <= g * m;
     if !counted {
-        progress.start("survive", (hi - lo + 1) as u64);
-        let out = (lo..=hi)
-            .map(|k| {
-                let p = survival(scheme, k);
-                progress.tick();
-                p
-            })
-            .collect();
-        progress.finish();
-        return Ok(out);
+        return Ok(within(progress, "survive", (hi - lo + 1) as u64, || {
+            (lo..=hi)
+                .map(|k| {
+                    let p = survival(scheme, k);
+                    progress.tick();
+                    p
+                })
+                .collect()
+        }));
     }
     let work = weighted_1d_work(scheme, hi);
     if work > WEIGHTED_1D_WORK_LIMIT {
@@ -146,10 +146,12 @@ pub fn survival_range(
         .last();
     let log_needed = exact_top.is_none_or(|e| e < top);
     let passes = u64::from(exact_top.is_some()) + u64::from(log_needed);
-    progress.start("survive", passes * g as u64);
-    let exact = exact_top.map(|e| count_linear(g, size, m, e, progress));
-    let logs = log_needed.then(|| count_log(g, size, m, top, progress));
-    progress.finish();
+    let (exact, logs) = within(progress, "survive", passes * g as u64, || {
+        (
+            exact_top.map(|e| count(Counting::Linear, g, size, m, e, progress)),
+            log_needed.then(|| count(Counting::Log, g, size, m, top, progress)),
+        )
+    });
     Ok((lo..=hi)
         .map(|k| {
             if k <= m {
@@ -229,72 +231,95 @@ fn at_most_per_group(groups: usize, size: usize, cap: usize, k: usize) -> f64 {
         return 0.0;
     }
     let none = &crate::progress::NoProgress;
-    if ln_choose(groups * size, k) < LINEAR_LN_LIMIT {
-        count_linear(groups, size, cap, k, none)(k)
+    let counting = if ln_choose(groups * size, k) < LINEAR_LN_LIMIT {
+        Counting::Linear
     } else {
-        count_log(groups, size, cap, k, none)(k)
+        Counting::Log
+    };
+    count(counting, groups, size, cap, k, none)(k)
+}
+
+/// How the subset counts of [`count`] are held.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Counting {
+    /// As integer-valued doubles: exact while they stay below 2^53, valid while
+    /// `C(groups size, top)` stays far from overflow.
+    Linear,
+    /// As their logarithms, for counts beyond a double's range.
+    Log,
+}
+
+impl Counting {
+    /// `C(n, j)` held this way. Each linear partial product is itself the binomial C(n, i+1),
+    /// so rounding keeps it exact while it stays below 2^53.
+    fn choose(self, n: usize, j: usize) -> f64 {
+        match self {
+            Counting::Linear => {
+                (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round())
+            }
+            Counting::Log => ln_choose(n, j),
+        }
+    }
+
+    /// The held zero and one.
+    fn zero_one(self) -> (f64, f64) {
+        match self {
+            Counting::Linear => (0.0, 1.0),
+            Counting::Log => (f64::NEG_INFINITY, 0.0),
+        }
+    }
+
+    /// `acc + a b`, all three held this way.
+    fn add_product(self, acc: f64, a: f64, b: f64) -> f64 {
+        match self {
+            Counting::Linear => acc + a * b,
+            Counting::Log => ln_add(acc, a + b),
+        }
+    }
+
+    /// The plain value of `a / b`.
+    fn ratio(self, a: f64, b: f64) -> f64 {
+        match self {
+            Counting::Linear => a / b,
+            Counting::Log => (a - b).exp(),
+        }
     }
 }
 
-/// [`at_most_per_group`] for every `k <= top`, counted as integer-valued doubles (exact while
-/// they stay below 2^53; valid while `C(groups size, top)` stays far from overflow).
-fn count_linear(
+/// [`at_most_per_group`] for every `k <= top`, the polynomial's power expanded group by group
+/// (one progress tick each) with its counts held as `counting` says.
+fn count(
+    counting: Counting,
     groups: usize,
     size: usize,
     cap: usize,
     top: usize,
     progress: &dyn crate::progress::Progress,
 ) -> impl Fn(usize) -> f64 + use<> {
-    // Each partial product is itself the binomial C(n, i+1), so rounding keeps it exact
-    // while it stays below 2^53.
-    let choose = |n: usize, j: usize| {
-        (0..j).fold(1.0f64, |c, i| (c * (n - i) as f64 / (i + 1) as f64).round())
-    };
-    let terms: Vec<f64> = (0..=cap.min(size)).map(|j| choose(size, j)).collect();
-    let mut dp = vec![0.0; top + 1];
-    dp[0] = 1.0;
+    let terms: Vec<f64> = (0..=cap.min(size))
+        .map(|j| counting.choose(size, j))
+        .collect();
+    let (zero, one) = counting.zero_one();
+    let mut dp = vec![zero; top + 1];
+    dp[0] = one;
     for _ in 0..groups {
-        let mut next = vec![0.0; top + 1];
+        let mut next = vec![zero; top + 1];
         for (t, slot) in next.iter_mut().enumerate() {
             *slot = terms
                 .iter()
                 .enumerate()
                 .take(t + 1)
-                .map(|(j, c)| dp[t - j] * c)
-                .sum();
+                .fold(zero, |acc, (j, &c)| counting.add_product(acc, dp[t - j], c));
         }
         dp = next;
         progress.tick();
     }
     let all = groups * size;
-    move |k| (dp[k] / choose(all, k)).clamp(0.0, 1.0)
-}
-
-/// [`at_most_per_group`] for every `k <= top`, counted in logs.
-fn count_log(
-    groups: usize,
-    size: usize,
-    cap: usize,
-    top: usize,
-    progress: &dyn crate::progress::Progress,
-) -> impl Fn(usize) -> f64 + use<> {
-    let terms: Vec<f64> = (0..=cap.min(size)).map(|j| ln_choose(size, j)).collect();
-    let mut dp = vec![f64::NEG_INFINITY; top + 1];
-    dp[0] = 0.0;
-    for _ in 0..groups {
-        let mut next = vec![f64::NEG_INFINITY; top + 1];
-        for (t, slot) in next.iter_mut().enumerate() {
-            let mut acc = f64::NEG_INFINITY;
-            for (j, &lc) in terms.iter().enumerate().take(t + 1) {
-                acc = ln_add(acc, dp[t - j] + lc);
-            }
-            *slot = acc;
-        }
-        dp = next;
-        progress.tick();
+    move |k| {
+        counting
+            .ratio(dp[k], counting.choose(all, k))
+            .clamp(0.0, 1.0)
     }
-    let all = groups * size;
-    move |k| (dp[k] - ln_choose(all, k)).exp().clamp(0.0, 1.0)
 }
 
 #[cfg(test)]

@@ -22,6 +22,16 @@ pub fn log1mexp(x: f64) -> f64 {
     }
 }
 
+/// `ln(1 - p)` where `complement()` computes `1 - p` directly: `ln_1p(-p)` while `p` is small,
+/// the complement's own log once it is, so neither loses digits to the subtraction.
+fn ln_complement(p: f64, complement: impl FnOnce() -> f64) -> f64 {
+    if p < 0.5 {
+        (-p).ln_1p()
+    } else {
+        complement().ln()
+    }
+}
+
 /// The family of a lifetime distribution, with its shape parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "family", rename_all = "lowercase")]
@@ -122,21 +132,7 @@ struct LifetimeSpec {
     mean: f64,
 }
 
-impl From<Lifetime> for LifetimeSpec {
-    fn from(l: Lifetime) -> LifetimeSpec {
-        LifetimeSpec {
-            shape: l.shape,
-            mean: l.mean,
-        }
-    }
-}
-
-impl TryFrom<LifetimeSpec> for Lifetime {
-    type Error = FailureError;
-    fn try_from(s: LifetimeSpec) -> Result<Lifetime, FailureError> {
-        Lifetime::new(s.shape, s.mean)
-    }
-}
+serde_proxy!(Lifetime <-> LifetimeSpec { shape, mean }, FailureError);
 
 impl Lifetime {
     /// A distribution of the given family with the given mean.
@@ -206,12 +202,7 @@ impl Lifetime {
             Shape::Weibull { shape } => -(t / self.param).powf(shape),
             Shape::Gamma { shape } => {
                 let x = t / self.param;
-                let lower = gamma_lr(shape, x);
-                if lower < 0.5 {
-                    (-lower).ln_1p()
-                } else {
-                    gamma_ur(shape, x).ln()
-                }
+                ln_complement(gamma_lr(shape, x), || gamma_ur(shape, x))
             }
             Shape::LogNormal { sigma } => ln_phi(-(t.ln() - self.param) / sigma),
         }
@@ -227,12 +218,7 @@ impl Lifetime {
             Shape::Weibull { shape } => log1mexp((t / self.param).powf(shape)),
             Shape::Gamma { shape } => {
                 let x = t / self.param;
-                let upper = gamma_ur(shape, x);
-                if upper < 0.5 {
-                    (-upper).ln_1p()
-                } else {
-                    gamma_lr(shape, x).ln()
-                }
+                ln_complement(gamma_ur(shape, x), || gamma_lr(shape, x))
             }
             Shape::LogNormal { sigma } => ln_phi((t.ln() - self.param) / sigma),
         }

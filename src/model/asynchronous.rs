@@ -17,7 +17,7 @@
 //! write time moves the optimum only through the slowdown.
 
 use super::daly::{higher_order, ln_expm1, neg_u_plus_ln1m};
-use super::{CostModel, ModelError, nonnegative, positive};
+use super::{CostModel, DalyInputs, ModelError, nonnegative, positive};
 use crate::failure::log1mexp;
 
 /// The asynchronous cost model (row name `async-complete`).
@@ -34,10 +34,7 @@ use crate::failure::log1mexp;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AsyncComplete {
-    mtbf: f64,
-    cost: f64,
-    restart: f64,
-    downtime: f64,
+    daly: DalyInputs,
     write: f64,
     slowdown: f64,
 }
@@ -68,10 +65,7 @@ impl AsyncComplete {
         slowdown_fraction: f64,
     ) -> Result<Self, ModelError> {
         Ok(AsyncComplete {
-            mtbf: positive("mtbf", mtbf)?,
-            cost: positive("cost", cost)?,
-            restart: nonnegative("restart", restart)?,
-            downtime: nonnegative("downtime", downtime)?,
+            daly: DalyInputs::new(mtbf, cost, restart, downtime)?,
             write: nonnegative("async-write", write)?,
             slowdown: slowdown(slowdown_fraction)?,
         })
@@ -84,24 +78,24 @@ impl AsyncComplete {
 
     /// The cost Daly's model would need to have the same optimum: `C + F D_w`.
     pub fn effective_cost(&self) -> f64 {
-        self.cost + self.slowdown * self.write
+        self.daly.cost + self.slowdown * self.write
     }
 
     /// `ln` of the expected wall time spent per transition of the embedded chain, times
     /// `e^(D_w/M)`: `ln(K e^((tau + C)/M) (1 - e^(-L/M)) e^(D_w/M))` with
     /// `K = (M + D) e^(R/M)` and `L` the wall time of a cycle.
     fn ln_time(&self, tau: f64, cycle: f64) -> f64 {
-        let m = self.mtbf;
-        (m + self.downtime).ln()
-            + self.restart / m
-            + (tau + self.cost + self.write) / m
+        let m = self.daly.mtbf;
+        (m + self.daly.downtime).ln()
+            + self.daly.restart / m
+            + (tau + self.daly.cost + self.write) / m
             + log1mexp(cycle / m)
     }
 
     /// The wall time of one cycle from a snapshot's end to the next: the next segment (at
     /// least until the write ends) and its snapshot.
     fn cycle(&self, tau: f64) -> f64 {
-        (tau + self.slowdown * self.write).max(self.write) + self.cost
+        (tau + self.slowdown * self.write).max(self.write) + self.daly.cost
     }
 
     /// The expected wall time of a job of `work` seconds checkpointed every `tau`, with a
@@ -135,12 +129,12 @@ impl AsyncComplete {
             });
         }
         let last = work - (segments - 1.0) * tau;
-        let m = self.mtbf;
+        let m = self.daly.mtbf;
         let lam = 1.0 / m;
-        let k = (m + self.downtime) * (lam * self.restart).exp();
+        let k = (m + self.daly.downtime) * (lam * self.daly.restart).exp();
         let phi = k - m;
         // A restart followed by one segment of `w` and its snapshot at full speed.
-        let redo = |w: f64| k * (lam * (w + self.cost)).exp_m1();
+        let redo = |w: f64| k * (lam * (w + self.daly.cost)).exp_m1();
         let p_write = (-lam * self.write).exp();
         // From the end of a snapshot that captured `w0`, with `w1` of work left in the next
         // segment: e^(-λD_w) (E_B(k) - E_B(k+1)).
@@ -151,7 +145,7 @@ impl AsyncComplete {
                 // The job's last work ends before the write does: it waits, idle.
                 self.write
             };
-            let l = v + self.cost;
+            let l = v + self.daly.cost;
             let p_cycle = (-lam * l).exp();
             m * (1.0 - p_cycle)
                 + (1.0 - p_write) * (phi + redo(w0))
@@ -191,14 +185,14 @@ impl CostModel for AsyncComplete {
         if !(tau > 0.0) {
             return f64::INFINITY;
         }
-        let m = self.mtbf;
+        let m = self.daly.mtbf;
         let (f, dw) = (self.slowdown, self.write);
         if tau >= self.min_interval() {
             // Written in the order of DalyComplete::ln_overhead so that D_w = 0 gives its
             // value to the last bit (the extra terms are then exact zeros).
-            (m + self.downtime).ln() - tau.ln()
-                + self.restart / m
-                + ln_expm1((tau + self.cost + f * dw) / m)
+            (m + self.daly.downtime).ln() - tau.ln()
+                + self.daly.restart / m
+                + ln_expm1((tau + self.daly.cost + f * dw) / m)
                 + (1.0 - f) * dw / m
         } else {
             // Wait rule: segments after a snapshot hold (1-F) D_w, the one after a restart
@@ -211,28 +205,28 @@ impl CostModel for AsyncComplete {
     }
 
     fn seed_interval(&self) -> f64 {
-        higher_order(self.effective_cost(), self.mtbf)
+        higher_order(self.effective_cost(), self.daly.mtbf)
             .interval
-            .unwrap_or(self.mtbf)
+            .unwrap_or(self.daly.mtbf)
             .max(self.min_interval())
     }
 
     fn expected_failures(&self, tau: f64) -> f64 {
         // Wald: failures = exposed time / M and wall = exposed + D failures, so failures per
         // committed segment are its expected wall over M + D.
-        let m = self.mtbf;
+        let m = self.daly.mtbf;
         if tau >= self.min_interval() {
             // e^(R/M) e^((1-F) D_w/M) (e^((tau + C + F D_w)/M) - 1), in Daly's order so that
             // D_w = 0 gives his figure to the last bit.
             let (f, dw) = (self.slowdown, self.write);
-            return (self.restart / m).exp()
-                * ((tau + self.cost + f * dw) / m).exp_m1()
+            return (self.daly.restart / m).exp()
+                * ((tau + self.daly.cost + f * dw) / m).exp_m1()
                 * ((1.0 - f) * dw / m).exp();
         }
         let stay = (-self.cycle(tau) / m).exp();
         let mean = tau + stay * (self.min_interval() - tau);
         self.overhead(tau)
-            .map_or(f64::INFINITY, |o| o * mean / (m + self.downtime))
+            .map_or(f64::INFINITY, |o| o * mean / (m + self.daly.downtime))
     }
 
     fn stationarity(&self, tau: f64) -> Option<f64> {
@@ -240,11 +234,11 @@ impl CostModel for AsyncComplete {
         if tau < self.min_interval() {
             return None;
         }
-        let u = tau / self.mtbf;
+        let u = tau / self.daly.mtbf;
         if u >= 1.0 {
             return Some(f64::NEG_INFINITY);
         }
-        Some(self.effective_cost() / self.mtbf - neg_u_plus_ln1m(u.max(0.0)))
+        Some(self.effective_cost() / self.daly.mtbf - neg_u_plus_ln1m(u.max(0.0)))
     }
 }
 

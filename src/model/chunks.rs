@@ -9,7 +9,7 @@
 //! `ceil(K0)`.
 
 use super::daly::{exact_optimum, ln_expm1};
-use super::{ModelError, nonnegative, positive};
+use super::{DalyInputs, ModelError, positive};
 
 /// Most chunks the model will count: beyond 2^53 a count is no longer an exact f64.
 pub const MAX_CHUNKS: u64 = 1 << 53;
@@ -31,10 +31,7 @@ pub struct WholeChunks {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FiniteJob {
     work: f64,
-    mtbf: f64,
-    cost: f64,
-    restart: f64,
-    downtime: f64,
+    daly: DalyInputs,
 }
 
 impl FiniteJob {
@@ -50,10 +47,7 @@ impl FiniteJob {
     ) -> Result<FiniteJob, ModelError> {
         Ok(FiniteJob {
             work: positive("work", work)?,
-            mtbf: positive("mtbf", mtbf)?,
-            cost: positive("cost", cost)?,
-            restart: nonnegative("restart", restart)?,
-            downtime: nonnegative("downtime", downtime)?,
+            daly: DalyInputs::new(mtbf, cost, restart, downtime)?,
         })
     }
 
@@ -62,12 +56,12 @@ impl FiniteJob {
         if k == 0 {
             return f64::INFINITY;
         }
-        let m = self.mtbf;
+        let m = self.daly.mtbf;
         let kf = k as f64;
         kf.ln()
-            + self.restart / m
-            + (m + self.downtime).ln()
-            + ln_expm1((self.work / kf + self.cost) / m)
+            + self.daly.restart / m
+            + (m + self.daly.downtime).ln()
+            + ln_expm1((self.work / kf + self.daly.cost) / m)
     }
 
     /// The expected completion with `k` equal chunks (s), or `None` beyond f64 range.
@@ -77,7 +71,7 @@ impl FiniteJob {
 
     /// The real-valued optimum `K0 = λW / (1 + W0(-e^(-λC-1)))`.
     pub fn continuous_count(&self) -> f64 {
-        self.work / exact_optimum(self.cost, self.mtbf)
+        self.work / exact_optimum(self.daly.cost, self.daly.mtbf)
     }
 
     /// The best whole number of chunks: `floor(K0)` or `ceil(K0)` (at least 1), whichever has
@@ -109,7 +103,7 @@ impl FiniteJob {
         };
         let completion = self.completion(count).ok_or(ModelError::Parameter {
             name: "mtbf",
-            value: self.mtbf,
+            value: self.daly.mtbf,
             accepted: "an MTBF that leaves an expected completion within f64 range",
         })?;
         Ok(WholeChunks {

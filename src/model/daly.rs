@@ -1,7 +1,7 @@
 //! Daly: the first-order estimate (2003), the complete cost model and its higher-order
 //! estimate (2006), and the exact optimum of the complete model through Lambert's W.
 
-use super::{CostModel, Estimator, ModelError, nonnegative, positive};
+use super::{CostModel, DalyInputs, Estimator, ModelError};
 use crate::failure::log1mexp;
 
 /// Daly's first-order interval `sqrt(2 delta (M + R)) - delta`; not applicable where it is not
@@ -156,10 +156,7 @@ pub(crate) fn ln_expm1(x: f64) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DalyComplete {
     name: &'static str,
-    mtbf: f64,
-    delta: f64,
-    restart: f64,
-    downtime: f64,
+    daly: DalyInputs,
 }
 
 impl DalyComplete {
@@ -168,10 +165,7 @@ impl DalyComplete {
     pub fn new(mtbf: f64, delta: f64, restart: f64, downtime: f64) -> Result<Self, ModelError> {
         Ok(DalyComplete {
             name: "daly-complete",
-            mtbf: positive("mtbf", mtbf)?,
-            delta: positive("cost", delta)?,
-            restart: nonnegative("restart", restart)?,
-            downtime: nonnegative("downtime", downtime)?,
+            daly: DalyInputs::new(mtbf, delta, restart, downtime)?,
         })
     }
 
@@ -183,7 +177,7 @@ impl DalyComplete {
 
     /// The exact optimum (Lambert W); restart and downtime scale the overhead, not its argmin.
     pub fn exact_optimum(&self) -> f64 {
-        exact_optimum(self.delta, self.mtbf)
+        exact_optimum(self.daly.cost, self.daly.mtbf)
     }
 }
 
@@ -196,29 +190,32 @@ impl CostModel for DalyComplete {
         if !(tau > 0.0) {
             return f64::INFINITY;
         }
-        let m = self.mtbf;
-        (m + self.downtime).ln() - tau.ln() + self.restart / m + ln_expm1((tau + self.delta) / m)
+        let m = self.daly.mtbf;
+        (m + self.daly.downtime).ln() - tau.ln()
+            + self.daly.restart / m
+            + ln_expm1((tau + self.daly.cost) / m)
     }
 
     fn seed_interval(&self) -> f64 {
-        higher_order(self.delta, self.mtbf)
+        higher_order(self.daly.cost, self.daly.mtbf)
             .interval
-            .unwrap_or(self.mtbf)
+            .unwrap_or(self.daly.mtbf)
     }
 
     fn expected_failures(&self, tau: f64) -> f64 {
         // Wald: failures = uptime / M, and wall = failures (M + D), so failures per interval
         // are e^(R/M) (e^(T/M) - 1).
-        (self.restart / self.mtbf).exp() * ((tau + self.delta) / self.mtbf).exp_m1()
+        (self.daly.restart / self.daly.mtbf).exp()
+            * ((tau + self.daly.cost) / self.daly.mtbf).exp_m1()
     }
 
     fn stationarity(&self, tau: f64) -> Option<f64> {
         // d/dtau ln overhead = 0  <=>  (tau + delta)/M + ln(1 - tau/M) = 0; decreasing in tau.
-        let u = tau / self.mtbf;
+        let u = tau / self.daly.mtbf;
         if u >= 1.0 {
             return Some(f64::NEG_INFINITY);
         }
-        Some(self.delta / self.mtbf - neg_u_plus_ln1m(u.max(0.0)))
+        Some(self.daly.cost / self.daly.mtbf - neg_u_plus_ln1m(u.max(0.0)))
     }
 }
 

@@ -96,6 +96,34 @@ pub(crate) fn nonnegative(name: &'static str, value: f64) -> Result<f64, ModelEr
     }
 }
 
+/// The platform of Daly's complete model, validated: MTBF and checkpoint cost positive and
+/// finite, restart and downtime finite and not negative (all seconds). The models built on
+/// Daly's (a finite job, asynchronous checkpoints) hold it beside what they add.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct DalyInputs {
+    pub(crate) mtbf: f64,
+    pub(crate) cost: f64,
+    pub(crate) restart: f64,
+    pub(crate) downtime: f64,
+}
+
+impl DalyInputs {
+    /// Checks the four in this order, naming the first bad one.
+    pub(crate) fn new(
+        mtbf: f64,
+        cost: f64,
+        restart: f64,
+        downtime: f64,
+    ) -> Result<DalyInputs, ModelError> {
+        Ok(DalyInputs {
+            mtbf: positive("mtbf", mtbf)?,
+            cost: positive("cost", cost)?,
+            restart: nonnegative("restart", restart)?,
+            downtime: nonnegative("downtime", downtime)?,
+        })
+    }
+}
+
 /// A model with an overhead function of the checkpoint interval.
 pub trait CostModel: Send + Sync {
     /// The row name in reports (`daly-complete`, `replicated-end`, ...).

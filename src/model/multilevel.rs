@@ -211,21 +211,7 @@ pub struct LevelsSpec {
     pub downtime: f64,
 }
 
-impl TryFrom<LevelsSpec> for Levels {
-    type Error = MultilevelError;
-    fn try_from(s: LevelsSpec) -> Result<Levels, MultilevelError> {
-        Levels::new(s.levels, s.downtime)
-    }
-}
-
-impl From<Levels> for LevelsSpec {
-    fn from(l: Levels) -> LevelsSpec {
-        LevelsSpec {
-            levels: l.levels,
-            downtime: l.downtime,
-        }
-    }
-}
+serde_proxy!(Levels <-> LevelsSpec { levels, downtime }, MultilevelError);
 
 fn check(
     level: usize,
@@ -466,21 +452,7 @@ pub struct PatternSpec {
     pub strides: Vec<u64>,
 }
 
-impl TryFrom<PatternSpec> for Pattern {
-    type Error = MultilevelError;
-    fn try_from(s: PatternSpec) -> Result<Pattern, MultilevelError> {
-        Pattern::new(s.interval, s.strides)
-    }
-}
-
-impl From<Pattern> for PatternSpec {
-    fn from(p: Pattern) -> PatternSpec {
-        PatternSpec {
-            interval: p.interval,
-            strides: p.strides,
-        }
-    }
-}
+serde_proxy!(Pattern <-> PatternSpec { interval, strides }, MultilevelError);
 
 impl Pattern {
     /// A pattern from one stride per level (see the type's documentation).

@@ -758,16 +758,21 @@ mod tests {
         }
     }
 
+    /// The optimal schedule's chunks after a restart and the best periodic interval, of a job
+    /// with a one-day mean and 10-minute checkpoints and restarts.
+    fn chunks_and_periodic(shape: Shape) -> (Vec<f64>, f64) {
+        let j = job(shape, DAY, 600.0, 600.0);
+        let s = j.schedule().unwrap();
+        (s.chunks, j.best_periodic().unwrap().interval)
+    }
+
     #[test]
     fn weibull_07_chunks_grow_after_a_restart() {
-        let j = job(Shape::Weibull { shape: 0.7 }, DAY, 600.0, 600.0);
-        let s = j.schedule().unwrap();
-        let p = j.best_periodic().unwrap();
-        let w = &s.chunks;
+        let (w, periodic) = chunks_and_periodic(Shape::Weibull { shape: 0.7 });
         assert!(w.len() > 10, "{w:?}");
         assert!(w[0] < w[4] && w[4] < w[9] && w[9] < w[w.len() - 1], "{w:?}");
         assert!(
-            w[0] < 0.8 * p.interval && w[w.len() - 1] > 1.3 * p.interval,
+            w[0] < 0.8 * periodic && w[w.len() - 1] > 1.3 * periodic,
             "{w:?}"
         );
     }
@@ -775,13 +780,10 @@ mod tests {
     #[test]
     fn weibull_15_chunks_shrink_after_a_restart() {
         // An increasing hazard: the machine is at its safest right after a failure.
-        let j = job(Shape::Weibull { shape: 1.5 }, DAY, 600.0, 600.0);
-        let s = j.schedule().unwrap();
-        let p = j.best_periodic().unwrap();
-        let w = &s.chunks;
+        let (w, periodic) = chunks_and_periodic(Shape::Weibull { shape: 1.5 });
         assert!(w[0] > w[4] && w[4] > w[9] && w[9] > w[w.len() - 1], "{w:?}");
         assert!(
-            w[0] > 1.3 * p.interval && w[w.len() - 1] < 0.8 * p.interval,
+            w[0] > 1.3 * periodic && w[w.len() - 1] < 0.8 * periodic,
             "{w:?}"
         );
     }

@@ -133,6 +133,12 @@ pub fn ns_to_secs(ns: Nanos) -> f64 {
     ns as f64 / NS_PER_S
 }
 
+/// A segment of `work` then its checkpoint, interrupted `elapsed` after it began: the time
+/// spent working and the time spent checkpointing, the checkpoint lost with the work.
+pub(crate) fn interrupted_segment(elapsed: Nanos, work: Nanos) -> (Nanos, Nanos) {
+    (elapsed.min(work), elapsed.saturating_sub(work))
+}
+
 /// An entry of the event queue; ordered by `(time, rule, key, seq)`, never by the payload.
 #[derive(Debug, Clone)]
 struct Entry<E> {

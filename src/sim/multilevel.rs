@@ -25,7 +25,7 @@
 //! times in a run are therefore the same whatever the pattern, which gives validation common
 //! random numbers across intervals and strides.
 
-use super::engine::{Nanos, ns_to_secs, secs_to_ns};
+use super::engine::{Nanos, interrupted_segment, ns_to_secs, secs_to_ns};
 use super::periodic::MAX_FAILURES_PER_RUN;
 use super::run::{Scenario, SimError, check_job, estimate, invalid};
 pub use super::run::{simulate, simulate_range};
@@ -324,9 +324,9 @@ fn run_with(cfg: &MultilevelConfig, mut clocks: Vec<Clock>) -> Result<Multilevel
             continue;
         }
         // Interrupted at `next` during the chunk or its checkpoint.
-        let elapsed = next - t;
-        out.work_executed += elapsed.min(len);
-        out.checkpoint += elapsed.saturating_sub(len);
+        let (worked, checkpointing) = interrupted_segment(next - t, len);
+        out.work_executed += worked;
+        out.checkpoint += checkpointing;
         t = next;
         loop {
             // Every class failing at this instant: one interruption of the highest of them.
@@ -476,6 +476,16 @@ mod tests {
         .unwrap()
     }
 
+    /// Two levels, cost/MTBF 0.05 and 0.1, restarts above the costs, and the pattern they are
+    /// checked at: the second level every fourth one-minute chunk.
+    fn two_levels(downtime: f64) -> (Levels, Pattern) {
+        let l = levels(
+            &[(30.0, 60.0, Some(600.0)), (120.0, 300.0, Some(1200.0))],
+            downtime,
+        );
+        (l, Pattern::new(60.0, vec![1, 4]).unwrap())
+    }
+
     fn fixed(cfg: &MultilevelConfig, times: &[&[u64]]) -> MultilevelRun {
         let clocks = times
             .iter()
@@ -595,12 +605,9 @@ mod tests {
 
     #[test]
     fn two_levels_agree_with_the_exact_model() {
-        // cost/MTBF 0.05 and 0.1, restarts above the costs, a downtime.
-        let l = levels(
-            &[(30.0, 60.0, Some(600.0)), (120.0, 300.0, Some(1200.0))],
-            20.0,
-        );
-        check_against_model(&l, &Pattern::new(60.0, vec![1, 4]).unwrap(), 20, 400, 1);
+        // With a downtime.
+        let (l, pattern) = two_levels(20.0);
+        check_against_model(&l, &pattern, 20, 400, 1);
     }
 
     #[test]
@@ -656,11 +663,7 @@ mod tests {
     fn departs_where_failures_are_not_exponential() {
         // Bursty classes (Weibull shape 0.5, same means): the exponential model no longer
         // holds.
-        let l = levels(
-            &[(30.0, 60.0, Some(600.0)), (120.0, 300.0, Some(1200.0))],
-            0.0,
-        );
-        let pattern = Pattern::new(60.0, vec![1, 4]).unwrap();
+        let (l, pattern) = two_levels(0.0);
         let mut cfg = MultilevelConfig::from_model(&l, &pattern, 20.0 * pattern.period()).unwrap();
         for lv in &mut cfg.levels {
             let mean = lv.failures.unwrap().mean();
@@ -674,11 +677,7 @@ mod tests {
 
     #[test]
     fn results_depend_on_seed_and_run_only() {
-        let l = levels(
-            &[(30.0, 60.0, Some(600.0)), (120.0, 300.0, Some(1200.0))],
-            0.0,
-        );
-        let pattern = Pattern::new(60.0, vec![1, 4]).unwrap();
+        let (l, pattern) = two_levels(0.0);
         let cfg = MultilevelConfig::from_model(&l, &pattern, 10.0 * pattern.period()).unwrap();
         let all = simulate_range(&cfg, 5, 0..20, 2, &|| {}).unwrap();
         let mut parts = simulate_range(&cfg, 5, 0..7, 1, &|| {}).unwrap();

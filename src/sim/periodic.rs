@@ -11,7 +11,7 @@
 //! Ties: failures come first within an instant, so a failure at the very instant a checkpoint
 //! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
-use super::engine::{EventQueue, Nanos, ns_to_secs, secs_to_ns};
+use super::engine::{EventQueue, Nanos, interrupted_segment, ns_to_secs, secs_to_ns};
 use super::run::{Scenario, SimError, check_job, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
@@ -585,9 +585,9 @@ fn run_chunks(
             }
             // Interrupted at `next`: lose the work since the last checkpoint, then restart;
             // a failure during the restart (its last instant included) starts it again.
-            let elapsed = next - t;
-            out.lost_work += elapsed.min(w);
-            out.checkpoint += elapsed.saturating_sub(w);
+            let (worked, checkpointing) = interrupted_segment(next - t, w);
+            out.lost_work += worked;
+            out.checkpoint += checkpointing;
             t = next;
             loop {
                 out.failures += 1;
@@ -838,9 +838,9 @@ fn simulate_run_allocation(
             continue;
         }
         let at = st.next;
-        let elapsed = at - t;
-        out.lost_work += elapsed.min(w);
-        out.checkpoint += elapsed.saturating_sub(w);
+        let (worked, checkpointing) = interrupted_segment(at - t, w);
+        out.lost_work += worked;
+        out.checkpoint += checkpointing;
         t = at;
         if at >= signal {
             // A failure after the signal: nothing more can be saved.

@@ -205,31 +205,36 @@ mod tests {
             name: "worker",
             count: 4,
         };
-        let e = parse_trace("1,0\n2,4\n", "w.csv", col)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("w.csv, line 2, field worker: `4` is out of range"),
-            "{e}"
-        );
-        let e = parse_trace("1,0\nx,1\n", "w.csv", col)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("w.csv, line 2, field time_seconds: `x` is not a number"),
-            "{e}"
-        );
-        let e = parse_trace("1\n", "w.csv", col).unwrap_err().to_string();
-        assert!(e.contains("line 1, field worker"), "{e}");
-        let e = parse_trace("1,2\n", "j.csv", IndexColumn::Forbidden)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("line 1, field 2"), "{e}");
-        let e = parse_trace("1,-2\n", "j.csv", col).unwrap_err().to_string();
-        assert!(e.contains("field worker: `-2` is not an index"), "{e}");
-        let e = parse_trace("1,1,1\n", "j.csv", col)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("field 3"), "{e}");
+        for (text, file, col, start) in [
+            (
+                "1,0\n2,4\n",
+                "w.csv",
+                col,
+                "w.csv, line 2, field worker: `4` is out of range",
+            ),
+            (
+                "1,0\nx,1\n",
+                "w.csv",
+                col,
+                "w.csv, line 2, field time_seconds: `x` is not a number",
+            ),
+            ("1\n", "w.csv", col, "w.csv, line 1, field worker"),
+            (
+                "1,2\n",
+                "j.csv",
+                IndexColumn::Forbidden,
+                "j.csv, line 1, field 2",
+            ),
+            (
+                "1,-2\n",
+                "j.csv",
+                col,
+                "j.csv, line 1, field worker: `-2` is not an index",
+            ),
+            ("1,1,1\n", "j.csv", col, "j.csv, line 1, field 3"),
+        ] {
+            let e = parse_trace(text, file, col).unwrap_err().to_string();
+            assert!(e.starts_with(start), "{e}");
+        }
     }
 }
