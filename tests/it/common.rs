@@ -1,5 +1,6 @@
-//! What several test modules share: the `ckpt` binary, files of the package, scratch files, and
-//! JSON compared with a tolerance.
+//! What several test modules share: the `ckpt` binary, the check of a refusal, the example
+//! systems several modules run, files of the package, scratch files, and JSON compared with a
+//! tolerance.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,96 @@ pub fn stdout_of(args: &[&str]) -> String {
         .stdout
         .clone();
     String::from_utf8(out).unwrap()
+}
+
+/// `ckpt args` must be refused the way every bad input is: exit status 2, nothing on stdout,
+/// one line on stderr that starts `error: `, names every `needle` and is no panic. Returns
+/// the line.
+pub fn refused(args: &[&str], needles: &[&str]) -> String {
+    refused_in(Path::new("."), args, needles)
+}
+
+/// [`refused`], run in the folder `dir`.
+pub fn refused_in(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    let out = ckpt().current_dir(dir).args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
+    }
+    err
+}
+
+/// `base` followed by `extra`: a test's own flags after a shared example.
+pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    [base, extra].concat()
+}
+
+/// The periodic example the command-line tests share: a 6 h MTBF, 5 min checkpoints and 10 min
+/// restarts with a 57 min interval (close to Young's 60 min) over 100 h of work. Tests add the
+/// runs, seed, wall-time limit and format they need.
+pub const PERIODIC_6H: &[&str] = &[
+    "simulate",
+    "periodic",
+    "--mtbf",
+    "6h",
+    "--cost",
+    "5m",
+    "--restart",
+    "10m",
+    "--interval",
+    "57m",
+    "--work",
+    "100h",
+];
+
+/// The replicated system the command-line tests share, without its command: 8 processes in
+/// pairs, each with a 1 h MTBF, 60 s checkpoints, failures detected at once and 2 min restarts.
+pub const REPLICATED_PAIRS: &[&str] = &[
+    "--mtbf",
+    "1h",
+    "--cost",
+    "60s",
+    "--procs",
+    "8",
+    "--replicas",
+    "2",
+    "--detect",
+    "immediate",
+    "--restart",
+    "2m",
+];
+
+/// The files of a `validate --out` report of the periodic, replicated and multi-level
+/// simulators.
+pub const VALIDATE_REPORT: &[&str] = &[
+    "validate.json",
+    "validate.csv",
+    "validate.svg",
+    "validate.png",
+    "regret.svg",
+    "regret.png",
+    "report.md",
+];
+
+/// Every file of `names` is in `dir`, and none is empty.
+pub fn assert_written(dir: &Path, names: &[&str]) {
+    for f in names {
+        assert!(
+            std::fs::metadata(dir.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f}"
+        );
+    }
 }
 
 /// A file of the package by its path from the package root (`data/examples/...`), wherever the

@@ -1,6 +1,8 @@
 //! `ckpt interval` through the binary: formats, committed examples, and bad input.
 
-use crate::common::{ckpt, read_package_file, same_json, stdout_of};
+use crate::common::{
+    REPLICATED_PAIRS, ckpt, read_package_file, refused, same_json, stdout_of, with,
+};
 use predicates::prelude::*;
 
 #[test]
@@ -38,24 +40,10 @@ fn json_matches_the_committed_examples() {
         ),
         (
             "data/examples/interval-replicated.json",
-            vec![
-                "--mtbf",
-                "1h",
-                "--cost",
-                "60s",
-                "--procs",
-                "8",
-                "--replicas",
-                "2",
-                "--detect",
-                "immediate",
-                "--restart",
-                "2m",
-                "--work",
-                "100h",
-                "--iteration-time",
-                "7s",
-            ],
+            with(
+                REPLICATED_PAIRS,
+                &["--work", "100h", "--iteration-time", "7s"],
+            ),
         ),
     ] {
         let mut all = vec!["interval"];
@@ -241,21 +229,9 @@ fn work_gives_the_expected_completion_time() {
     assert!((c - 360000.0 * o).abs() < 1e-6);
 }
 
+/// `ckpt interval args` is refused with one line that mentions `mentions`.
 fn rejects(args: &[&str], mentions: &str) {
-    let mut all = vec!["interval"];
-    all.extend(args);
-    let out = ckpt().args(&all).assert().code(2).get_output().clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    assert!(
-        err.contains(mentions),
-        "{args:?}: {err} does not mention {mentions}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
+    refused(&with(&["interval"], args), &[mentions]);
 }
 
 #[test]
@@ -476,36 +452,18 @@ fn scheme_gives_the_cost_and_its_survival() {
 
 #[test]
 fn scheme_flags_are_checked() {
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--scheme",
-            "weighted",
-            "--checksums",
-            "4",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--procs",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--scheme",
-            "pair",
-            "--procs",
-            "7",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--procs",
-    );
+    // Each scheme given with a 1 GiB checkpoint written at 1 GB/s.
+    let storage = ["--ckpt-bytes", "1GiB", "--bandwidth", "1GB/s"];
+    for (scheme, mentions) in [
+        (&["--scheme", "weighted", "--checksums", "4"][..], "--procs"),
+        (&["--scheme", "pair", "--procs", "7"], "--procs"),
+        (
+            &["--cost", "5m", "--scheme", "pair", "--procs", "8"],
+            "--cost",
+        ),
+    ] {
+        rejects(&with(&with(&["--mtbf", "24h"], scheme), &storage), mentions);
+    }
     rejects(
         &[
             "--mtbf",
@@ -518,23 +476,6 @@ fn scheme_flags_are_checked() {
             "1GiB",
         ],
         "--bandwidth",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--scheme",
-            "pair",
-            "--procs",
-            "8",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--cost",
     );
     rejects(
         &["--mtbf", "24h", "--cost", "5m", "--checksums", "4"],

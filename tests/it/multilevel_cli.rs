@@ -2,7 +2,7 @@
 //! every format, `simulate multilevel` against the exact model, `validate --level`,
 //! `sweep --level`, shards, the README's worked example and the bad-input lines.
 
-use crate::common::{ckpt, read_package_file, stdout_of};
+use crate::common::{read_package_file, refused, stdout_of, with};
 use serde_json::Value;
 
 const H: f64 = 3600.0;
@@ -17,26 +17,18 @@ const MACHINE: [&str; 6] = [
     "cost=600s,restart=900s,mtbf=7d,name=pfs",
 ];
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    [a, b].concat()
-}
+/// Three levels that fail often (cost/MTBF up to 0.03), so that failures shape the overhead.
+const FAILING_OFTEN: [&str; 6] = [
+    "--level",
+    "cost=10s,restart=30s,mtbf=20m",
+    "--level",
+    "cost=1m,restart=2m,mtbf=1h",
+    "--level",
+    "cost=5m,restart=8m,mtbf=3h",
+];
 
 fn json(args: &[&str]) -> Value {
     serde_json::from_str(&stdout_of(args)).unwrap()
-}
-
-/// Runs `args`, expects exit status 2, nothing on stdout and one stderr line containing every
-/// `needle`.
-fn bad(args: &[&str], needles: &[&str]) {
-    let out = ckpt().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` not in {err}");
-    }
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting (`a` row-major, n x n).
@@ -437,13 +429,13 @@ fn formats_refuse_what_they_cannot_hold() {
         .flat_map(|i| ["--level".to_string(), format!("cost={i}s,mtbf={i}h")])
         .collect();
     let five: Vec<&str> = five.iter().map(String::as_str).collect();
-    bad(
+    refused(
         &with(&["interval", "--format", "fti"], &five),
         &["--format fti", "four", "this answer has 5"],
     );
     // Five levels are an answer in every other format.
     stdout_of(&with(&["interval", "--format", "scr"], &five));
-    bad(
+    refused(
         &[
             "interval",
             "--level",
@@ -453,13 +445,13 @@ fn formats_refuse_what_they_cannot_hold() {
         ],
         &["--format veloc", "two levels", "uses 1"],
     );
-    bad(
+    refused(
         &[
             "interval", "--mtbf", "1d", "--cost", "5m", "--format", "fti",
         ],
         &["--format fti", "--level"],
     );
-    bad(
+    refused(
         &[
             "interval", "--mtbf", "1d", "--cost", "5m", "--format", "veloc",
         ],
@@ -471,25 +463,25 @@ fn formats_refuse_what_they_cannot_hold() {
 fn bad_levels_get_one_line_and_exit_2() {
     let i = |v: &[&'static str]| with(&["interval"], v);
     let accepted = "cost=DURATION[,restart=DURATION][,mtbf=DURATION][,name=NAME]";
-    bad(
+    refused(
         &i(&["--level", "cost=5s,size=1"]),
         &["--level", "cost=5s,size=1", "unknown key `size`", accepted],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h,mtbf=2h"]),
         &["--level", "key `mtbf` given twice", accepted],
     );
-    bad(
+    refused(
         &i(&["--level", "mtbf=1h"]),
         &["--level", "no cost", accepted],
     );
-    bad(&i(&["--level", "cost=5x,mtbf=1h"]), &["--level", "cost=5x"]);
-    bad(&i(&["--level", "cost=1M,mtbf=1h"]), &["--level", "month"]);
-    bad(
+    refused(&i(&["--level", "cost=5x,mtbf=1h"]), &["--level", "cost=5x"]);
+    refused(&i(&["--level", "cost=1M,mtbf=1h"]), &["--level", "month"]);
+    refused(
         &i(&["--level", "cost=-5s,mtbf=1h"]),
         &["--level", "cost=-5s"],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=1m,mtbf=1d", "--level", "cost=5s,mtbf=1h"]),
         &[
             "--level",
@@ -498,7 +490,7 @@ fn bad_levels_get_one_line_and_exit_2() {
             "60s of --level number 1",
         ],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h", "--level", "cost=1m,name=pfs"]),
         &["--level", "`cost=1m,name=pfs`", "mtbf=DURATION on the top"],
     );
@@ -509,21 +501,21 @@ fn bad_levels_get_one_line_and_exit_2() {
         ["--procs", "4"],
         ["--nodes", "4"],
     ] {
-        bad(
+        refused(
             &i(&["--level", "cost=5s,mtbf=1h", flag[0], flag[1]]),
             &["--level", "cannot be used with", flag[0]],
         );
     }
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h", "--iteration-time", "1s"]),
         &["--iteration-time", "--level"],
     );
     // The same lines from the other commands that take --level.
-    bad(
+    refused(
         &["validate", "--level", "cost=5s,foo=1"],
         &["--level", "unknown key `foo`"],
     );
-    bad(
+    refused(
         &[
             "simulate",
             "multilevel",
@@ -568,9 +560,9 @@ fn strides_must_nest() {
         ("1,7,7", "levels 2 and 3 both have stride 7"),
         ("-,-,-", "top level must be used"),
     ] {
-        bad(&as_str(&run(strides)), &["--strides", strides, why]);
+        refused(&as_str(&run(strides)), &["--strides", strides, why]);
     }
-    bad(
+    refused(
         &as_str(&run("1,x,2")),
         &["--strides", "`x` is not a stride"],
     );
@@ -596,34 +588,8 @@ fn simulate_agrees_with_the_exact_model() {
             "10h",
             "0",
         ),
-        (
-            &[
-                "--level",
-                "cost=10s,restart=30s,mtbf=20m",
-                "--level",
-                "cost=1m,restart=2m,mtbf=1h",
-                "--level",
-                "cost=5m,restart=8m,mtbf=3h",
-            ],
-            "5m",
-            "1,2,8",
-            "40h",
-            "30s",
-        ),
-        (
-            &[
-                "--level",
-                "cost=10s,restart=30s,mtbf=20m",
-                "--level",
-                "cost=1m,restart=2m,mtbf=1h",
-                "--level",
-                "cost=5m,restart=8m,mtbf=3h",
-            ],
-            "5m",
-            "-,1,4",
-            "20h",
-            "0",
-        ),
+        (&FAILING_OFTEN, "5m", "1,2,8", "40h", "30s"),
+        (&FAILING_OFTEN, "5m", "-,1,4", "20h", "0"),
     ];
     for (levels, interval, strides, work, downtime) in cases {
         let args = sim(
@@ -717,17 +683,7 @@ fn validate_holds_the_pattern_against_simulation() {
     let verdict = &v["verdict"];
     assert_eq!(verdict["confirmed"], true);
     assert!(verdict["z"].as_f64().unwrap().abs() < 4.0);
-    for file in [
-        "validate.json",
-        "validate.csv",
-        "validate.svg",
-        "validate.png",
-        "regret.svg",
-        "regret.png",
-        "report.md",
-    ] {
-        assert!(dir.join(file).exists(), "{file}");
-    }
+    crate::common::assert_written(&dir, crate::common::VALIDATE_REPORT);
     assert_eq!(
         std::fs::read_to_string(dir.join("validate.json")).unwrap(),
         whole
@@ -743,7 +699,7 @@ fn validate_holds_the_pattern_against_simulation() {
         ),
     ));
     assert!(table.contains("model      1,7,91"), "{table}");
-    bad(
+    refused(
         &with(&["validate", "--sim", "periodic"], &MACHINE),
         &["--level", "--sim"],
     );
@@ -796,9 +752,9 @@ fn sweep_moves_the_strides_and_refuses_bad_ranges() {
         assert!(dir.join(file).exists(), "{file}");
     }
     let s = |vary: &'static str| with(&["sweep"], &with(&MACHINE, &["--vary", vary, "--out", out]));
-    bad(&s("level2.cost=1m..30m"), &["--vary", "5s..600s"]);
-    bad(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
-    bad(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);
-    bad(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
+    refused(&s("level2.cost=1m..30m"), &["--vary", "5s..600s"]);
+    refused(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
+    refused(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);
+    refused(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,26 +2,27 @@
 //! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
 //! the answer now (one line on stderr and exit status 2 for a refusal).
 
-use crate::common::ckpt;
+use crate::common::{PERIODIC_6H, ckpt, refused, with};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`;
-/// returns the line.
-fn refused(args: &[&str], needles: &[&str]) -> String {
-    let out = ckpt().args(args).output().unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
-    }
-    err
-}
+/// The largest stencil the tests name: 256 x 256 tasks on 128 workers, checkpointing at level
+/// 6. Each test adds the costs it needs.
+const STENCIL_256: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--width",
+    "256",
+    "--rows",
+    "256",
+    "--workers",
+    "128",
+    "--level",
+    "6",
+];
+
+/// `interval` with a one-day MTBF and 5 min checkpoints.
+const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ckpt-robust-{}-{name}", std::process::id()));
@@ -166,20 +167,7 @@ fn clap_errors_name_what_is_missing_and_keep_tips() {
 #[test]
 fn negative_values_name_the_option() {
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "256",
-            "--rows",
-            "256",
-            "--workers",
-            "128",
-            "--level",
-            "6",
-            "--process-cost",
-            "-1",
-        ],
+        &with(STENCIL_256, &["--process-cost", "-1"]),
         &["--process-cost", "`-1`", "zero or more"],
     );
     refused(
@@ -266,25 +254,18 @@ fn bom_and_cr_line_endings_are_accepted() {
 fn hopeless_stencil_mtbf_is_refused_at_once() {
     let start = Instant::now();
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "256",
-            "--rows",
-            "256",
-            "--workers",
-            "128",
-            "--level",
-            "6",
-            "--process-cost",
-            "7.1",
-            "--backup-cost",
-            "0.0013",
-            "--mtbf",
-            "1ns",
-            "--quiet",
-        ],
+        &with(
+            STENCIL_256,
+            &[
+                "--process-cost",
+                "7.1",
+                "--backup-cost",
+                "0.0013",
+                "--mtbf",
+                "1ns",
+                "--quiet",
+            ],
+        ),
         &["MTBF is too short", "failures expected per run"],
     );
     // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
@@ -362,31 +343,13 @@ fn vandermonde_overflow_and_ill_conditioning_are_named() {
 #[test]
 fn durations_beyond_500_years_are_refused() {
     for args in [
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "1e308",
-        ][..],
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "1e308",
-            "--format",
-            "env",
-        ],
-        &["interval", "--mtbf", "1e308", "--cost", "5m"],
-        &["interval", "--mtbf", "501y", "--cost", "5m"],
-        &["validate", "--mtbf", "1e308", "--cost", "5m"],
+        with(DAILY, &["--iteration-time", "1e308"]),
+        with(DAILY, &["--iteration-time", "1e308", "--format", "env"]),
+        vec!["interval", "--mtbf", "1e308", "--cost", "5m"],
+        vec!["interval", "--mtbf", "501y", "--cost", "5m"],
+        vec!["validate", "--mtbf", "1e308", "--cost", "5m"],
     ] {
-        refused(args, &["at most 500 years"]);
+        refused(&args, &["at most 500 years"]);
     }
     refused(
         &[
@@ -407,15 +370,7 @@ fn durations_beyond_500_years_are_refused() {
     );
     // Accepted but hopeless: 400 years per iteration against a 1-day MTBF.
     refused(
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "400y",
-        ],
+        &with(DAILY, &["--iteration-time", "400y"]),
         &["iteration-time", "overflows"],
     );
     // 500 years itself is accepted and answered (every figure finite).
@@ -795,24 +750,9 @@ fn tampered_shards_say_what_is_wrong() {
     let dir = scratch("tampered");
     std::fs::create_dir_all(&dir).unwrap();
     let shard = |i: u32| {
-        crate::common::stdout_of(&[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--interval",
-            "57m",
-            "--work",
-            "50h",
-            "--runs",
-            "10",
-            "--format",
-            "json",
-            "--shard",
-            &format!("{i}/2"),
-        ])
+        let slice = format!("{i}/2");
+        let runs = ["--runs", "10", "--format", "json", "--shard", &slice];
+        crate::common::stdout_of(&with(PERIODIC_6H, &runs))
     };
     let (s0, s1) = (shard(0), shard(1));
     let one = dir.join("s1.json");

@@ -3,7 +3,7 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use crate::common::ckpt;
+use crate::common::{PERIODIC_6H, REPLICATED_PAIRS, ckpt, refused_in, with};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -82,37 +82,30 @@ fn same_as_single(name: &str, args: &[&str]) -> Vec<u8> {
     single
 }
 
-const PERIODIC: &[&str] = &[
-    "simulate",
-    "periodic",
-    "--mtbf",
-    "6h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--interval",
-    "57m",
-    "--work",
-    "100h",
-    "--walltime",
-    "130h",
-    "--runs",
-    "40",
-    "--seed",
-    "7",
-    "--format",
-    "json",
-];
+/// The shared periodic example, 40 runs under a 130 h limit.
+fn periodic() -> Vec<&'static str> {
+    let rest = [
+        "--walltime",
+        "130h",
+        "--runs",
+        "40",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+    ];
+    with(PERIODIC_6H, &rest)
+}
 
 #[test]
 fn periodic_shards_merge_to_the_single_process_bytes() {
-    let out = same_as_single("periodic", PERIODIC);
+    let periodic = periodic();
+    let out = same_as_single("periodic", &periodic);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["runs"], 40);
     assert_eq!(v["figures"]["wall_time_s"]["runs"], 40);
     // The table too: the merge finishes with the recorded --format.
-    let table: Vec<&str> = PERIODIC
+    let table: Vec<&str> = periodic
         .iter()
         .copied()
         .filter(|a| *a != "--format" && *a != "json")
@@ -122,32 +115,22 @@ fn periodic_shards_merge_to_the_single_process_bytes() {
 
 #[test]
 fn replicated_shards_merge_to_the_single_process_bytes() {
+    let command = with(&["simulate", "replicated"], REPLICATED_PAIRS);
     same_as_single(
         "replicated",
-        &[
-            "simulate",
-            "replicated",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "60s",
-            "--procs",
-            "8",
-            "--replicas",
-            "2",
-            "--detect",
-            "immediate",
-            "--restart",
-            "2m",
-            "--interval",
-            "6m",
-            "--work",
-            "10h",
-            "--runs",
-            "30",
-            "--format",
-            "json",
-        ],
+        &with(
+            &command,
+            &[
+                "--interval",
+                "6m",
+                "--work",
+                "10h",
+                "--runs",
+                "30",
+                "--format",
+                "json",
+            ],
+        ),
     );
 }
 
@@ -253,27 +236,26 @@ fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     assert_eq!(folder(&one.join("other")), folder(&dir.join("other")));
 }
 
+/// The validation both the shard test and the array script's test run, without its command.
+const VALIDATE: &[&str] = &[
+    "--mtbf",
+    "1h",
+    "--cost",
+    "5m",
+    "--restart",
+    "1m",
+    "--runs",
+    "20",
+    "--work",
+    "10h",
+    "--points",
+    "5",
+];
+
 #[test]
 fn validate_shards_merge_to_the_single_process_bytes_and_report() {
-    let args = [
-        "validate",
-        "--mtbf",
-        "1h",
-        "--cost",
-        "5m",
-        "--restart",
-        "1m",
-        "--runs",
-        "20",
-        "--work",
-        "10h",
-        "--points",
-        "5",
-        "--format",
-        "json",
-        "--out",
-        "report",
-    ];
+    let command = with(&["validate"], VALIDATE);
+    let args = with(&command, &["--format", "json", "--out", "report"]);
     let one = scratch("validate-single");
     let single = run_in(&one, &args);
     let dir = scratch("validate-shards");
@@ -283,33 +265,22 @@ fn validate_shards_merge_to_the_single_process_bytes_and_report() {
     assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
 }
 
-/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`.
-fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let out = ckpt().current_dir(dir).args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "ckpt {}: {err}", args.join(" "));
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    for n in needles {
-        assert!(err.contains(n), "`{n}` not in: {err}");
-    }
-    assert!(out.stdout.is_empty());
-}
-
 #[test]
 fn bad_shards_are_refused_naming_the_file() {
     let dir = scratch("errors");
-    let files = shards(&dir, PERIODIC, 3);
+    let files = shards(&dir, &periodic(), 3);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     // files are slices 2, 1, 0.
-    refused(&dir, &["merge", n[0], n[2]], &["1/3", "missing", n[0]]);
-    refused(
+    refused_in(&dir, &["merge", n[0], n[2]], &["1/3", "missing", n[0]]);
+    refused_in(
         &dir,
         &["merge", n[0], n[1], n[2], n[1]],
         &["1/3", "twice", n[1]],
     );
     // A shard of another seed, and one of another shard count.
-    let other_seed: Vec<&str> = PERIODIC
+    let periodic = periodic();
+    let other_seed: Vec<&str> = periodic
         .iter()
         .map(|a| if *a == "7" { "8" } else { a })
         .collect();
@@ -318,38 +289,38 @@ fn bad_shards_are_refused_naming_the_file() {
     a.extend(["--shard", "1/3"]);
     std::fs::write(&foreign, run_in(&dir, &a)).unwrap();
     let f = foreign.display().to_string();
-    refused(&dir, &["merge", n[2], &f, n[0]], &[&f, "--seed 8"]);
+    refused_in(&dir, &["merge", n[2], &f, n[0]], &[&f, "--seed 8"]);
     let four = dir.join("four.json");
-    let mut a = PERIODIC.to_vec();
+    let mut a = periodic.clone();
     a.extend(["--shard", "1/4"]);
     std::fs::write(&four, run_in(&dir, &a)).unwrap();
     let f4 = four.display().to_string();
-    refused(&dir, &["merge", n[2], &f4], &[&f4, "shard counts"]);
+    refused_in(&dir, &["merge", n[2], &f4], &[&f4, "shard counts"]);
     // Not a shard, unreadable, truncated.
     let report = dir.join("report.json");
-    std::fs::write(&report, run_in(&dir, PERIODIC)).unwrap();
+    std::fs::write(&report, run_in(&dir, &periodic)).unwrap();
     let r = report.display().to_string();
-    refused(&dir, &["merge", &r], &[&r, "not a ckpt shard"]);
-    refused(&dir, &["merge", "no-such.json"], &["no-such.json", "read"]);
+    refused_in(&dir, &["merge", &r], &[&r, "not a ckpt shard"]);
+    refused_in(&dir, &["merge", "no-such.json"], &["no-such.json", "read"]);
     let cut = dir.join("cut.json");
     let text = std::fs::read_to_string(&files[1]).unwrap();
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
     let c = cut.display().to_string();
-    refused(&dir, &["merge", n[2], &c, n[0]], &[&c]);
+    refused_in(&dir, &["merge", n[2], &c, n[0]], &[&c]);
     // Results that do not fill their slice.
     let short = dir.join("short.json");
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["results"].as_array_mut().unwrap().pop();
     std::fs::write(&short, v.to_string()).unwrap();
     let s = short.display().to_string();
-    refused(&dir, &["merge", n[2], &s, n[0]], &[&s, "should hold"]);
+    refused_in(&dir, &["merge", n[2], &s, n[0]], &[&s, "should hold"]);
     // simulate writes no report folder.
-    refused(&dir, &["merge", n[0], n[1], n[2], "--out", "x"], &["--out"]);
+    refused_in(&dir, &["merge", n[0], n[1], n[2], "--out", "x"], &["--out"]);
     // Malformed --shard.
     for bad in ["3/3", "1", "a/b", "-1/3", "1/0"] {
-        let mut a = PERIODIC.to_vec();
+        let mut a = periodic.clone();
         a.extend(["--shard", bad]);
-        refused(&dir, &a, &["--shard", bad]);
+        refused_in(&dir, &a, &["--shard", bad]);
     }
 }
 
@@ -385,7 +356,7 @@ fn a_trace_that_changed_between_shards_is_caught_and_after_them_is_harmless() {
     std::fs::write(&files[1], run_in(&dir, &a)).unwrap();
     let a0 = files[0].display().to_string();
     let b0 = files[1].display().to_string();
-    refused(&dir, &["merge", &a0, &b0], &[&b0, "inputs"]);
+    refused_in(&dir, &["merge", &a0, &b0], &[&b0, "inputs"]);
     // Both shards of the new trace, then the trace changes before the merge: the shards carry
     // the trace they ran with, so the merge still gives what one process gave on it.
     let mut a = args.to_vec();
@@ -401,7 +372,7 @@ fn a_trace_that_changed_between_shards_is_caught_and_after_them_is_harmless() {
 fn an_old_format_shard_is_refused_by_its_format() {
     let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/examples/shard-format-1.json");
     let o = old.display().to_string();
-    refused(
+    refused_in(
         Path::new(env!("CARGO_MANIFEST_DIR")),
         &["merge", &o],
         &[
@@ -414,9 +385,9 @@ fn an_old_format_shard_is_refused_by_its_format() {
 }
 
 #[test]
-fn edited_results_and_inputs_are_refused() {
+fn edited_results_and_inputs_are_refused_in() {
     let dir = scratch("edited");
-    let files = shards(&dir, PERIODIC, 2);
+    let files = shards(&dir, &periodic(), 2);
     let text = std::fs::read_to_string(&files[0]).unwrap();
     let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -427,13 +398,13 @@ fn edited_results_and_inputs_are_refused() {
     };
     let other = files[1].display().to_string();
     let wall = edited("wall.json", &|v| v["results"][0]["wall"] = 0.into());
-    refused(
+    refused_in(
         &dir,
         &["merge", &other, &wall],
         &[&wall, "results", "edited or damaged"],
     );
     let seed = edited("seed.json", &|v| v["job"]["seed"] = 8.into());
-    refused(
+    refused_in(
         &dir,
         &["merge", &other, &seed],
         &[&seed, "inputs", "edited or damaged"],
@@ -464,8 +435,9 @@ fn slurm_standin(dir: &Path, script: &str, args: &[&str]) -> std::process::Outpu
 
 #[test]
 fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
+    let periodic = periodic();
     let dir = scratch("slurm-simulate");
-    let out = slurm_standin(&dir, "ckpt-array.sh", PERIODIC);
+    let out = slurm_standin(&dir, "ckpt-array.sh", &periodic);
     assert!(
         out.status.success(),
         "{}{}",
@@ -482,7 +454,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
     }
     assert_eq!(
         std::fs::read(work.join("merged.out")).unwrap(),
-        run_in(&dir, PERIODIC)
+        run_in(&dir, &periodic)
     );
 
     // WORK is not reused: its shards would be taken for the new run's.
@@ -511,7 +483,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 
     // A task that fails: no shard left behind, no merge, the script's status says so.
     let bad = scratch("slurm-bad");
-    let mut args = PERIODIC.to_vec();
+    let mut args = periodic.clone();
     args[3] = "0";
     let out = slurm_standin(&bad, "ckpt-array.sh", &args);
     assert!(!out.status.success());
@@ -524,22 +496,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 
 #[test]
 fn the_validate_array_script_gives_the_single_process_validation() {
-    let args = [
-        "--mtbf",
-        "1h",
-        "--cost",
-        "5m",
-        "--restart",
-        "1m",
-        "--runs",
-        "20",
-        "--work",
-        "10h",
-        "--points",
-        "5",
-        "--out",
-        "report",
-    ];
+    let args = with(VALIDATE, &["--out", "report"]);
     let dir = scratch("slurm-validate");
     let out = slurm_standin(&dir, "validate-array.sh", &args);
     assert!(
@@ -548,8 +505,7 @@ fn the_validate_array_script_gives_the_single_process_validation() {
         String::from_utf8_lossy(&out.stderr)
     );
     let single = scratch("slurm-validate-single");
-    let mut a = vec!["validate"];
-    a.extend(args);
+    let a = with(&["validate"], &args);
     assert_eq!(
         std::fs::read(dir.join("work/merged.out")).unwrap(),
         run_in(&single, &a)

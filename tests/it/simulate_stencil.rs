@@ -1,7 +1,7 @@
 //! The stencil simulator (docs/simulation.md §3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
-use crate::common::{ckpt, temp_file};
+use crate::common::{ckpt, stdout_of, temp_file, with};
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
@@ -494,69 +494,41 @@ fn cli_bad_input_is_one_line_with_exit_two() {
     }
 }
 
+/// Stdout of the stencil run on the paper's five-failure configuration with `args` (level,
+/// recovery, format), which must succeed.
+fn five_failures(args: &[&str]) -> String {
+    let config = [
+        "simulate",
+        "stencil",
+        "--config",
+        "data/paper/rollback-five-failures.ini",
+    ];
+    stdout_of(&with(&config, args))
+}
+
 #[test]
 fn cli_reads_a_trace_relative_to_the_config_folder() {
-    let out = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "1",
-        ])
-        .args(["--recovery", "global", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = five_failures(&["--level", "1", "--recovery", "global", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["inputs"]["trace_failures"], 5);
     assert_eq!(v["seed"], serde_json::Value::Null);
     assert_eq!(v["figures"]["cancelled_executions"]["point"], 640.0);
     assert_eq!(v["figures"]["makespan_s"]["point"], 3654.2533);
     // The table format says the same.
-    let table = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "1",
-        ])
-        .args(["--recovery", "global"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(table.stdout).unwrap();
+    let text = five_failures(&["--level", "1", "--recovery", "global"]);
     assert!(text.contains("makespan exactly 3654253300000 ns"), "{text}");
 }
 
 #[test]
 fn json_output_matches_the_committed_example_byte_for_byte() {
-    let out = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "6",
-        ])
-        .args(["--recovery", "dependency", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = five_failures(&[
+        "--level",
+        "6",
+        "--recovery",
+        "dependency",
+        "--format",
+        "json",
+    ]);
     let expected = std::fs::read("data/paper/stencil-five-failures-L6-dependency.json").unwrap();
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(expected).unwrap()
-    );
+    assert_eq!(out, String::from_utf8(expected).unwrap());
 }
