@@ -150,6 +150,28 @@ pub fn merged_shards(args: &[&str], n: u64, folder: &str, name: &str) -> String 
     stdout_of(&merge)
 }
 
+/// Daly's complete model with exponential failures and no downtime, per unit of work:
+/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
+pub fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
+    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
+}
+
+/// The optimum of [`daly_overhead`] by golden-section search: an oracle independent of the
+/// crate's Brent minimiser.
+pub fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
+    let (mut a, mut b) = (c, 10.0 * m);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..200 {
+        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
+        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    (a + b) / 2.0
+}
+
 /// Equal structure, equal strings, numbers equal to `rel` relative; the values of object keys
 /// named in `ignored` need only be present on both sides. `Err` names the first difference by
 /// its path from `path` (`$` at the top).

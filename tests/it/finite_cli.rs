@@ -3,7 +3,7 @@
 //! --async-write/--signal-lead`, `validate --async-write`, their bad input, and the README's
 //! worked example.
 
-use crate::common::{ckpt, read_package_file, stdout_of, temp_file};
+use crate::common::{read_package_file, refused, stdout_of, temp_file, with};
 use ckpt::model::asynchronous::AsyncComplete;
 use serde_json::Value;
 
@@ -252,14 +252,13 @@ fn allocation_schedule_holds_against_simulation() {
     assert_eq!(json(&margin)["allocation"]["signal_lead_s"], 151);
 
     let tau_s = tau.to_string();
-    let sim = |extra: &[&str]| {
-        let mut args = vec![
+    // The job in its allocation, with the signal `lead` before the end.
+    let job = |lead| {
+        vec![
             "simulate",
             "periodic",
             "--cost",
             c,
-            "--restart",
-            r,
             "--interval",
             &tau_s,
             "--work",
@@ -267,9 +266,12 @@ fn allocation_schedule_holds_against_simulation() {
             "--walltime",
             limit,
             "--signal-lead",
-            "120",
-            "--quiet",
-        ];
+            lead,
+        ]
+    };
+    let sim = |extra: &[&str]| {
+        let mut args = job("120");
+        args.extend(["--restart", r, "--quiet"]);
         args.extend(extra);
         json(&args)
     };
@@ -290,22 +292,9 @@ fn allocation_schedule_holds_against_simulation() {
         (kept - (43_200.0 - n as f64 * 120.0)).abs() < 1e-6,
         "{kept}"
     );
-    let table = stdout_of(&[
-        "simulate",
-        "periodic",
-        "--trace",
-        empty.to_str().unwrap(),
-        "--cost",
-        c,
-        "--interval",
-        &tau_s,
-        "--work",
-        "1000h",
-        "--walltime",
-        limit,
-        "--signal-lead",
-        "2m",
-    ]);
+    let mut table = job("2m");
+    table.extend(["--trace", empty.to_str().unwrap()]);
+    let table = stdout_of(&table);
     assert!(table.contains("saved work"), "{table}");
 }
 
@@ -341,63 +330,48 @@ fn validate_holds_the_asynchronous_model() {
     assert_eq!(ours["confirmed"], true);
 }
 
-fn rejects(args: &[&str], mentions: &[&str]) {
-    let out = ckpt().args(args).assert().code(2).get_output().clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for m in mentions {
-        assert!(err.contains(m), "{args:?}: {err} does not mention {m}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-}
-
 #[test]
 fn bad_input_gets_one_line() {
     let i = ["interval", "--mtbf", "6h", "--cost", "10m"];
-    fn joined<'a>(i: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-        let mut a = i.to_vec();
-        a.extend(extra);
-        a
-    }
-    let with = |extra: &[&'static str]| joined(&i, extra);
-    rejects(
-        &with(&["--walltime", "5m"]),
+    let interval = |extra: &[&'static str]| with(&i, extra);
+    refused(
+        &interval(&["--walltime", "5m"]),
         &["--walltime", "300s", "longer than one checkpoint"],
     );
-    rejects(
-        &with(&["--walltime", "10m"]),
+    refused(
+        &interval(&["--walltime", "10m"]),
         &["--walltime", "longer than one checkpoint"],
     );
-    rejects(
-        &with(&["--async-write", "-5m"]),
+    refused(
+        &interval(&["--async-write", "-5m"]),
         &["--async-write", "-5m", "zero or more"],
     );
-    rejects(
-        &with(&["--async-write", "-5"]),
+    refused(
+        &interval(&["--async-write", "-5"]),
         &["--async-write", "zero or more"],
     );
     for f in ["1", "-0.1", "1.5", "nan"] {
-        rejects(
-            &with(&["--async-write", "5m", "--async-slowdown", f]),
+        refused(
+            &interval(&["--async-write", "5m", "--async-slowdown", f]),
             &["--async-slowdown", f, "below 1", "0"],
         );
     }
-    rejects(&with(&["--async-slowdown", "0.5"]), &["--async-write"]);
-    rejects(
-        &with(&["--format", "slurm"]),
+    refused(&interval(&["--async-slowdown", "0.5"]), &["--async-write"]);
+    refused(
+        &interval(&["--format", "slurm"]),
         &["--format slurm", "--walltime"],
     );
-    rejects(
-        &with(&["--walltime", "1d", "--async-write", "5m"]),
+    refused(
+        &interval(&["--walltime", "1d", "--async-write", "5m"]),
         &["--async-write", "--walltime"],
     );
-    rejects(
-        &with(&["--procs", "4", "--async-write", "5m"]),
+    refused(
+        &interval(&["--procs", "4", "--async-write", "5m"]),
         &["--procs"],
     );
-    rejects(&with(&["--signal-margin", "1m"]), &["--walltime"]);
+    refused(&interval(&["--signal-margin", "1m"]), &["--walltime"]);
     // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
-    rejects(
+    refused(
         &[
             "interval",
             "--mtbf",
@@ -421,25 +395,25 @@ fn bad_input_gets_one_line() {
         "--work",
         "10h",
     ];
-    let sim = |extra: &[&'static str]| joined(&s, extra);
-    rejects(&sim(&["--async-write", "-1"]), &["--async-write", "-1"]);
-    rejects(
+    let sim = |extra: &[&'static str]| with(&s, extra);
+    refused(&sim(&["--async-write", "-1"]), &["--async-write", "-1"]);
+    refused(
         &sim(&["--async-write", "1m", "--async-slowdown", "1"]),
         &["--async-slowdown", "below 1"],
     );
-    rejects(
+    refused(
         &sim(&["--signal-lead", "2m"]),
         &["--signal-lead", "--walltime"],
     );
-    rejects(
+    refused(
         &sim(&["--walltime", "5h", "--signal-lead", "30s"]),
         &["--signal-lead", "30s", "one checkpoint"],
     );
-    rejects(
+    refused(
         &sim(&["--walltime", "1m", "--signal-lead", "1m"]),
         &["--walltime", "longer than one checkpoint"],
     );
-    rejects(
+    refused(
         &sim(&[
             "--walltime",
             "5h",
@@ -450,7 +424,7 @@ fn bad_input_gets_one_line() {
         ]),
         &["asynchronous"],
     );
-    rejects(
+    refused(
         &[
             "validate",
             "--mtbf",

@@ -4,7 +4,7 @@
 //! prediction under four shapes, the paired differences that common random numbers make
 //! tight, the shape sweep's gains, the report folders, and bad input.
 
-use crate::common::{ckpt, stdout_of};
+use crate::common::{daly_optimum, daly_overhead, refused, stdout_of};
 use serde_json::Value;
 
 const JOB: [&str; 6] = ["--mtbf", "24h", "--cost", "10m", "--restart", "10m"];
@@ -31,27 +31,6 @@ fn policy<'a>(v: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|p| p["name"] == name)
         .unwrap_or_else(|| panic!("no policy {name}"))
-}
-
-/// Daly's complete model with exponential failures and no downtime, per unit of work:
-/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
-fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
-    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
-}
-
-/// The optimum of the closed form by golden-section search (not the crate's Brent).
-fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
-    let (mut a, mut b) = (c, 10.0 * m);
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..200 {
-        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
-        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
-            b = x2;
-        } else {
-            a = x1;
-        }
-    }
-    (a + b) / 2.0
 }
 
 #[test]
@@ -315,10 +294,7 @@ fn bad_input_gets_one_line_and_exit_2() {
         if extra[0] == "sweep" {
             args.extend(["--out", &out]);
         }
-        let o = ckpt().args(&args).assert().code(2).get_output().clone();
-        let err = String::from_utf8(o.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
-        assert!(err.contains(mentions), "{extra:?}: {err}");
+        refused(&args, &[mentions]);
         assert!(
             !std::path::Path::new(&out).exists(),
             "{extra:?}: refused before any work"
