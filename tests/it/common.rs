@@ -71,6 +71,19 @@ pub const PERIODIC_6H: &[&str] = &[
     "100h",
 ];
 
+/// [`PERIODIC_6H`] under a wall-time limit of `walltime`, as [`seeded_json`] `runs`.
+pub fn periodic_6h(walltime: &'static str, runs: &'static str) -> Vec<&'static str> {
+    with(
+        &with(PERIODIC_6H, &["--walltime", walltime]),
+        &seeded_json(runs),
+    )
+}
+
+/// `runs` runs from seed 7, written as JSON: how the tests that compare bytes run a simulation.
+pub fn seeded_json(runs: &str) -> [&str; 6] {
+    ["--runs", runs, "--seed", "7", "--format", "json"]
+}
+
 /// The replicated system the command-line tests share, without its command: 8 processes in
 /// pairs, each with a 1 h MTBF, 60 s checkpoints, failures detected at once and 2 min restarts.
 pub const REPLICATED_PAIRS: &[&str] = &[

@@ -3,7 +3,7 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use crate::common::{PERIODIC_6H, REPLICATED_PAIRS, ckpt, refused_in, with};
+use crate::common::{REPLICATED_PAIRS, ckpt, periodic_6h, refused_in, with};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -82,24 +82,22 @@ fn same_as_single(name: &str, args: &[&str]) -> Vec<u8> {
     single
 }
 
-/// The shared periodic example, 40 runs under a 130 h limit.
-fn periodic() -> Vec<&'static str> {
-    let rest = [
-        "--walltime",
-        "130h",
-        "--runs",
-        "40",
-        "--seed",
-        "7",
-        "--format",
-        "json",
-    ];
-    with(PERIODIC_6H, &rest)
+/// Single process against three shards merged, both run with `--out report` in `args`: the
+/// same stdout and the same report folder, byte for byte. Returns the folder.
+fn same_report_as_single(name: &str, args: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let one = scratch(&format!("{name}-single"));
+    let single = run_in(&one, args);
+    let dir = scratch(&format!("{name}-shards"));
+    let files = shards(&dir, args, 3);
+    assert_eq!(merge_in(&dir, &files, &[]), single, "{name}");
+    let report = folder(&one.join("report"));
+    assert_eq!(report, folder(&dir.join("report")), "{name}");
+    report
 }
 
 #[test]
 fn periodic_shards_merge_to_the_single_process_bytes() {
-    let periodic = periodic();
+    let periodic = periodic_6h("130h", "40");
     let out = same_as_single("periodic", &periodic);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["runs"], 40);
@@ -256,19 +254,13 @@ const VALIDATE: &[&str] = &[
 fn validate_shards_merge_to_the_single_process_bytes_and_report() {
     let command = with(&["validate"], VALIDATE);
     let args = with(&command, &["--format", "json", "--out", "report"]);
-    let one = scratch("validate-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("validate-shards");
-    let files = shards(&dir, &args, 3);
-    let merged = merge_in(&dir, &files, &[]);
-    assert_eq!(merged, single);
-    assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
+    same_report_as_single("validate", &args);
 }
 
 #[test]
 fn bad_shards_are_refused_naming_the_file() {
     let dir = scratch("errors");
-    let files = shards(&dir, &periodic(), 3);
+    let files = shards(&dir, &periodic_6h("130h", "40"), 3);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     // files are slices 2, 1, 0.
@@ -279,7 +271,7 @@ fn bad_shards_are_refused_naming_the_file() {
         &["1/3", "twice", n[1]],
     );
     // A shard of another seed, and one of another shard count.
-    let periodic = periodic();
+    let periodic = periodic_6h("130h", "40");
     let other_seed: Vec<&str> = periodic
         .iter()
         .map(|a| if *a == "7" { "8" } else { a })
@@ -387,7 +379,7 @@ fn an_old_format_shard_is_refused_by_its_format() {
 #[test]
 fn edited_results_and_inputs_are_refused_in() {
     let dir = scratch("edited");
-    let files = shards(&dir, &periodic(), 2);
+    let files = shards(&dir, &periodic_6h("130h", "40"), 2);
     let text = std::fs::read_to_string(&files[0]).unwrap();
     let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -435,7 +427,7 @@ fn slurm_standin(dir: &Path, script: &str, args: &[&str]) -> std::process::Outpu
 
 #[test]
 fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
-    let periodic = periodic();
+    let periodic = periodic_6h("130h", "40");
     let dir = scratch("slurm-simulate");
     let out = slurm_standin(&dir, "ckpt-array.sh", &periodic);
     assert!(
@@ -523,13 +515,7 @@ fn stencil_validation_shards_merge_to_the_single_process_bytes_and_report() {
         "validate", "--sim", "stencil", "--config", &config, "--runs", "6", "--format", "json",
         "--out", "report",
     ];
-    let one = scratch("validate-stencil-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("validate-stencil-shards");
-    let files = shards(&dir, &args, 3);
-    let merged = merge_in(&dir, &files, &[]);
-    assert_eq!(merged, single);
-    assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
+    same_report_as_single("validate-stencil", &args);
 }
 
 /// Before: with no ckpt on PATH the script said "no `` on PATH", having emptied the name it
@@ -571,13 +557,7 @@ fn renewal_validation_and_shape_sweep_shards_merge_to_the_single_process_bytes()
     ] {
         let line = format!("{command} {job} --out report");
         let args: Vec<&str> = line.split_whitespace().collect();
-        let one = scratch(&format!("{name}-single"));
-        let single = run_in(&one, &args);
-        let dir = scratch(&format!("{name}-shards"));
-        let files = shards(&dir, &args, 3);
-        assert_eq!(merge_in(&dir, &files, &[]), single, "{name}");
-        let a = folder(&one.join("report"));
+        let a = same_report_as_single(name, &args);
         assert!(expected.iter().all(|f| a.contains_key(*f)), "{name}");
-        assert_eq!(a, folder(&dir.join("report")), "{name}");
     }
 }

@@ -1,26 +1,13 @@
 //! `ckpt simulate` from the outside: byte-identical JSON across thread counts, the JSON shape,
 //! and bad input (exit status 2, one line naming the argument or the file, line and field).
 
-use crate::common::{PERIODIC_6H, REPLICATED_PAIRS, ckpt, refused, temp_file, with};
+use crate::common::{
+    PERIODIC_6H, REPLICATED_PAIRS, ckpt, periodic_6h, refused, seeded_json, temp_file, with,
+};
 use std::path::PathBuf;
 
 fn write_trace(name: &str, text: &str) -> PathBuf {
     temp_file("ckpt-simulate-cli", name, text)
-}
-
-/// The shared periodic example, 300 runs under a 120 h limit.
-fn periodic() -> Vec<&'static str> {
-    let rest = [
-        "--walltime",
-        "120h",
-        "--runs",
-        "300",
-        "--seed",
-        "7",
-        "--format",
-        "json",
-    ];
-    with(PERIODIC_6H, &rest)
 }
 
 /// The shared replicated system with heartbeats and aging Weibull failures.
@@ -33,17 +20,11 @@ fn replicated() -> Vec<&'static str> {
         "6m",
         "--work",
         "20h",
-        "--runs",
-        "300",
-        "--seed",
-        "7",
-        "--format",
-        "json",
         "--dist",
         "weibull:0.7",
         "--aging",
     ];
-    with(&cmd, &rest)
+    with(&with(&cmd, &rest), &seeded_json("300"))
 }
 
 fn stdout(args: &[&str], extra: &[&str]) -> Vec<u8> {
@@ -58,7 +39,7 @@ fn stdout(args: &[&str], extra: &[&str]) -> Vec<u8> {
 
 #[test]
 fn same_seed_same_bytes_whatever_the_thread_count() {
-    for args in [periodic(), replicated()] {
+    for args in [periodic_6h("120h", "300"), replicated()] {
         let one = stdout(&args, &["--threads", "1"]);
         let two = stdout(&args, &["--threads", "2"]);
         assert_eq!(one, two);
@@ -99,7 +80,8 @@ fn same_seed_same_bytes_whatever_the_thread_count() {
 
 #[test]
 fn json_has_the_documented_shape() {
-    let v: serde_json::Value = serde_json::from_slice(&stdout(&periodic(), &[])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&stdout(&periodic_6h("120h", "300"), &[])).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["simulator"], "periodic");
     assert_eq!(v["runs"], 300);
