@@ -1,7 +1,7 @@
 //! The stencil simulator (docs/simulation.md §3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
-use crate::common::{ckpt, stdout_of, temp_file, with};
+use crate::common::{ckpt, refused, stdout_of, temp_file, with};
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
@@ -12,7 +12,15 @@ use rand_chacha::ChaCha8Rng;
 
 const S: Nanos = 1_000_000_000;
 
-fn cfg(width: u32, rows: u32, workers: u32, level: u32, recovery: Recovery) -> StencilConfig {
+/// A failure-free, checkpointing stencil with the hand checks' costs: 10 s tasks, 1 s backups
+/// and transfers. The reference implementation's tests start from it too.
+pub(crate) fn cfg(
+    width: u32,
+    rows: u32,
+    workers: u32,
+    level: u32,
+    recovery: Recovery,
+) -> StencilConfig {
     StencilConfig {
         width,
         rows,
@@ -389,6 +397,18 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     }
 }
 
+/// The hand-checked grid on the command line: 4 x 4 tasks on 2 workers.
+const HAND_CHECKED: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--width",
+    "4",
+    "--rows",
+    "4",
+    "--workers",
+    "2",
+];
+
 fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
     temp_file("ckpt-stencil", name, text)
 }
@@ -396,15 +416,8 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 #[test]
 fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
     let out = ckpt()
+        .args(HAND_CHECKED)
         .args([
-            "simulate",
-            "stencil",
-            "--width",
-            "4",
-            "--rows",
-            "4",
-            "--workers",
-            "2",
             "--level",
             "1",
             "--process-cost",
@@ -439,45 +452,16 @@ fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
 #[test]
 fn cli_bad_input_is_one_line_with_exit_two() {
     let bad_key = write_temp("bad.ini", "[GENERAL]\nWorkerCount = 2\nWorkers = 3\n");
-    let out = ckpt()
-        .args(["simulate", "stencil", "--config"])
-        .arg(&bad_key)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        err.contains("`Workers`") && err.contains("bad.ini:3"),
-        "{err}"
+    refused(
+        &["simulate", "stencil", "--config", bad_key.to_str().unwrap()],
+        &["`Workers`", "bad.ini:3"],
     );
 
     let trace = write_temp("range.csv", "1,0\n2,5\n");
-    let base = [
-        "simulate",
-        "stencil",
-        "--width",
-        "4",
-        "--rows",
-        "4",
-        "--workers",
-        "2",
-        "--process-cost",
-        "1",
-        "--backup-cost",
-        "0",
-    ];
-    let out = ckpt()
-        .args(base)
-        .arg("--trace")
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("range.csv, line 2") && err.contains("worker"),
-        "{err}"
+    let base = with(HAND_CHECKED, &["--process-cost", "1", "--backup-cost", "0"]);
+    refused(
+        &with(&base, &["--trace", trace.to_str().unwrap()]),
+        &["range.csv, line 2", "worker"],
     );
 
     for (flag, value) in [
@@ -487,10 +471,7 @@ fn cli_bad_input_is_one_line_with_exit_two() {
         ("--level", "3"),
         ("--runs", "0"),
     ] {
-        let out = ckpt().args(base).args([flag, value]).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        refused(&with(&base, &[flag, value]), &[]);
     }
 }
 

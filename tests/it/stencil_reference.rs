@@ -470,17 +470,9 @@ fn the_event_driven_simulator_agrees_with_a_naive_reference() {
 #[test]
 fn the_reference_itself_gives_the_hand_checked_figures() {
     let c = |level, checkpoint, recovery, trace: Vec<TraceFailure>| StencilConfig {
-        width: 4,
-        rows: 4,
-        workers: 2,
-        level,
         checkpoint,
-        recovery,
-        process_cost: 10 * S,
-        backup_cost: S,
-        transfer_cost: S,
         failures: Failures::Trace(trace),
-        output_bytes: None,
+        ..crate::simulate_stencil::cfg(4, 4, 2, level, recovery)
     };
     assert_eq!(
         reference(&c(1, true, Recovery::Global, vec![])).makespan,
