@@ -332,44 +332,101 @@ fn validate_holds_the_asynchronous_model() {
 
 #[test]
 fn bad_input_gets_one_line() {
-    let i = ["interval", "--mtbf", "6h", "--cost", "10m"];
-    let interval = |extra: &[&'static str]| with(&i, extra);
-    refused(
-        &interval(&["--walltime", "5m"]),
-        &["--walltime", "300s", "longer than one checkpoint"],
-    );
-    refused(
-        &interval(&["--walltime", "10m"]),
-        &["--walltime", "longer than one checkpoint"],
-    );
-    refused(
-        &interval(&["--async-write", "-5m"]),
-        &["--async-write", "-5m", "zero or more"],
-    );
-    refused(
-        &interval(&["--async-write", "-5"]),
-        &["--async-write", "zero or more"],
-    );
+    // `interval` of a 6 h MTBF and 10 min checkpoints, then `simulate periodic` of a 6 h MTBF
+    // and 1 min checkpoints, each with flags that are wrong or do not go together.
+    let interval = ["interval", "--mtbf", "6h", "--cost", "10m"];
+    let sim = [
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "1m",
+        "--interval",
+        "1h",
+        "--work",
+        "10h",
+    ];
+    for (base, extra, needles) in [
+        (
+            &interval[..],
+            &["--walltime", "5m"][..],
+            &["--walltime", "300s", "longer than one checkpoint"][..],
+        ),
+        (
+            &interval,
+            &["--walltime", "10m"],
+            &["--walltime", "longer than one checkpoint"],
+        ),
+        (
+            &interval,
+            &["--async-write", "-5m"],
+            &["--async-write", "-5m", "zero or more"],
+        ),
+        (
+            &interval,
+            &["--async-write", "-5"],
+            &["--async-write", "zero or more"],
+        ),
+        (&interval, &["--async-slowdown", "0.5"], &["--async-write"]),
+        (
+            &interval,
+            &["--format", "slurm"],
+            &["--format slurm", "--walltime"],
+        ),
+        (
+            &interval,
+            &["--walltime", "1d", "--async-write", "5m"],
+            &["--async-write", "--walltime"],
+        ),
+        (
+            &interval,
+            &["--procs", "4", "--async-write", "5m"],
+            &["--procs"],
+        ),
+        (&interval, &["--signal-margin", "1m"], &["--walltime"]),
+        (&sim, &["--async-write", "-1"], &["--async-write", "-1"]),
+        (
+            &sim,
+            &["--async-write", "1m", "--async-slowdown", "1"],
+            &["--async-slowdown", "below 1"],
+        ),
+        (
+            &sim,
+            &["--signal-lead", "2m"],
+            &["--signal-lead", "--walltime"],
+        ),
+        (
+            &sim,
+            &["--walltime", "5h", "--signal-lead", "30s"],
+            &["--signal-lead", "30s", "one checkpoint"],
+        ),
+        (
+            &sim,
+            &["--walltime", "1m", "--signal-lead", "1m"],
+            &["--walltime", "longer than one checkpoint"],
+        ),
+        (
+            &sim,
+            &[
+                "--walltime",
+                "5h",
+                "--signal-lead",
+                "1m",
+                "--async-write",
+                "1m",
+            ],
+            &["asynchronous"],
+        ),
+    ] {
+        refused(&with(base, extra), needles);
+    }
     for f in ["1", "-0.1", "1.5", "nan"] {
         refused(
-            &interval(&["--async-write", "5m", "--async-slowdown", f]),
+            &with(&interval, &["--async-write", "5m", "--async-slowdown", f]),
             &["--async-slowdown", f, "below 1", "0"],
         );
     }
-    refused(&interval(&["--async-slowdown", "0.5"]), &["--async-write"]);
-    refused(
-        &interval(&["--format", "slurm"]),
-        &["--format slurm", "--walltime"],
-    );
-    refused(
-        &interval(&["--walltime", "1d", "--async-write", "5m"]),
-        &["--async-write", "--walltime"],
-    );
-    refused(
-        &interval(&["--procs", "4", "--async-write", "5m"]),
-        &["--procs"],
-    );
-    refused(&interval(&["--signal-margin", "1m"]), &["--walltime"]);
     // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
     refused(
         &[
@@ -382,47 +439,6 @@ fn bad_input_gets_one_line() {
             "100d",
         ],
         &["--walltime", "62,500 times"],
-    );
-    let s = [
-        "simulate",
-        "periodic",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "1m",
-        "--interval",
-        "1h",
-        "--work",
-        "10h",
-    ];
-    let sim = |extra: &[&'static str]| with(&s, extra);
-    refused(&sim(&["--async-write", "-1"]), &["--async-write", "-1"]);
-    refused(
-        &sim(&["--async-write", "1m", "--async-slowdown", "1"]),
-        &["--async-slowdown", "below 1"],
-    );
-    refused(
-        &sim(&["--signal-lead", "2m"]),
-        &["--signal-lead", "--walltime"],
-    );
-    refused(
-        &sim(&["--walltime", "5h", "--signal-lead", "30s"]),
-        &["--signal-lead", "30s", "one checkpoint"],
-    );
-    refused(
-        &sim(&["--walltime", "1m", "--signal-lead", "1m"]),
-        &["--walltime", "longer than one checkpoint"],
-    );
-    refused(
-        &sim(&[
-            "--walltime",
-            "5h",
-            "--signal-lead",
-            "1m",
-            "--async-write",
-            "1m",
-        ]),
-        &["asynchronous"],
     );
     refused(
         &[

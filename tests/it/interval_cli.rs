@@ -236,142 +236,95 @@ fn rejects(args: &[&str], mentions: &str) {
 
 #[test]
 fn bad_input_gets_one_line_and_status_2() {
-    rejects(&["--mtbf", "0", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "-5h", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "NaN", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "inf", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "soon", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "1M", "--cost", "5m"], "month");
-    rejects(&["--mtbf", "24h", "--cost", "0"], "--cost");
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--restart", "-1"],
-        "--restart",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--replicas", "0"],
-        "--replicas",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--procs", "0"],
-        "--procs",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--procs", "-3"],
-        "--procs",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--procs",
-            "2",
+    // A bad MTBF or cost.
+    for (mtbf, cost, mentions) in [
+        ("0", "5m", "--mtbf"),
+        ("-5h", "5m", "--mtbf"),
+        ("NaN", "5m", "--mtbf"),
+        ("inf", "5m", "--mtbf"),
+        ("soon", "5m", "--mtbf"),
+        ("1M", "5m", "month"),
+        ("24h", "0", "--cost"),
+    ] {
+        rejects(&["--mtbf", mtbf, "--cost", cost], mentions);
+    }
+    // A one-day MTBF and 5 min checkpoints with a flag that is wrong or does not go with them.
+    for (extra, mentions) in [
+        (&["--restart", "-1"][..], "--restart"),
+        (&["--replicas", "0"], "--replicas"),
+        (&["--procs", "0"], "--procs"),
+        (&["--procs", "-3"], "--procs"),
+        (&["--procs", "2", "--dist", "weibull:0"], "--dist"),
+        (&["--procs", "2", "--dist", "normal"], "--dist"),
+        (&["--detect", "immediate"], "--detect"),
+        (&["--nodes", "10", "--node-mtbf", "5y"], "--mtbf"),
+        (&["--ckpt-bytes", "1GiB", "--bandwidth", "1GB/s"], "--cost"),
+        (&["--format", "xml"], "--format"),
+        (&["--work", "0"], "--work"),
+        (&["--iteration-time", "x"], "--iteration-time"),
+    ] {
+        rejects(&with(&["--mtbf", "24h", "--cost", "5m"], extra), mentions);
+    }
+    // A system given some other way, incompletely or wrongly.
+    for (args, mentions) in [
+        (
+            &[
+                "--nodes",
+                "10",
+                "--node-mtbf",
+                "5y",
+                "--cost",
+                "5m",
+                "--dist",
+                "weibull:0.7",
+            ][..],
             "--dist",
-            "weibull:0",
-        ],
-        "--dist",
-    );
-    rejects(
-        &[
-            "--mtbf", "24h", "--cost", "5m", "--procs", "2", "--dist", "normal",
-        ],
-        "--dist",
-    );
-    rejects(
-        &[
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
-            "--cost",
-            "5m",
-            "--dist",
-            "weibull:0.7",
-        ],
-        "--dist",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--detect", "immediate"],
-        "--detect",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
-            "--cost",
-            "5m",
-        ],
-        "--mtbf",
-    );
-    rejects(&["--nodes", "10", "--cost", "5m"], "--node-mtbf");
-    rejects(&["--node-mtbf", "5y", "--cost", "5m"], "--nodes");
-    rejects(
-        &[
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
+        ),
+        (&["--nodes", "10", "--cost", "5m"], "--node-mtbf"),
+        (&["--node-mtbf", "5y", "--cost", "5m"], "--nodes"),
+        (
+            &[
+                "--nodes",
+                "10",
+                "--node-mtbf",
+                "5y",
+                "--procs",
+                "4",
+                "--cost",
+                "5m",
+            ],
             "--procs",
-            "4",
-            "--cost",
-            "5m",
-        ],
-        "--procs",
-    );
-    rejects(&["--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "24h"], "--cost");
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
+        ),
+        (&["--cost", "5m"], "--mtbf"),
+        (&["--mtbf", "24h"], "--cost"),
+        (&["--mtbf", "24h", "--ckpt-bytes", "1GiB"], "--bandwidth"),
+        (
+            &[
+                "--mtbf",
+                "24h",
+                "--ckpt-bytes",
+                "1Gb",
+                "--bandwidth",
+                "1GB/s",
+            ],
             "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--cost",
-    );
-    rejects(&["--mtbf", "24h", "--ckpt-bytes", "1GiB"], "--bandwidth");
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--ckpt-bytes",
-            "1Gb",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--ckpt-bytes",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--format", "xml"],
-        "--format",
-    );
-    rejects(&["--mtbf", "24h", "--cost", "5m", "--work", "0"], "--work");
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--iteration-time", "x"],
-        "--iteration-time",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "1h",
-            "--cost",
-            "60s",
-            "--procs",
-            "100000000",
-            "--replicas",
-            "1",
-        ],
-        "no interval makes progress",
-    );
+        ),
+        (
+            &[
+                "--mtbf",
+                "1h",
+                "--cost",
+                "60s",
+                "--procs",
+                "100000000",
+                "--replicas",
+                "1",
+            ],
+            "no interval makes progress",
+        ),
+    ] {
+        rejects(args, mentions);
+    }
 }
 
 #[test]
