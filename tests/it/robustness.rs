@@ -21,6 +21,9 @@ const STENCIL_256: &[&str] = &[
     "6",
 ];
 
+/// `simulate periodic` with a 1 h MTBF and 1 min checkpoints, before the job's flags.
+const HOURLY: &[&str] = &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"];
+
 /// `interval` with a one-day MTBF and 5 min checkpoints.
 const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
@@ -110,20 +113,10 @@ fn sweep_axis_ticks_are_bounded() {
 #[test]
 fn thread_count_is_bounded() {
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "1m",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--threads",
-            "100000",
-        ],
+        &with(
+            HOURLY,
+            &["--work", "10h", "--interval", "30m", "--threads", "100000"],
+        ),
         &["--threads", "100000", "1024"],
     );
 }
@@ -131,15 +124,10 @@ fn thread_count_is_bounded() {
 /// Before: only "the following required arguments were not provided:"; typos lost clap's tip.
 #[test]
 fn clap_errors_name_what_is_missing_and_keep_tips() {
-    refused(
-        &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"],
-        &["not provided: --work <WORK>"],
-    );
+    refused(HOURLY, &["not provided: --work <WORK>"]);
     // --interval is optional to clap since --schedule can replace it; the run names it.
     refused(
-        &[
-            "simulate", "periodic", "--mtbf", "1h", "--cost", "1m", "--work", "1h",
-        ],
+        &with(HOURLY, &["--work", "1h"]),
         &["--interval is required (or --schedule)"],
     );
     refused(
@@ -490,18 +478,7 @@ fn cost_large_against_mtbf_warns() {
 #[test]
 fn tiny_interval_blames_the_interval() {
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "1m",
-            "--interval",
-            "1ns",
-            "--work",
-            "1h",
-        ],
+        &with(HOURLY, &["--interval", "1ns", "--work", "1h"]),
         &["--interval", "3600000000000 checkpoints"],
     );
 }
@@ -911,63 +888,35 @@ fn foreign_report_folder_is_refused_before_the_work() {
 fn every_command_warns_of_a_large_cost() {
     let dir = scratch("warn");
     let dir_s = dir.to_str().unwrap();
-    let cases: [&[&str]; 5] = [
-        &["interval", "--mtbf", "1h", "--cost", "10m"],
-        &[
-            "sweep",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--vary",
-            "mtbf=1h..2h",
-            "--points",
-            "3",
-            "-q",
-            "--out",
-            dir_s,
-        ],
-        &[
-            "validate", "--mtbf", "1h", "--cost", "10m", "--runs", "20", "--work", "10h",
-            "--points", "3", "-q",
-        ],
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--runs",
-            "5",
-            "--quiet",
-        ],
-        &[
-            "simulate",
-            "replicated",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--procs",
-            "2",
-            "--replicas",
-            "2",
-            "--runs",
-            "5",
-            "--quiet",
-        ],
+    // A 1 h MTBF and 10 min checkpoints for every command; the simulations run this job.
+    let job = ["--interval", "1h", "--work", "10h", "--runs", "5"];
+    let cases: [(&[&str], Vec<&str>); 5] = [
+        (&["interval"], vec![]),
+        (
+            &["sweep"],
+            vec![
+                "--vary",
+                "mtbf=1h..2h",
+                "--points",
+                "3",
+                "-q",
+                "--out",
+                dir_s,
+            ],
+        ),
+        (
+            &["validate"],
+            vec!["--runs", "20", "--work", "10h", "--points", "3", "-q"],
+        ),
+        (&["simulate", "periodic"], with(&job, &["--quiet"])),
+        (
+            &["simulate", "replicated"],
+            with(&job, &["--procs", "2", "--replicas", "2", "--quiet"]),
+        ),
     ];
-    for args in cases {
-        let out = ckpt().args(args).output().unwrap();
+    for (command, rest) in cases {
+        let args = with(&with(command, &["--mtbf", "1h", "--cost", "10m"]), &rest);
+        let out = ckpt().args(&args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(out.status.success(), "{args:?}: {err}");
         assert!(
@@ -975,21 +924,10 @@ fn every_command_warns_of_a_large_cost() {
             "{args:?}: {err}"
         );
     }
+    // A cost small against the MTBF: no warning.
     let quiet = ckpt()
-        .args([
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--runs",
-            "5",
-        ])
+        .args(["simulate", "periodic", "--mtbf", "24h", "--cost", "5m"])
+        .args(job)
         .output()
         .unwrap();
     assert!(quiet.stderr.is_empty());
