@@ -53,28 +53,24 @@ pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     [base, extra].concat()
 }
 
-/// The periodic example the command-line tests share: a 6 h MTBF, 5 min checkpoints and 10 min
-/// restarts with a 57 min interval (close to Young's 60 min) over 100 h of work. Tests add the
-/// runs, seed, wall-time limit and format they need.
-pub const PERIODIC_6H: &[&str] = &[
-    "simulate",
-    "periodic",
-    "--mtbf",
-    "6h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--interval",
-    "57m",
-    "--work",
-    "100h",
-];
+/// The README's main job, Daly's example: a 24 h MTBF, 5 min checkpoints, 10 min restarts.
+pub const DALY_EXAMPLE: &[&str] = &["--mtbf", "24h", "--cost", "5m", "--restart", "10m"];
 
-/// [`PERIODIC_6H`] under a wall-time limit of `walltime`, as [`seeded_json`] `runs`.
+/// The README's simulated job: a 6 h MTBF, 5 min checkpoints, 10 min restarts.
+pub const SIMULATED_EXAMPLE: &[&str] = &["--mtbf", "6h", "--cost", "5m", "--restart", "10m"];
+
+/// `simulate periodic` of [`SIMULATED_EXAMPLE`] at a 57 min interval (close to Young's 60 min)
+/// over 100 h of work: the periodic example the command-line tests share. Tests add the runs,
+/// seed, wall-time limit and format they need.
+pub fn periodic_example() -> Vec<&'static str> {
+    let job = with(&["simulate", "periodic"], SIMULATED_EXAMPLE);
+    with(&job, &["--interval", "57m", "--work", "100h"])
+}
+
+/// [`periodic_example`] under a wall-time limit of `walltime`, as [`seeded_json`] `runs`.
 pub fn periodic_6h(walltime: &'static str, runs: &'static str) -> Vec<&'static str> {
     with(
-        &with(PERIODIC_6H, &["--walltime", walltime]),
+        &with(&periodic_example(), &["--walltime", walltime]),
         &seeded_json(runs),
     )
 }

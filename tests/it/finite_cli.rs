@@ -7,6 +7,9 @@ use crate::common::{read_package_file, refused, stdout_of, temp_file, with};
 use ckpt::model::asynchronous::AsyncComplete;
 use serde_json::Value;
 
+/// `interval` of the README's training job: a 3 h MTBF and 60 s checkpoints.
+const TRAINING: &[&str] = &["interval", "--mtbf", "3h", "--cost", "60s"];
+
 fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
@@ -38,17 +41,7 @@ fn async_overhead(tau: f64, c: f64, m: f64, dw: f64, f: f64) -> f64 {
 
 #[test]
 fn async_write_zero_is_daly_complete_exactly() {
-    let base = [
-        "interval",
-        "--mtbf",
-        "3h",
-        "--cost",
-        "60s",
-        "--restart",
-        "2m",
-        "--downtime",
-        "30s",
-    ];
+    let base = with(TRAINING, &["--restart", "2m", "--downtime", "30s"]);
     let sync = json(&base);
     let mut with = base.to_vec();
     with.extend(["--async-write", "0"]);
@@ -462,15 +455,7 @@ fn bad_input_gets_one_line() {
 fn readme_ml_training_numbers() {
     let readme = read_package_file("README.md");
     let (m, c, dw) = (10_800.0, 60.0, 600.0);
-    let base = [
-        "interval",
-        "--mtbf",
-        "3h",
-        "--cost",
-        "60s",
-        "--async-write",
-        "10m",
-    ];
+    let base = with(TRAINING, &["--async-write", "10m"]);
     let v = json(&base);
     let t = num(&v["recommended_interval_s"]);
     let o = num(&v["recommended_overhead"]);

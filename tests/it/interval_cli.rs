@@ -1,21 +1,14 @@
 //! `ckpt interval` through the binary: formats, committed examples, and bad input.
 
 use crate::common::{
-    REPLICATED_PAIRS, ckpt, read_package_file, refused, same_json, stdout_of, with,
+    DALY_EXAMPLE, REPLICATED_PAIRS, SIMULATED_EXAMPLE, ckpt, read_package_file, refused, same_json,
+    stdout_of, with,
 };
 use predicates::prelude::*;
 
 #[test]
 fn table_answers_the_embedded_default() {
-    let text = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-    ]);
+    let text = stdout_of(&with(&["interval"], DALY_EXAMPLE));
     assert!(text.contains("daly-complete *"), "{text}");
     assert!(
         text.contains("checkpoint every 1h 56m 41s (7001 s)"),
@@ -36,7 +29,7 @@ fn json_matches_the_committed_examples() {
     for (file, args) in [
         (
             "data/examples/interval-24h-5m-10m.json",
-            vec!["--mtbf", "24h", "--cost", "5m", "--restart", "10m"],
+            DALY_EXAMPLE.to_vec(),
         ),
         (
             "data/examples/interval-replicated.json",
@@ -65,17 +58,8 @@ fn json_matches_the_committed_examples() {
 
 #[test]
 fn json_follows_the_documented_schema() {
-    let text = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-        "--format",
-        "json",
-    ]);
+    let interval = with(&["interval"], SIMULATED_EXAMPLE);
+    let text = stdout_of(&with(&interval, &["--format", "json"]));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["inputs"]["mtbf_s"], 21600.0);
@@ -130,21 +114,10 @@ fn not_applicable_rows_are_null_with_a_note() {
 
 #[test]
 fn env_and_scr_lines() {
-    let base = [
-        "interval",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-        "--format",
-    ];
-    let mut env = base.to_vec();
-    env.push("env");
+    let base = with(&["interval"], DALY_EXAMPLE);
+    let env = with(&base, &["--format", "env"]);
     assert_eq!(stdout_of(&env), "CKPT_INTERVAL_SECONDS=7001\n");
-    let mut scr = base.to_vec();
-    scr.push("scr");
+    let scr = with(&base, &["--format", "scr"]);
     assert_eq!(stdout_of(&scr), "SCR_CHECKPOINT_SECONDS=7001\n");
 }
 

@@ -2,7 +2,7 @@
 //! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
 //! the answer now (one line on stderr and exit status 2 for a refusal).
 
-use crate::common::{PERIODIC_6H, ckpt, refused, with};
+use crate::common::{ckpt, periodic_example, refused, with};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
@@ -729,7 +729,7 @@ fn tampered_shards_say_what_is_wrong() {
     let shard = |i: u32| {
         let slice = format!("{i}/2");
         let runs = ["--runs", "10", "--format", "json", "--shard", &slice];
-        crate::common::stdout_of(&with(PERIODIC_6H, &runs))
+        crate::common::stdout_of(&with(&periodic_example(), &runs))
     };
     let (s0, s1) = (shard(0), shard(1));
     let one = dir.join("s1.json");

@@ -3,7 +3,7 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use crate::common::{REPLICATED_PAIRS, ckpt, periodic_6h, refused_in, with};
+use crate::common::{DALY_EXAMPLE, REPLICATED_PAIRS, ckpt, periodic_6h, refused_in, with};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -182,30 +182,28 @@ fn stencil_shards_merge_to_the_single_process_bytes() {
     assert!(String::from_utf8_lossy(&out).contains("makespan exactly"));
 }
 
-const SWEEP: &[&str] = &[
-    "sweep",
-    "--mtbf",
-    "24h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--vary",
-    "mtbf=15m..7d",
-    "--log",
-    "--points",
-    "8",
-    "--out",
-    "report",
-];
+/// The README's sweep of Daly's example over the MTBF, its report in `report`.
+fn sweep() -> Vec<&'static str> {
+    let vary = [
+        "--vary",
+        "mtbf=15m..7d",
+        "--log",
+        "--points",
+        "8",
+        "--out",
+        "report",
+    ];
+    with(&with(&["sweep"], DALY_EXAMPLE), &vary)
+}
 
 #[test]
 fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     // The same relative --out in two folders: report.md quotes the command line.
+    let sweep = sweep();
     let one = scratch("sweep-single");
-    let single = run_in(&one, SWEEP);
+    let single = run_in(&one, &sweep);
     let dir = scratch("sweep-shards");
-    let files = shards(&dir, SWEEP, 3);
+    let files = shards(&dir, &sweep, 3);
     assert!(
         !dir.join("report").exists(),
         "a shard leaves --out to the merge"
@@ -224,7 +222,7 @@ fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     }
 
     // `merge --out` writes elsewhere, exactly what the command with that --out writes.
-    let elsewhere: Vec<&str> = SWEEP
+    let elsewhere: Vec<&str> = sweep
         .iter()
         .map(|a| if *a == "report" { "other" } else { a })
         .collect();
@@ -428,6 +426,7 @@ fn slurm_standin(dir: &Path, script: &str, args: &[&str]) -> std::process::Outpu
 #[test]
 fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
     let periodic = periodic_6h("130h", "40");
+    let sweep = sweep();
     let dir = scratch("slurm-simulate");
     let out = slurm_standin(&dir, "ckpt-array.sh", &periodic);
     assert!(
@@ -450,14 +449,14 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
     );
 
     // WORK is not reused: its shards would be taken for the new run's.
-    let out = slurm_standin(&dir, "ckpt-array.sh", SWEEP);
+    let out = slurm_standin(&dir, "ckpt-array.sh", &sweep);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("fresh WORK"), "{err}");
 
     // A sweep through the same script: the merge job writes the recorded --out.
     let fresh = scratch("slurm-sweep");
-    let out = slurm_standin(&fresh, "ckpt-array.sh", SWEEP);
+    let out = slurm_standin(&fresh, "ckpt-array.sh", &sweep);
     assert!(
         out.status.success(),
         "{}",
@@ -466,7 +465,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
     let single = scratch("slurm-sweep-single");
     assert_eq!(
         std::fs::read(fresh.join("work/merged.out")).unwrap(),
-        run_in(&single, SWEEP)
+        run_in(&single, &sweep)
     );
     assert_eq!(
         folder(&fresh.join("report")),

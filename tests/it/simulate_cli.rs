@@ -2,7 +2,7 @@
 //! and bad input (exit status 2, one line naming the argument or the file, line and field).
 
 use crate::common::{
-    PERIODIC_6H, REPLICATED_PAIRS, ckpt, periodic_6h, refused, seeded_json, temp_file, with,
+    REPLICATED_PAIRS, ckpt, periodic_6h, periodic_example, refused, seeded_json, temp_file, with,
 };
 use std::path::PathBuf;
 
@@ -154,7 +154,7 @@ fn a_trace_is_replayed_once_with_a_null_stderr() {
 #[test]
 fn the_table_is_for_people() {
     let out = ckpt()
-        .args(PERIODIC_6H)
+        .args(periodic_example())
         .args(["--runs", "50"])
         .output()
         .unwrap();
