@@ -181,6 +181,13 @@ pub fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
     (a + b) / 2.0
 }
 
+/// `estimate` agrees with the mean `expected` from an independent source: |z| < 4, the
+/// simulators' acceptance rule (docs/simulation.md §4). `what` names the case on failure.
+pub fn assert_agrees(estimate: &ckpt::sim::stats::Estimate, expected: f64, what: &str) {
+    let z = estimate.z(expected);
+    assert!(z.abs() < 4.0, "{what}: {estimate:?} vs {expected} (z {z})");
+}
+
 /// Equal structure, equal strings, numbers equal to `rel` relative; the values of object keys
 /// named in `ignored` need only be present on both sides. `Err` names the first difference by
 /// its path from `path` (`$` at the top).

@@ -24,6 +24,19 @@ const STENCIL_256: &[&str] = &[
 /// `simulate periodic` with a 1 h MTBF and 1 min checkpoints, before the job's flags.
 const HOURLY: &[&str] = &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"];
 
+/// `simulate periodic` of 10 h of work, 30 min interval and 1 min checkpoints, before the
+/// `--trace` its failures come from.
+const TRACED: &[&str] = &[
+    "simulate",
+    "periodic",
+    "--work",
+    "10h",
+    "--interval",
+    "30m",
+    "--cost",
+    "1m",
+];
+
 /// `interval` with a one-day MTBF and 5 min checkpoints.
 const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
@@ -181,18 +194,7 @@ fn input_files_are_read_with_a_bound() {
     }
     let start = Instant::now();
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--cost",
-            "1m",
-            "--trace",
-            "/dev/zero",
-        ],
+        &with(TRACED, &["--trace", "/dev/zero"]),
         &["--trace", "/dev/zero", "larger than 256 MiB"],
     );
     assert!(start.elapsed() < Duration::from_secs(30));
@@ -205,20 +207,10 @@ fn bom_and_cr_line_endings_are_accepted() {
     let dir = scratch("bom");
     std::fs::create_dir_all(&dir).unwrap();
     let periodic = |file: &std::path::Path| {
-        crate::common::stdout_of(&[
-            "simulate",
-            "periodic",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--cost",
-            "1m",
-            "--format",
-            "json",
-            "--trace",
-            file.to_str().unwrap(),
-        ])
+        crate::common::stdout_of(&with(
+            TRACED,
+            &["--format", "json", "--trace", file.to_str().unwrap()],
+        ))
     };
     let plain = dir.join("plain.csv");
     std::fs::write(&plain, "time_seconds\n100\n200\n").unwrap();
