@@ -181,6 +181,16 @@ pub fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
     (a + b) / 2.0
 }
 
+/// The element of the JSON array `v[list]` (models, verdicts, policies) whose `name` is `name`.
+pub fn named<'a>(v: &'a serde_json::Value, list: &str, name: &str) -> &'a serde_json::Value {
+    v[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array `{list}`"))
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in `{list}`"))
+}
+
 /// `estimate` agrees with the mean `expected` from an independent source: |z| < 4, the
 /// simulators' acceptance rule (docs/simulation.md §4). `what` names the case on failure.
 pub fn assert_agrees(estimate: &ckpt::sim::stats::Estimate, expected: f64, what: &str) {

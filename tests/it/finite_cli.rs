@@ -3,7 +3,7 @@
 //! --async-write/--signal-lead`, `validate --async-write`, their bad input, and the README's
 //! worked example.
 
-use crate::common::{read_package_file, refused, stdout_of, temp_file, with};
+use crate::common::{named, read_package_file, refused, stdout_of, temp_file, with};
 use ckpt::model::asynchronous::AsyncComplete;
 use serde_json::Value;
 
@@ -14,15 +14,6 @@ fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     serde_json::from_str(&stdout_of(&all)).unwrap()
-}
-
-fn row<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("no row {name}"))
 }
 
 fn num(v: &Value) -> f64 {
@@ -51,7 +42,10 @@ fn async_write_zero_is_daly_complete_exactly() {
     for key in ["recommended_interval_s", "recommended_overhead"] {
         assert_eq!(num(&asy[key]).to_bits(), num(&sync[key]).to_bits(), "{key}");
     }
-    let (a, d) = (row(&asy, "async-complete"), row(&sync, "daly-complete"));
+    let (a, d) = (
+        named(&asy, "models", "async-complete"),
+        named(&sync, "models", "daly-complete"),
+    );
     for key in ["interval_s", "overhead", "expected_failures"] {
         assert_eq!(num(&a[key]).to_bits(), num(&d[key]).to_bits(), "{key}");
     }
@@ -63,7 +57,11 @@ fn async_write_zero_is_daly_complete_exactly() {
         "daly-exact",
         "daly-complete",
     ] {
-        assert_eq!(row(&asy, name), row(&sync, name), "{name}");
+        assert_eq!(
+            named(&asy, "models", name),
+            named(&sync, "models", name),
+            "{name}"
+        );
     }
     assert_eq!(asy["inputs"]["async_write_s"], 0.0);
     assert_eq!(asy["inputs"]["async_slowdown"], 0.0);
@@ -179,7 +177,7 @@ fn whole_chunks_example() {
     assert!((direct(88.0) / completion - 1.0).abs() < 1e-12);
     assert!(direct(87.0) > completion && direct(89.0) > completion);
     // The continuous relaxation W overhead(tau*) is a lower bound, up to rounding.
-    let relaxed = num(&row(&v, "daly-complete")["completion_s"]);
+    let relaxed = num(&named(&v, "models", "daly-complete")["completion_s"]);
     assert!(
         relaxed <= completion * (1.0 + 1e-12),
         "{relaxed} {completion}"
@@ -313,11 +311,7 @@ fn validate_holds_the_asynchronous_model() {
     ]);
     let text = v.to_string();
     assert!(text.contains("async-complete"), "{text}");
-    let verdicts = v["verdicts"].as_array().expect("verdicts");
-    let ours = verdicts
-        .iter()
-        .find(|r| r["name"] == "async-complete")
-        .unwrap();
+    let ours = named(&v, "verdicts", "async-complete");
     let z = num(&ours["z"]);
     assert!(z.abs() < 4.0, "z = {z}");
     assert_eq!(ours["confirmed"], true);
@@ -464,7 +458,7 @@ fn readme_ml_training_numbers() {
     assert_eq!(format!("{t:.0}"), "1099");
     assert_eq!(format!("{o:.4}"), "1.1769");
     // The synchronous row for a blocking 660 s checkpoint, and what it costs run async.
-    let sync = row(&v, "daly-complete");
+    let sync = named(&v, "models", "daly-complete");
     let ts = num(&sync["interval_s"]);
     assert!((ts - daly_exact(c + dw, m)).abs() < 1e-6 * ts);
     let loss = num(&sync["loss_pct"]);

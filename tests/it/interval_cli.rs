@@ -1,8 +1,8 @@
 //! `ckpt interval` through the binary: formats, committed examples, and bad input.
 
 use crate::common::{
-    DALY_EXAMPLE, REPLICATED_PAIRS, SIMULATED_EXAMPLE, ckpt, read_package_file, refused, same_json,
-    stdout_of, with,
+    DALY_EXAMPLE, REPLICATED_PAIRS, SIMULATED_EXAMPLE, ckpt, named, read_package_file, refused,
+    same_json, stdout_of, with,
 };
 use predicates::prelude::*;
 
@@ -95,20 +95,10 @@ fn not_applicable_rows_are_null_with_a_note() {
         "interval", "--mtbf", "10m", "--cost", "25m", "--format", "json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let ho = v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "daly-higher-order")
-        .unwrap();
+    let ho = named(&v, "models", "daly-higher-order");
     assert!(ho["interval_s"].is_null());
     assert!(ho["note"].as_str().unwrap().contains("not applicable"));
-    let fo = v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "daly-first-order")
-        .unwrap();
+    let fo = named(&v, "models", "daly-first-order");
     assert!(fo["interval_s"].is_null());
 }
 

@@ -2,7 +2,7 @@
 //! every format, `simulate multilevel` against the exact model, `validate --level`,
 //! `sweep --level`, shards, the README's worked example and the bad-input lines.
 
-use crate::common::{read_package_file, refused, stdout_of, with};
+use crate::common::{named, read_package_file, refused, stdout_of, with};
 use serde_json::Value;
 
 const H: f64 = 3600.0;
@@ -26,6 +26,11 @@ const FAILING_OFTEN: [&str; 6] = [
     "--level",
     "cost=5m,restart=8m,mtbf=3h",
 ];
+
+/// `ckpt command` on the README's machine, then `rest`.
+fn on_machine<'a>(command: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&[command][..], &MACHINE, rest].concat()
+}
 
 fn json(args: &[&str]) -> Value {
     serde_json::from_str(&stdout_of(args)).unwrap()
@@ -147,13 +152,7 @@ fn one_level_is_daly_complete_to_the_last_digit() {
             "--format",
             "json",
         ]);
-        let row = single["models"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "daly-complete")
-            .unwrap()
-            .clone();
+        let row = named(&single, "models", "daly-complete").clone();
         let level = format!("cost={c},restart={r},mtbf={m}");
         let multi = json(&[
             "interval",
@@ -248,8 +247,8 @@ fn the_readme_example_prints_what_the_readme_shows() {
 fn the_committed_sweep_report_is_reproduced() {
     let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep-{}", std::process::id()));
     let out = dir.to_str().unwrap();
-    let line = stdout_of(&with(
-        &with(&["sweep"], &MACHINE),
+    let line = stdout_of(&on_machine(
+        "sweep",
         &[
             "--vary",
             "level2.cost=5s..10m",
@@ -661,14 +660,11 @@ fn simulate_is_the_same_whatever_the_threads_and_shards() {
 fn validate_holds_the_pattern_against_simulation() {
     let dir = std::env::temp_dir().join(format!("ckpt-ml-validate-{}", std::process::id()));
     let out = dir.to_str().unwrap();
-    let args = with(
-        &["validate"],
-        &with(
-            &MACHINE,
-            &[
-                "--runs", "120", "--points", "5", "--work", "50h", "--format", "json",
-            ],
-        ),
+    let args = on_machine(
+        "validate",
+        &[
+            "--runs", "120", "--points", "5", "--work", "50h", "--format", "json",
+        ],
     );
     let whole = stdout_of(&with(&args, &["--out", out]));
     let v: Value = serde_json::from_str(&whole).unwrap();
@@ -691,12 +687,9 @@ fn validate_holds_the_pattern_against_simulation() {
     // Shards and merge: the same document.
     let merged = crate::common::merged_shards(&args, 2, "ckpt-ml-validate-shards", "validate");
     assert_eq!(merged, whole);
-    let table = stdout_of(&with(
-        &["validate"],
-        &with(
-            &MACHINE,
-            &["--runs", "40", "--points", "3", "--work", "20h"],
-        ),
+    let table = stdout_of(&on_machine(
+        "validate",
+        &["--runs", "40", "--points", "3", "--work", "20h"],
     ));
     assert!(table.contains("model      1,7,91"), "{table}");
     refused(
@@ -710,20 +703,17 @@ fn validate_holds_the_pattern_against_simulation() {
 fn sweep_moves_the_strides_and_refuses_bad_ranges() {
     let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep2-{}", std::process::id()));
     let out = dir.to_str().unwrap();
-    let args = with(
-        &["sweep"],
-        &with(
-            &MACHINE,
-            &[
-                "--vary",
-                "level3.mtbf=1d..30d",
-                "--points",
-                "6",
-                "--log",
-                "--out",
-                out,
-            ],
-        ),
+    let args = on_machine(
+        "sweep",
+        &[
+            "--vary",
+            "level3.mtbf=1d..30d",
+            "--points",
+            "6",
+            "--log",
+            "--out",
+            out,
+        ],
     );
     let line = stdout_of(&args);
     assert!(line.starts_with("6 points of level3.mtbf"), "{line}");
@@ -751,7 +741,7 @@ fn sweep_moves_the_strides_and_refuses_bad_ranges() {
     ] {
         assert!(dir.join(file).exists(), "{file}");
     }
-    let s = |vary: &'static str| with(&["sweep"], &with(&MACHINE, &["--vary", vary, "--out", out]));
+    let s = |vary: &'static str| on_machine("sweep", &["--vary", vary, "--out", out]);
     refused(&s("level2.cost=1m..30m"), &["--vary", "5s..600s"]);
     refused(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
     refused(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);

@@ -2,7 +2,7 @@
 //! line: the exponential case against Daly's complete model written out here, the shape of the
 //! schedule under Weibull failures, the env lines, and bad input.
 
-use crate::common::{ckpt, daly_optimum, daly_overhead, refused, stdout_of};
+use crate::common::{ckpt, daly_optimum, daly_overhead, named, refused, stdout_of};
 use serde_json::Value;
 
 const JOB: [&str; 7] = [
@@ -50,8 +50,7 @@ fn exponential_failures_give_daly_complete_within_the_grid_error() {
         ch.iter().all(|w| (w / tau - 1.0).abs() < 1e-4),
         "{ch:?} vs {tau}"
     );
-    let rows = v["models"].as_array().unwrap();
-    let daly = rows.iter().find(|r| r["name"] == "daly-complete").unwrap();
+    let daly = named(&v, "models", "daly-complete");
     assert!((daly["interval_s"].as_f64().unwrap() / tau - 1.0).abs() < 1e-4);
     assert!((s["gain_pct"].as_f64().unwrap()).abs() < 1e-6);
 }

@@ -1,6 +1,6 @@
 //! `ckpt validate`: verdicts where the models hold, losses where they do not, and reports.
 
-use crate::common::{VALIDATE_REPORT, assert_written, ckpt, package_file, refused, with};
+use crate::common::{VALIDATE_REPORT, assert_written, ckpt, named, package_file, refused, with};
 use ckpt::failure::Shape;
 use ckpt::interval::{IntervalInputs, Replication};
 use ckpt::model::replicated::Detect;
@@ -437,12 +437,7 @@ fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
         let full = (w / tau - 1e-9).floor();
         (full * seg(tau + c) + seg(w - full * tau + c)) / w
     };
-    let exact = v["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["name"] == "daly-exact")
-        .unwrap();
+    let exact = named(&v, "verdicts", "daly-exact");
     let t_best = f(&v["empirical_optimum_s"]);
     assert!((t_best - 416.666_666_667).abs() < 1e-6, "{t_best}");
     let expected_pct = 100.0 * (job(f(&exact["interval_s"])) / job(t_best) - 1.0);
