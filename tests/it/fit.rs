@@ -515,28 +515,18 @@ fn a_two_failure_log_fits_what_it_can() {
 
 #[test]
 fn json_matches_the_committed_example() {
-    let out = ckpt()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "fit",
-            "data/failures/allocations.csv",
-            "--exclude-kind",
-            "allocation-start",
-            "--exclude-kind",
-            "end-of-allocation",
-            "--cost",
-            "5m",
-            "--restart",
-            "10m",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let got = run_json(&[
+        "fit",
+        "data/failures/allocations.csv",
+        "--exclude-kind",
+        "allocation-start",
+        "--exclude-kind",
+        "end-of-allocation",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+    ]);
     let want: serde_json::Value =
         serde_json::from_str(&read_package_file("data/examples/fit-allocations.json")).unwrap();
     // Numbers within 1e-6 relative (the Nelder-Mead fits are exact to about 1e-7), iteration

@@ -37,6 +37,17 @@ const TRACED: &[&str] = &[
     "1m",
 ];
 
+/// `sweep` of a one-day MTBF and 5 min checkpoints over MTBFs from 1 h to 7 d.
+const WEEK_SWEEP: &[&str] = &[
+    "sweep",
+    "--mtbf",
+    "24h",
+    "--cost",
+    "5m",
+    "--vary",
+    "mtbf=1h..7d",
+];
+
 /// `interval` with a one-day MTBF and 5 min checkpoints.
 const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
@@ -383,20 +394,11 @@ fn killed_report_leaves_old_or_new_whole() {
     let dir = scratch("atomic");
     let sweep = |points: &str| {
         let mut c = Process::new(&bin);
-        c.args([
-            "sweep",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--vary",
-            "mtbf=1h..7d",
-            "--log",
-        ])
-        .args(["--quiet", "--points", points, "--out"])
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        c.args(WEEK_SWEEP)
+            .args(["--log", "--quiet", "--points", points, "--out"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         c
     };
     assert!(sweep("3").status().unwrap().success());
@@ -846,20 +848,10 @@ fn foreign_report_folder_is_refused_before_the_work() {
     std::fs::write(dir.join("validate.json"), "{}").unwrap();
     let dir_s = dir.to_str().unwrap();
     refused(
-        &[
-            "sweep",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--vary",
-            "mtbf=1h..7d",
-            "--points",
-            "100000",
-            "--quiet",
-            "--out",
-            dir_s,
-        ],
+        &with(
+            WEEK_SWEEP,
+            &["--points", "100000", "--quiet", "--out", dir_s],
+        ),
         &["--out", "validate.json", "--force"],
     );
     std::fs::remove_file(dir.join("validate.json")).unwrap();

@@ -423,18 +423,23 @@ fn slurm_standin(dir: &Path, script: &str, args: &[&str]) -> std::process::Outpu
         .unwrap()
 }
 
-#[test]
-fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
-    let periodic = periodic_6h("130h", "40");
-    let sweep = sweep();
-    let dir = scratch("slurm-simulate");
-    let out = slurm_standin(&dir, "ckpt-array.sh", &periodic);
+/// [`slurm_standin`], which must succeed.
+fn slurm_ok(dir: &Path, script: &str, args: &[&str]) {
+    let out = slurm_standin(dir, script, args);
     assert!(
         out.status.success(),
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
+    let periodic = periodic_6h("130h", "40");
+    let sweep = sweep();
+    let dir = scratch("slurm-simulate");
+    slurm_ok(&dir, "ckpt-array.sh", &periodic);
     let work = dir.join("work");
     for i in 0..3 {
         let shard: serde_json::Value =
@@ -456,12 +461,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 
     // A sweep through the same script: the merge job writes the recorded --out.
     let fresh = scratch("slurm-sweep");
-    let out = slurm_standin(&fresh, "ckpt-array.sh", &sweep);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    slurm_ok(&fresh, "ckpt-array.sh", &sweep);
     let single = scratch("slurm-sweep-single");
     assert_eq!(
         std::fs::read(fresh.join("work/merged.out")).unwrap(),
@@ -489,12 +489,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 fn the_validate_array_script_gives_the_single_process_validation() {
     let args = with(VALIDATE, &["--out", "report"]);
     let dir = scratch("slurm-validate");
-    let out = slurm_standin(&dir, "validate-array.sh", &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    slurm_ok(&dir, "validate-array.sh", &args);
     let single = scratch("slurm-validate-single");
     let a = with(&["validate"], &args);
     assert_eq!(

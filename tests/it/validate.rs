@@ -147,18 +147,23 @@ fn the_grid_is_log_spaced_around_the_recommendation() {
 fn validate_writes_its_report() {
     let dir = std::env::temp_dir().join(format!("ckpt-validate-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = ckpt()
-        .args([
-            "validate", "--mtbf", "1h", "--cost", "60s", "--runs", "50", "--work", "10h",
-            "--format", "json", "--quiet", "--out",
-        ])
-        .arg(&dir)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let out = crate::common::stdout_of(&[
+        "validate",
+        "--mtbf",
+        "1h",
+        "--cost",
+        "60s",
+        "--runs",
+        "50",
+        "--work",
+        "10h",
+        "--format",
+        "json",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["simulator"], "periodic");
     assert_eq!(
