@@ -132,10 +132,15 @@ pub fn read_package_file(path: &str) -> String {
     std::fs::read_to_string(package_file(path)).unwrap()
 }
 
+/// `<temp>/<name>-<process id>`, not created: a scratch path of this test run.
+pub fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("{name}-{}", std::process::id()))
+}
+
 /// Writes `text` to `name` in the folder `<temp>/<folder>-<process id>` (created if need be) and
 /// returns its path. Every module names its own folder: they all run in one process.
 pub fn temp_file(folder: &str, name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("{folder}-{}", std::process::id()));
+    let dir = temp_path(folder);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

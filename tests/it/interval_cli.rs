@@ -311,27 +311,33 @@ fn completions_and_man_are_generated() {
 
 #[test]
 fn scheme_gives_the_cost_and_its_survival() {
-    let text = stdout_of(&[
+    // 64 processes each checkpointing 1 GiB at 10 GB/s, under a one-day MTBF.
+    let machine = [
         "interval",
         "--mtbf",
         "24h",
-        "--scheme",
-        "weighted",
-        "--checksums",
-        "4",
         "--procs",
         "64",
         "--ckpt-bytes",
         "1GiB",
         "--bandwidth",
         "10GB/s",
-        "--latency",
-        "5us",
-        "--flops",
-        "1e10",
-        "--format",
-        "json",
-    ]);
+    ];
+    let text = stdout_of(&with(
+        &machine,
+        &[
+            "--scheme",
+            "weighted",
+            "--checksums",
+            "4",
+            "--latency",
+            "5us",
+            "--flops",
+            "1e10",
+            "--format",
+            "json",
+        ],
+    ));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let scheme = &v["inputs"]["scheme"];
     let cost = scheme["cost"]["total_s"].as_f64().unwrap();
@@ -350,19 +356,7 @@ fn scheme_gives_the_cost_and_its_survival() {
     };
     assert_eq!(p(4), Some(1.0));
     assert_eq!(p(5), Some(0.0));
-    let table = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "24h",
-        "--scheme",
-        "pair",
-        "--procs",
-        "64",
-        "--ckpt-bytes",
-        "1GiB",
-        "--bandwidth",
-        "10GB/s",
-    ]);
+    let table = stdout_of(&with(&machine, &["--scheme", "pair"]));
     assert!(table.contains("in-memory checkpoint: pair"), "{table}");
 }
 

@@ -245,7 +245,7 @@ fn the_readme_example_prints_what_the_readme_shows() {
 
 #[test]
 fn the_committed_sweep_report_is_reproduced() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-sweep");
     let out = dir.to_str().unwrap();
     let line = stdout_of(&on_machine(
         "sweep",
@@ -658,7 +658,7 @@ fn simulate_is_the_same_whatever_the_threads_and_shards() {
 
 #[test]
 fn validate_holds_the_pattern_against_simulation() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-validate-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-validate");
     let out = dir.to_str().unwrap();
     let args = on_machine(
         "validate",
@@ -701,7 +701,7 @@ fn validate_holds_the_pattern_against_simulation() {
 
 #[test]
 fn sweep_moves_the_strides_and_refuses_bad_ranges() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep2-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-sweep2");
     let out = dir.to_str().unwrap();
     let args = on_machine(
         "sweep",

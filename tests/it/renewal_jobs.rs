@@ -121,7 +121,7 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
 
 #[test]
 fn the_validation_report_folder_has_its_data_and_plots() {
-    let dir = std::env::temp_dir().join(format!("ckpt-renewal-validate-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-renewal-validate");
     let _ = std::fs::remove_dir_all(&dir);
     let out = dir.display().to_string();
     let mut args = vec!["validate"];
@@ -189,7 +189,7 @@ fn sweep(dist: &str, vary: &str, points: &str, dir: &str) -> Value {
 #[test]
 fn the_shape_sweep_gains_nothing_at_the_exponential_and_most_at_small_shapes() {
     let (m, c, r) = (86400.0, 600.0, 600.0);
-    let dir = std::env::temp_dir().join(format!("ckpt-renewal-sweep-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-renewal-sweep");
     let dir_s = dir.display().to_string();
     let v = sweep("weibull:1", "shape=0.5..1.5", "11", &dir_s);
     assert_eq!(v["family"], "weibull");

@@ -52,7 +52,7 @@ const WEEK_SWEEP: &[&str] = &[
 const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-robust-{}-{name}", std::process::id()));
+    let dir = crate::common::temp_path(&format!("ckpt-robust-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -480,7 +480,7 @@ fn tiny_interval_blames_the_interval() {
 /// Before: `survive --procs 1` refused a `--failures 3` nobody typed (the default range).
 #[test]
 fn survive_default_range_fits_the_scheme() {
-    let out = crate::common::stdout_of(&[
+    let one = [
         "survive",
         "--scheme",
         "weighted",
@@ -488,25 +488,13 @@ fn survive_default_range_fits_the_scheme() {
         "1",
         "--checksums",
         "1",
-    ]);
+    ];
+    let out = crate::common::stdout_of(&one);
     assert!(
         out.lines().last().unwrap().trim_start().starts_with('2'),
         "{out}"
     );
-    refused(
-        &[
-            "survive",
-            "--scheme",
-            "weighted",
-            "--procs",
-            "1",
-            "--checksums",
-            "1",
-            "--failures",
-            "3",
-        ],
-        &["--failures", "`3`"],
-    );
+    refused(&with(&one, &["--failures", "3"]), &["--failures", "`3`"]);
 }
 
 /// Before: `pcg --tol 1e-300` said "stopped at --max-iter" after far fewer iterations.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// A fresh, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-shard-{}-{name}", std::process::id()));
+    let dir = crate::common::temp_path(&format!("ckpt-shard-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -145,7 +145,7 @@ fn the_grid_is_log_spaced_around_the_recommendation() {
 
 #[test]
 fn validate_writes_its_report() {
-    let dir = std::env::temp_dir().join(format!("ckpt-validate-test-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-validate-test");
     let _ = std::fs::remove_dir_all(&dir);
     let out = crate::common::stdout_of(&[
         "validate",
@@ -308,7 +308,7 @@ fn a_costly_checkpoint_has_an_interior_optimum_that_the_models_predict_within_on
 
 #[test]
 fn stencil_validation_through_the_cli() {
-    let dir = std::env::temp_dir().join(format!("ckpt-validate-stencil-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-validate-stencil");
     let _ = std::fs::remove_dir_all(&dir);
     ckpt()
         .args([
