@@ -375,7 +375,7 @@ fn an_old_format_shard_is_refused_by_its_format() {
 }
 
 #[test]
-fn edited_results_and_inputs_are_refused_in() {
+fn edited_results_and_inputs_are_refused() {
     let dir = scratch("edited");
     let files = shards(&dir, &periodic_6h("130h", "40"), 2);
     let text = std::fs::read_to_string(&files[0]).unwrap();
