@@ -53,32 +53,42 @@ fn optima(c: &mut Criterion) {
         b.iter(|| minimize(black_box(&daly)).unwrap())
     });
     let exp = |n, r| ReplicatedSystem::new(Lifetime::exponential(3600.0).unwrap(), n, r).unwrap();
-    let end = Replicated::new(exp(64, 2), 60.0, 0.0, Detect::End).unwrap();
-    g.bench_function("replicated-end-n64-r2", |b| {
-        b.iter(|| minimize(black_box(&end)).unwrap())
-    });
-    let imm1 = Replicated::new(exp(64, 1), 60.0, 120.0, Detect::Immediate).unwrap();
-    g.bench_function("replicated-immediate-n64-r1-closed", |b| {
-        b.iter(|| minimize(black_box(&imm1)).unwrap())
-    });
-    let imm2 = Replicated::new(exp(64, 2), 60.0, 120.0, Detect::Immediate).unwrap();
-    g.bench_function("replicated-immediate-n64-r2-quadrature", |b| {
-        b.iter(|| minimize(black_box(&imm2)).unwrap())
-    });
-    let imm3 = Replicated::new(exp(1024, 3), 60.0, 120.0, Detect::Immediate).unwrap();
-    g.bench_function("replicated-immediate-n1024-r3-quadrature", |b| {
-        b.iter(|| minimize(black_box(&imm3)).unwrap())
-    });
     let weibull = ReplicatedSystem::new(
         Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap(),
         64,
         2,
     )
     .unwrap();
-    let immw = Replicated::new(weibull, 60.0, 120.0, Detect::Immediate).unwrap();
-    g.bench_function("replicated-immediate-n64-r2-weibull", |b| {
-        b.iter(|| minimize(black_box(&immw)).unwrap())
-    });
+    for (name, system, restart, detect) in [
+        ("replicated-end-n64-r2", exp(64, 2), 0.0, Detect::End),
+        (
+            "replicated-immediate-n64-r1-closed",
+            exp(64, 1),
+            120.0,
+            Detect::Immediate,
+        ),
+        (
+            "replicated-immediate-n64-r2-quadrature",
+            exp(64, 2),
+            120.0,
+            Detect::Immediate,
+        ),
+        (
+            "replicated-immediate-n1024-r3-quadrature",
+            exp(1024, 3),
+            120.0,
+            Detect::Immediate,
+        ),
+        (
+            "replicated-immediate-n64-r2-weibull",
+            weibull,
+            120.0,
+            Detect::Immediate,
+        ),
+    ] {
+        let model = Replicated::new(system, 60.0, restart, detect).unwrap();
+        g.bench_function(name, |b| b.iter(|| minimize(black_box(&model)).unwrap()));
+    }
     g.finish();
 }
 

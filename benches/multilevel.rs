@@ -7,49 +7,46 @@ use std::hint::black_box;
 
 const H: f64 = 3600.0;
 
-/// A realistic machine: node-local SSD, a partner copy, the parallel file system.
-fn three() -> Levels {
-    Levels::new(
-        vec![
-            Level::new("local", 5.0, 10.0, Some(3.0 * H)),
-            Level::new("partner", 30.0, 60.0, Some(24.0 * H)),
-            Level::new("pfs", 600.0, 900.0, Some(7.0 * 24.0 * H)),
-        ],
-        0.0,
-    )
-    .unwrap()
+/// The levels `(name, cost s, restart s, MTBF h)`, cheapest first, and a downtime in seconds.
+fn machine(levels: &[(&str, f64, f64, f64)], downtime: f64) -> Levels {
+    let levels = levels
+        .iter()
+        .map(|&(name, cost, restart, mtbf_h)| Level::new(name, cost, restart, Some(mtbf_h * H)))
+        .collect();
+    Levels::new(levels, downtime).unwrap()
 }
 
 fn multilevel(c: &mut Criterion) {
     let mut g = c.benchmark_group("multilevel");
-    let levels = three();
-    g.bench_function("optimum-three-levels", |b| {
-        b.iter(|| black_box(&levels).optimize().unwrap())
-    });
-    let two = Levels::new(
-        vec![
-            Level::new("local", 5.0, 5.0, Some(3000.0 * H)),
-            Level::new("pfs", 300.0, 300.0, Some(24000.0 * H)),
+    // A realistic machine: node-local SSD, a partner copy, the parallel file system.
+    let levels = machine(
+        &[
+            ("local", 5.0, 10.0, 3.0),
+            ("partner", 30.0, 60.0, 24.0),
+            ("pfs", 600.0, 900.0, 7.0 * 24.0),
         ],
         0.0,
-    )
-    .unwrap();
-    g.bench_function("optimum-two-levels-issue", |b| {
-        b.iter(|| black_box(&two).optimize().unwrap())
-    });
-    let four = Levels::new(
-        vec![
-            Level::new("local", 2.0, 4.0, Some(2.0 * H)),
-            Level::new("partner", 10.0, 20.0, Some(12.0 * H)),
-            Level::new("rs", 40.0, 80.0, Some(48.0 * H)),
-            Level::new("pfs", 600.0, 900.0, Some(14.0 * 24.0 * H)),
+    );
+    let two = machine(
+        &[("local", 5.0, 5.0, 3000.0), ("pfs", 300.0, 300.0, 24000.0)],
+        0.0,
+    );
+    let four = machine(
+        &[
+            ("local", 2.0, 4.0, 2.0),
+            ("partner", 10.0, 20.0, 12.0),
+            ("rs", 40.0, 80.0, 48.0),
+            ("pfs", 600.0, 900.0, 14.0 * 24.0),
         ],
         60.0,
-    )
-    .unwrap();
-    g.bench_function("optimum-four-levels", |b| {
-        b.iter(|| black_box(&four).optimize().unwrap())
-    });
+    );
+    for (name, l) in [
+        ("optimum-three-levels", &levels),
+        ("optimum-two-levels-issue", &two),
+        ("optimum-four-levels", &four),
+    ] {
+        g.bench_function(name, |b| b.iter(|| black_box(l).optimize().unwrap()));
+    }
     let pattern = Pattern::new(291.1, vec![1, 7, 91]).unwrap();
     g.bench_function("evaluate-three-levels-91-chunks", |b| {
         b.iter(|| levels.evaluate(black_box(&pattern)).unwrap())

@@ -21,24 +21,23 @@ fn job(shape: Shape) -> Renewal {
     Renewal::new(Lifetime::new(shape, 86400.0).unwrap(), 600.0, 600.0).unwrap()
 }
 
-fn schedule(c: &mut Criterion) {
-    let mut g = c.benchmark_group("renewal-schedule");
+/// The group `group`: `f` on the job of each failure shape.
+fn per_shape<T>(c: &mut Criterion, group: &str, f: impl Fn(&Renewal) -> T) {
+    let mut g = c.benchmark_group(group);
     g.sample_size(20);
     for (name, shape) in shapes() {
         let j = job(shape);
-        g.bench_function(name, |b| b.iter(|| black_box(&j).schedule().unwrap()));
+        g.bench_function(name, |b| b.iter(|| f(black_box(&j))));
     }
     g.finish();
 }
 
+fn schedule(c: &mut Criterion) {
+    per_shape(c, "renewal-schedule", |j| j.schedule().unwrap());
+}
+
 fn periodic(c: &mut Criterion) {
-    let mut g = c.benchmark_group("renewal-periodic");
-    g.sample_size(20);
-    for (name, shape) in shapes() {
-        let j = job(shape);
-        g.bench_function(name, |b| b.iter(|| black_box(&j).best_periodic().unwrap()));
-    }
-    g.finish();
+    per_shape(c, "renewal-periodic", |j| j.best_periodic().unwrap());
 }
 
 criterion_group!(benches, schedule, periodic);

@@ -1,5 +1,6 @@
-//! What several test modules share: the `ckpt` binary, files of the package, scratch files, and
-//! JSON compared with a tolerance.
+//! What several test modules share: the `ckpt` binary, the check of a refusal, the example
+//! systems several modules run, files of the package, scratch files, and JSON compared with a
+//! tolerance.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,105 @@ pub fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// `ckpt args` must be refused the way every bad input is: exit status 2, nothing on stdout,
+/// one line on stderr that starts `error: `, names every `needle` and is no panic. Returns
+/// the line.
+pub fn refused(args: &[&str], needles: &[&str]) -> String {
+    refused_in(Path::new("."), args, needles)
+}
+
+/// [`refused`], run in the folder `dir`.
+pub fn refused_in(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    let out = ckpt().current_dir(dir).args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
+    }
+    err
+}
+
+/// `base` followed by `extra`: a test's own flags after a shared example.
+pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    [base, extra].concat()
+}
+
+/// The README's main job, Daly's example: a 24 h MTBF, 5 min checkpoints, 10 min restarts.
+pub const DALY_EXAMPLE: &[&str] = &["--mtbf", "24h", "--cost", "5m", "--restart", "10m"];
+
+/// The README's simulated job: a 6 h MTBF, 5 min checkpoints, 10 min restarts.
+pub const SIMULATED_EXAMPLE: &[&str] = &["--mtbf", "6h", "--cost", "5m", "--restart", "10m"];
+
+/// `simulate periodic` of [`SIMULATED_EXAMPLE`] at a 57 min interval (close to Young's 60 min)
+/// over 100 h of work: the periodic example the command-line tests share. Tests add the runs,
+/// seed, wall-time limit and format they need.
+pub fn periodic_example() -> Vec<&'static str> {
+    let job = with(&["simulate", "periodic"], SIMULATED_EXAMPLE);
+    with(&job, &["--interval", "57m", "--work", "100h"])
+}
+
+/// [`periodic_example`] under a wall-time limit of `walltime`, as [`seeded_json`] `runs`.
+pub fn periodic_6h(walltime: &'static str, runs: &'static str) -> Vec<&'static str> {
+    with(
+        &with(&periodic_example(), &["--walltime", walltime]),
+        &seeded_json(runs),
+    )
+}
+
+/// `runs` runs from seed 7, written as JSON: how the tests that compare bytes run a simulation.
+pub fn seeded_json(runs: &str) -> [&str; 6] {
+    ["--runs", runs, "--seed", "7", "--format", "json"]
+}
+
+/// The replicated system the command-line tests share, without its command: 8 processes in
+/// pairs, each with a 1 h MTBF, 60 s checkpoints, failures detected at once and 2 min restarts.
+pub const REPLICATED_PAIRS: &[&str] = &[
+    "--mtbf",
+    "1h",
+    "--cost",
+    "60s",
+    "--procs",
+    "8",
+    "--replicas",
+    "2",
+    "--detect",
+    "immediate",
+    "--restart",
+    "2m",
+];
+
+/// The files of a `validate --out` report of the periodic, replicated and multi-level
+/// simulators.
+pub const VALIDATE_REPORT: &[&str] = &[
+    "validate.json",
+    "validate.csv",
+    "validate.svg",
+    "validate.png",
+    "regret.svg",
+    "regret.png",
+    "report.md",
+];
+
+/// Every file of `names` is in `dir`, and none is empty.
+pub fn assert_written(dir: &Path, names: &[&str]) {
+    for f in names {
+        assert!(
+            std::fs::metadata(dir.join(f))
+                .map(|m| m.len() > 0)
+                .unwrap_or(false),
+            "{f}"
+        );
+    }
+}
+
 /// A file of the package by its path from the package root (`data/examples/...`), wherever the
 /// tests run from.
 pub fn package_file(path: &str) -> PathBuf {
@@ -32,10 +132,15 @@ pub fn read_package_file(path: &str) -> String {
     std::fs::read_to_string(package_file(path)).unwrap()
 }
 
+/// `<temp>/<name>-<process id>`, not created: a scratch path of this test run.
+pub fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("{name}-{}", std::process::id()))
+}
+
 /// Writes `text` to `name` in the folder `<temp>/<folder>-<process id>` (created if need be) and
 /// returns its path. Every module names its own folder: they all run in one process.
 pub fn temp_file(folder: &str, name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("{folder}-{}", std::process::id()));
+    let dir = temp_path(folder);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -57,6 +162,45 @@ pub fn merged_shards(args: &[&str], n: u64, folder: &str, name: &str) -> String 
     let mut merge = vec!["merge"];
     merge.extend(files.iter().map(String::as_str));
     stdout_of(&merge)
+}
+
+/// Daly's complete model with exponential failures and no downtime, per unit of work:
+/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
+pub fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
+    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
+}
+
+/// The optimum of [`daly_overhead`] by golden-section search: an oracle independent of the
+/// crate's Brent minimiser.
+pub fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
+    let (mut a, mut b) = (c, 10.0 * m);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..200 {
+        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
+        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
+            b = x2;
+        } else {
+            a = x1;
+        }
+    }
+    (a + b) / 2.0
+}
+
+/// The element of the JSON array `v[list]` (models, verdicts, policies) whose `name` is `name`.
+pub fn named<'a>(v: &'a serde_json::Value, list: &str, name: &str) -> &'a serde_json::Value {
+    v[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no array `{list}`"))
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in `{list}`"))
+}
+
+/// `estimate` agrees with the mean `expected` from an independent source: |z| < 4, the
+/// simulators' acceptance rule (docs/simulation.md §4). `what` names the case on failure.
+pub fn assert_agrees(estimate: &ckpt::sim::stats::Estimate, expected: f64, what: &str) {
+    let z = estimate.z(expected);
+    assert!(z.abs() < 4.0, "{what}: {estimate:?} vs {expected} (z {z})");
 }
 
 /// Equal structure, equal strings, numbers equal to `rel` relative; the values of object keys

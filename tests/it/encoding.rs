@@ -1,7 +1,7 @@
 //! Diskless checkpoint encodings (docs/encodings.md): survival closed forms against enumeration and
 //! Monte Carlo, floating-point recovery and its round-off, the fault-tolerant CG, the CLI.
 
-use crate::common::ckpt;
+use crate::common::{ckpt, refused, stdout_of, with};
 use ckpt::encoding::codec::{Codec, bit_exact, erase, relative_error};
 use ckpt::encoding::matrix::{MatrixKind, checkpoint_matrix, condition_number, submatrix};
 use ckpt::encoding::pcg::{PcgConfig, run_pcg};
@@ -415,6 +415,15 @@ fn survive_json_lists_one_row_per_k() {
 
 #[test]
 fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
+    let weighted = [
+        "encode",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "16",
+        "--checksums",
+        "4",
+    ];
     for (args, flag) in [
         (
             vec![
@@ -462,34 +471,9 @@ fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
             vec!["survive", "--scheme", "raid", "--procs", "10"],
             "--scheme",
         ),
+        (with(&weighted, &["--fail", "21"]), "--fail"),
         (
-            vec![
-                "encode",
-                "--scheme",
-                "weighted",
-                "--procs",
-                "16",
-                "--checksums",
-                "4",
-                "--fail",
-                "21",
-            ],
-            "--fail",
-        ),
-        (
-            vec![
-                "encode",
-                "--scheme",
-                "weighted",
-                "--procs",
-                "16",
-                "--checksums",
-                "4",
-                "--fail",
-                "2",
-                "--matrix",
-                "hilbert",
-            ],
+            with(&weighted, &["--fail", "2", "--matrix", "hilbert"]),
             "--matrix",
         ),
         (
@@ -515,11 +499,7 @@ fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
             "--every",
         ),
     ] {
-        let out = ckpt().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(flag), "{args:?}: {err}");
+        refused(&args, &[flag]);
     }
 }
 
@@ -552,40 +532,26 @@ fn encode_reports_condition_and_error() {
     assert!(v["condition_number"].as_f64().unwrap() > 1e8);
     assert!(v["relative_error"].as_f64().unwrap() > 1e4 * g["relative_error"].as_f64().unwrap());
 
-    let out = ckpt()
-        .args([
+    // A ring of 8 processes, two failed: the encoding is exact where it recovers.
+    let ring = |fail_set: &str| -> serde_json::Value {
+        let out = stdout_of(&[
             "encode",
             "--scheme",
             "ring",
             "--procs",
             "8",
             "--fail-set",
-            "1,4",
+            fail_set,
             "--format",
             "json",
-        ])
-        .output()
-        .unwrap();
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ]);
+        serde_json::from_str(&out).unwrap()
+    };
+    let r = ring("1,4");
     assert_eq!(r["bit_exact"], true);
     assert_eq!(r["condition_number"], serde_json::Value::Null);
     assert_eq!(r["relative_error"], 0.0);
-    let out = ckpt()
-        .args([
-            "encode",
-            "--scheme",
-            "ring",
-            "--procs",
-            "8",
-            "--fail-set",
-            "1,2",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = ring("1,2");
     assert_eq!(r["recoverable"], false);
 }
 

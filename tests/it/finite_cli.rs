@@ -3,23 +3,17 @@
 //! --async-write/--signal-lead`, `validate --async-write`, their bad input, and the README's
 //! worked example.
 
-use crate::common::{ckpt, read_package_file, stdout_of, temp_file};
+use crate::common::{named, read_package_file, refused, stdout_of, temp_file, with};
 use ckpt::model::asynchronous::AsyncComplete;
 use serde_json::Value;
+
+/// `interval` of the README's training job: a 3 h MTBF and 60 s checkpoints.
+const TRAINING: &[&str] = &["interval", "--mtbf", "3h", "--cost", "60s"];
 
 fn json(args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     serde_json::from_str(&stdout_of(&all)).unwrap()
-}
-
-fn row<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == name)
-        .unwrap_or_else(|| panic!("no row {name}"))
 }
 
 fn num(v: &Value) -> f64 {
@@ -38,17 +32,7 @@ fn async_overhead(tau: f64, c: f64, m: f64, dw: f64, f: f64) -> f64 {
 
 #[test]
 fn async_write_zero_is_daly_complete_exactly() {
-    let base = [
-        "interval",
-        "--mtbf",
-        "3h",
-        "--cost",
-        "60s",
-        "--restart",
-        "2m",
-        "--downtime",
-        "30s",
-    ];
+    let base = with(TRAINING, &["--restart", "2m", "--downtime", "30s"]);
     let sync = json(&base);
     let mut with = base.to_vec();
     with.extend(["--async-write", "0"]);
@@ -58,7 +42,10 @@ fn async_write_zero_is_daly_complete_exactly() {
     for key in ["recommended_interval_s", "recommended_overhead"] {
         assert_eq!(num(&asy[key]).to_bits(), num(&sync[key]).to_bits(), "{key}");
     }
-    let (a, d) = (row(&asy, "async-complete"), row(&sync, "daly-complete"));
+    let (a, d) = (
+        named(&asy, "models", "async-complete"),
+        named(&sync, "models", "daly-complete"),
+    );
     for key in ["interval_s", "overhead", "expected_failures"] {
         assert_eq!(num(&a[key]).to_bits(), num(&d[key]).to_bits(), "{key}");
     }
@@ -70,7 +57,11 @@ fn async_write_zero_is_daly_complete_exactly() {
         "daly-exact",
         "daly-complete",
     ] {
-        assert_eq!(row(&asy, name), row(&sync, name), "{name}");
+        assert_eq!(
+            named(&asy, "models", name),
+            named(&sync, "models", name),
+            "{name}"
+        );
     }
     assert_eq!(asy["inputs"]["async_write_s"], 0.0);
     assert_eq!(asy["inputs"]["async_slowdown"], 0.0);
@@ -186,7 +177,7 @@ fn whole_chunks_example() {
     assert!((direct(88.0) / completion - 1.0).abs() < 1e-12);
     assert!(direct(87.0) > completion && direct(89.0) > completion);
     // The continuous relaxation W overhead(tau*) is a lower bound, up to rounding.
-    let relaxed = num(&row(&v, "daly-complete")["completion_s"]);
+    let relaxed = num(&named(&v, "models", "daly-complete")["completion_s"]);
     assert!(
         relaxed <= completion * (1.0 + 1e-12),
         "{relaxed} {completion}"
@@ -252,14 +243,13 @@ fn allocation_schedule_holds_against_simulation() {
     assert_eq!(json(&margin)["allocation"]["signal_lead_s"], 151);
 
     let tau_s = tau.to_string();
-    let sim = |extra: &[&str]| {
-        let mut args = vec![
+    // The job in its allocation, with the signal `lead` before the end.
+    let job = |lead| {
+        vec![
             "simulate",
             "periodic",
             "--cost",
             c,
-            "--restart",
-            r,
             "--interval",
             &tau_s,
             "--work",
@@ -267,9 +257,12 @@ fn allocation_schedule_holds_against_simulation() {
             "--walltime",
             limit,
             "--signal-lead",
-            "120",
-            "--quiet",
-        ];
+            lead,
+        ]
+    };
+    let sim = |extra: &[&str]| {
+        let mut args = job("120");
+        args.extend(["--restart", r, "--quiet"]);
         args.extend(extra);
         json(&args)
     };
@@ -290,22 +283,9 @@ fn allocation_schedule_holds_against_simulation() {
         (kept - (43_200.0 - n as f64 * 120.0)).abs() < 1e-6,
         "{kept}"
     );
-    let table = stdout_of(&[
-        "simulate",
-        "periodic",
-        "--trace",
-        empty.to_str().unwrap(),
-        "--cost",
-        c,
-        "--interval",
-        &tau_s,
-        "--work",
-        "1000h",
-        "--walltime",
-        limit,
-        "--signal-lead",
-        "2m",
-    ]);
+    let mut table = job("2m");
+    table.extend(["--trace", empty.to_str().unwrap()]);
+    let table = stdout_of(&table);
     assert!(table.contains("saved work"), "{table}");
 }
 
@@ -331,85 +311,18 @@ fn validate_holds_the_asynchronous_model() {
     ]);
     let text = v.to_string();
     assert!(text.contains("async-complete"), "{text}");
-    let verdicts = v["verdicts"].as_array().expect("verdicts");
-    let ours = verdicts
-        .iter()
-        .find(|r| r["name"] == "async-complete")
-        .unwrap();
+    let ours = named(&v, "verdicts", "async-complete");
     let z = num(&ours["z"]);
     assert!(z.abs() < 4.0, "z = {z}");
     assert_eq!(ours["confirmed"], true);
 }
 
-fn rejects(args: &[&str], mentions: &[&str]) {
-    let out = ckpt().args(args).assert().code(2).get_output().clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for m in mentions {
-        assert!(err.contains(m), "{args:?}: {err} does not mention {m}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-}
-
 #[test]
 fn bad_input_gets_one_line() {
-    let i = ["interval", "--mtbf", "6h", "--cost", "10m"];
-    fn joined<'a>(i: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-        let mut a = i.to_vec();
-        a.extend(extra);
-        a
-    }
-    let with = |extra: &[&'static str]| joined(&i, extra);
-    rejects(
-        &with(&["--walltime", "5m"]),
-        &["--walltime", "300s", "longer than one checkpoint"],
-    );
-    rejects(
-        &with(&["--walltime", "10m"]),
-        &["--walltime", "longer than one checkpoint"],
-    );
-    rejects(
-        &with(&["--async-write", "-5m"]),
-        &["--async-write", "-5m", "zero or more"],
-    );
-    rejects(
-        &with(&["--async-write", "-5"]),
-        &["--async-write", "zero or more"],
-    );
-    for f in ["1", "-0.1", "1.5", "nan"] {
-        rejects(
-            &with(&["--async-write", "5m", "--async-slowdown", f]),
-            &["--async-slowdown", f, "below 1", "0"],
-        );
-    }
-    rejects(&with(&["--async-slowdown", "0.5"]), &["--async-write"]);
-    rejects(
-        &with(&["--format", "slurm"]),
-        &["--format slurm", "--walltime"],
-    );
-    rejects(
-        &with(&["--walltime", "1d", "--async-write", "5m"]),
-        &["--async-write", "--walltime"],
-    );
-    rejects(
-        &with(&["--procs", "4", "--async-write", "5m"]),
-        &["--procs"],
-    );
-    rejects(&with(&["--signal-margin", "1m"]), &["--walltime"]);
-    // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
-    rejects(
-        &[
-            "interval",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "1s",
-            "--walltime",
-            "100d",
-        ],
-        &["--walltime", "62,500 times"],
-    );
-    let s = [
+    // `interval` of a 6 h MTBF and 10 min checkpoints, then `simulate periodic` of a 6 h MTBF
+    // and 1 min checkpoints, each with flags that are wrong or do not go together.
+    let interval = ["interval", "--mtbf", "6h", "--cost", "10m"];
+    let sim = [
         "simulate",
         "periodic",
         "--mtbf",
@@ -421,36 +334,100 @@ fn bad_input_gets_one_line() {
         "--work",
         "10h",
     ];
-    let sim = |extra: &[&'static str]| joined(&s, extra);
-    rejects(&sim(&["--async-write", "-1"]), &["--async-write", "-1"]);
-    rejects(
-        &sim(&["--async-write", "1m", "--async-slowdown", "1"]),
-        &["--async-slowdown", "below 1"],
-    );
-    rejects(
-        &sim(&["--signal-lead", "2m"]),
-        &["--signal-lead", "--walltime"],
-    );
-    rejects(
-        &sim(&["--walltime", "5h", "--signal-lead", "30s"]),
-        &["--signal-lead", "30s", "one checkpoint"],
-    );
-    rejects(
-        &sim(&["--walltime", "1m", "--signal-lead", "1m"]),
-        &["--walltime", "longer than one checkpoint"],
-    );
-    rejects(
-        &sim(&[
+    for (base, extra, needles) in [
+        (
+            &interval[..],
+            &["--walltime", "5m"][..],
+            &["--walltime", "300s", "longer than one checkpoint"][..],
+        ),
+        (
+            &interval,
+            &["--walltime", "10m"],
+            &["--walltime", "longer than one checkpoint"],
+        ),
+        (
+            &interval,
+            &["--async-write", "-5m"],
+            &["--async-write", "-5m", "zero or more"],
+        ),
+        (
+            &interval,
+            &["--async-write", "-5"],
+            &["--async-write", "zero or more"],
+        ),
+        (&interval, &["--async-slowdown", "0.5"], &["--async-write"]),
+        (
+            &interval,
+            &["--format", "slurm"],
+            &["--format slurm", "--walltime"],
+        ),
+        (
+            &interval,
+            &["--walltime", "1d", "--async-write", "5m"],
+            &["--async-write", "--walltime"],
+        ),
+        (
+            &interval,
+            &["--procs", "4", "--async-write", "5m"],
+            &["--procs"],
+        ),
+        (&interval, &["--signal-margin", "1m"], &["--walltime"]),
+        (&sim, &["--async-write", "-1"], &["--async-write", "-1"]),
+        (
+            &sim,
+            &["--async-write", "1m", "--async-slowdown", "1"],
+            &["--async-slowdown", "below 1"],
+        ),
+        (
+            &sim,
+            &["--signal-lead", "2m"],
+            &["--signal-lead", "--walltime"],
+        ),
+        (
+            &sim,
+            &["--walltime", "5h", "--signal-lead", "30s"],
+            &["--signal-lead", "30s", "one checkpoint"],
+        ),
+        (
+            &sim,
+            &["--walltime", "1m", "--signal-lead", "1m"],
+            &["--walltime", "longer than one checkpoint"],
+        ),
+        (
+            &sim,
+            &[
+                "--walltime",
+                "5h",
+                "--signal-lead",
+                "1m",
+                "--async-write",
+                "1m",
+            ],
+            &["asynchronous"],
+        ),
+    ] {
+        refused(&with(base, extra), needles);
+    }
+    for f in ["1", "-0.1", "1.5", "nan"] {
+        refused(
+            &with(&interval, &["--async-write", "5m", "--async-slowdown", f]),
+            &["--async-slowdown", f, "below 1", "0"],
+        );
+    }
+    // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "1s",
             "--walltime",
-            "5h",
-            "--signal-lead",
-            "1m",
-            "--async-write",
-            "1m",
-        ]),
-        &["asynchronous"],
+            "100d",
+        ],
+        &["--walltime", "62,500 times"],
     );
-    rejects(
+    refused(
         &[
             "validate",
             "--mtbf",
@@ -472,15 +449,7 @@ fn bad_input_gets_one_line() {
 fn readme_ml_training_numbers() {
     let readme = read_package_file("README.md");
     let (m, c, dw) = (10_800.0, 60.0, 600.0);
-    let base = [
-        "interval",
-        "--mtbf",
-        "3h",
-        "--cost",
-        "60s",
-        "--async-write",
-        "10m",
-    ];
+    let base = with(TRAINING, &["--async-write", "10m"]);
     let v = json(&base);
     let t = num(&v["recommended_interval_s"]);
     let o = num(&v["recommended_overhead"]);
@@ -489,7 +458,7 @@ fn readme_ml_training_numbers() {
     assert_eq!(format!("{t:.0}"), "1099");
     assert_eq!(format!("{o:.4}"), "1.1769");
     // The synchronous row for a blocking 660 s checkpoint, and what it costs run async.
-    let sync = row(&v, "daly-complete");
+    let sync = named(&v, "models", "daly-complete");
     let ts = num(&sync["interval_s"]);
     assert!((ts - daly_exact(c + dw, m)).abs() < 1e-6 * ts);
     let loss = num(&sync["loss_pct"]);

@@ -3,7 +3,7 @@
 //!
 //! `CKPT_REGENERATE=1 cargo test --test it fit::` rewrites the generated logs in data/failures/.
 
-use crate::common::{ckpt, package_file, read_package_file, same_json, stdout_of, temp_file};
+use crate::common::{ckpt, package_file, read_package_file, same_json, stdout_of, temp_file, with};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::fit::{Family, FitOptions, FitReport, fit_log};
 use ckpt::rng::run_rng;
@@ -344,8 +344,9 @@ fn the_real_log_fits_as_published() {
 
 // ---------------------------------------------------------------- the binary
 
+/// `ckpt args --format json`, parsed, with no NaN or infinity in it.
 fn run_json(args: &[&str]) -> serde_json::Value {
-    let text = stdout_of(args);
+    let text = stdout_of(&with(args, &["--format", "json"]));
     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
     serde_json::from_str(&text).unwrap()
 }
@@ -360,8 +361,6 @@ fn printed_flags_give_the_printed_interval() {
         "5m",
         "--restart",
         "10m",
-        "--format",
-        "json",
     ]);
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["best"], "weibull");
@@ -384,7 +383,6 @@ fn printed_flags_give_the_printed_interval() {
         let flags: Vec<&str> = row["flags"].as_str().unwrap().split(' ').collect();
         let mut args = vec!["interval"];
         args.extend(flags);
-        args.extend(["--format", "json"]);
         let answer = run_json(&args);
         assert_eq!(
             answer["recommended_interval_s"], row["interval_s"],
@@ -501,17 +499,10 @@ fn bad_arguments_exit_2() {
 fn a_two_failure_log_fits_what_it_can() {
     // Two gaps: every family has a maximum; with one gap only the exponential does.
     let p = temp_log("short.csv", "0\n100\n350\n");
-    let doc = run_json(&["fit", p.to_str().unwrap(), "--format", "json"]);
+    let doc = run_json(&["fit", p.to_str().unwrap()]);
     assert_eq!(doc["mtbf"]["point_s"], 175.0);
     let p = temp_log("shorter.csv", "0\n100\n");
-    let doc = run_json(&[
-        "fit",
-        p.to_str().unwrap(),
-        "--format",
-        "json",
-        "--cost",
-        "1",
-    ]);
+    let doc = run_json(&["fit", p.to_str().unwrap(), "--cost", "1"]);
     assert_eq!(doc["best"], "exponential");
     assert!(
         doc["fits"][1]["note"]
@@ -524,28 +515,18 @@ fn a_two_failure_log_fits_what_it_can() {
 
 #[test]
 fn json_matches_the_committed_example() {
-    let out = ckpt()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "fit",
-            "data/failures/allocations.csv",
-            "--exclude-kind",
-            "allocation-start",
-            "--exclude-kind",
-            "end-of-allocation",
-            "--cost",
-            "5m",
-            "--restart",
-            "10m",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let got: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let got = run_json(&[
+        "fit",
+        "data/failures/allocations.csv",
+        "--exclude-kind",
+        "allocation-start",
+        "--exclude-kind",
+        "end-of-allocation",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+    ]);
     let want: serde_json::Value =
         serde_json::from_str(&read_package_file("data/examples/fit-allocations.json")).unwrap();
     // Numbers within 1e-6 relative (the Nelder-Mead fits are exact to about 1e-7), iteration

@@ -1,19 +1,14 @@
 //! `ckpt interval` through the binary: formats, committed examples, and bad input.
 
-use crate::common::{ckpt, read_package_file, same_json, stdout_of};
+use crate::common::{
+    DALY_EXAMPLE, REPLICATED_PAIRS, SIMULATED_EXAMPLE, ckpt, named, read_package_file, refused,
+    same_json, stdout_of, with,
+};
 use predicates::prelude::*;
 
 #[test]
 fn table_answers_the_embedded_default() {
-    let text = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-    ]);
+    let text = stdout_of(&with(&["interval"], DALY_EXAMPLE));
     assert!(text.contains("daly-complete *"), "{text}");
     assert!(
         text.contains("checkpoint every 1h 56m 41s (7001 s)"),
@@ -34,28 +29,14 @@ fn json_matches_the_committed_examples() {
     for (file, args) in [
         (
             "data/examples/interval-24h-5m-10m.json",
-            vec!["--mtbf", "24h", "--cost", "5m", "--restart", "10m"],
+            DALY_EXAMPLE.to_vec(),
         ),
         (
             "data/examples/interval-replicated.json",
-            vec![
-                "--mtbf",
-                "1h",
-                "--cost",
-                "60s",
-                "--procs",
-                "8",
-                "--replicas",
-                "2",
-                "--detect",
-                "immediate",
-                "--restart",
-                "2m",
-                "--work",
-                "100h",
-                "--iteration-time",
-                "7s",
-            ],
+            with(
+                REPLICATED_PAIRS,
+                &["--work", "100h", "--iteration-time", "7s"],
+            ),
         ),
     ] {
         let mut all = vec!["interval"];
@@ -77,17 +58,8 @@ fn json_matches_the_committed_examples() {
 
 #[test]
 fn json_follows_the_documented_schema() {
-    let text = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-        "--format",
-        "json",
-    ]);
+    let interval = with(&["interval"], SIMULATED_EXAMPLE);
+    let text = stdout_of(&with(&interval, &["--format", "json"]));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["inputs"]["mtbf_s"], 21600.0);
@@ -123,40 +95,19 @@ fn not_applicable_rows_are_null_with_a_note() {
         "interval", "--mtbf", "10m", "--cost", "25m", "--format", "json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let ho = v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "daly-higher-order")
-        .unwrap();
+    let ho = named(&v, "models", "daly-higher-order");
     assert!(ho["interval_s"].is_null());
     assert!(ho["note"].as_str().unwrap().contains("not applicable"));
-    let fo = v["models"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "daly-first-order")
-        .unwrap();
+    let fo = named(&v, "models", "daly-first-order");
     assert!(fo["interval_s"].is_null());
 }
 
 #[test]
 fn env_and_scr_lines() {
-    let base = [
-        "interval",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "5m",
-        "--restart",
-        "10m",
-        "--format",
-    ];
-    let mut env = base.to_vec();
-    env.push("env");
+    let base = with(&["interval"], DALY_EXAMPLE);
+    let env = with(&base, &["--format", "env"]);
     assert_eq!(stdout_of(&env), "CKPT_INTERVAL_SECONDS=7001\n");
-    let mut scr = base.to_vec();
-    scr.push("scr");
+    let scr = with(&base, &["--format", "scr"]);
     assert_eq!(stdout_of(&scr), "SCR_CHECKPOINT_SECONDS=7001\n");
 }
 
@@ -241,161 +192,102 @@ fn work_gives_the_expected_completion_time() {
     assert!((c - 360000.0 * o).abs() < 1e-6);
 }
 
+/// `ckpt interval args` is refused with one line that mentions `mentions`.
 fn rejects(args: &[&str], mentions: &str) {
-    let mut all = vec!["interval"];
-    all.extend(args);
-    let out = ckpt().args(&all).assert().code(2).get_output().clone();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    assert!(
-        err.contains(mentions),
-        "{args:?}: {err} does not mention {mentions}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
+    refused(&with(&["interval"], args), &[mentions]);
 }
 
 #[test]
 fn bad_input_gets_one_line_and_status_2() {
-    rejects(&["--mtbf", "0", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "-5h", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "NaN", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "inf", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "soon", "--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "1M", "--cost", "5m"], "month");
-    rejects(&["--mtbf", "24h", "--cost", "0"], "--cost");
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--restart", "-1"],
-        "--restart",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--replicas", "0"],
-        "--replicas",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--procs", "0"],
-        "--procs",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--procs", "-3"],
-        "--procs",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--procs",
-            "2",
+    // A bad MTBF or cost.
+    for (mtbf, cost, mentions) in [
+        ("0", "5m", "--mtbf"),
+        ("-5h", "5m", "--mtbf"),
+        ("NaN", "5m", "--mtbf"),
+        ("inf", "5m", "--mtbf"),
+        ("soon", "5m", "--mtbf"),
+        ("1M", "5m", "month"),
+        ("24h", "0", "--cost"),
+    ] {
+        rejects(&["--mtbf", mtbf, "--cost", cost], mentions);
+    }
+    // A one-day MTBF and 5 min checkpoints with a flag that is wrong or does not go with them.
+    for (extra, mentions) in [
+        (&["--restart", "-1"][..], "--restart"),
+        (&["--replicas", "0"], "--replicas"),
+        (&["--procs", "0"], "--procs"),
+        (&["--procs", "-3"], "--procs"),
+        (&["--procs", "2", "--dist", "weibull:0"], "--dist"),
+        (&["--procs", "2", "--dist", "normal"], "--dist"),
+        (&["--detect", "immediate"], "--detect"),
+        (&["--nodes", "10", "--node-mtbf", "5y"], "--mtbf"),
+        (&["--ckpt-bytes", "1GiB", "--bandwidth", "1GB/s"], "--cost"),
+        (&["--format", "xml"], "--format"),
+        (&["--work", "0"], "--work"),
+        (&["--iteration-time", "x"], "--iteration-time"),
+    ] {
+        rejects(&with(&["--mtbf", "24h", "--cost", "5m"], extra), mentions);
+    }
+    // A system given some other way, incompletely or wrongly.
+    for (args, mentions) in [
+        (
+            &[
+                "--nodes",
+                "10",
+                "--node-mtbf",
+                "5y",
+                "--cost",
+                "5m",
+                "--dist",
+                "weibull:0.7",
+            ][..],
             "--dist",
-            "weibull:0",
-        ],
-        "--dist",
-    );
-    rejects(
-        &[
-            "--mtbf", "24h", "--cost", "5m", "--procs", "2", "--dist", "normal",
-        ],
-        "--dist",
-    );
-    rejects(
-        &[
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
-            "--cost",
-            "5m",
-            "--dist",
-            "weibull:0.7",
-        ],
-        "--dist",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--detect", "immediate"],
-        "--detect",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
-            "--cost",
-            "5m",
-        ],
-        "--mtbf",
-    );
-    rejects(&["--nodes", "10", "--cost", "5m"], "--node-mtbf");
-    rejects(&["--node-mtbf", "5y", "--cost", "5m"], "--nodes");
-    rejects(
-        &[
-            "--nodes",
-            "10",
-            "--node-mtbf",
-            "5y",
+        ),
+        (&["--nodes", "10", "--cost", "5m"], "--node-mtbf"),
+        (&["--node-mtbf", "5y", "--cost", "5m"], "--nodes"),
+        (
+            &[
+                "--nodes",
+                "10",
+                "--node-mtbf",
+                "5y",
+                "--procs",
+                "4",
+                "--cost",
+                "5m",
+            ],
             "--procs",
-            "4",
-            "--cost",
-            "5m",
-        ],
-        "--procs",
-    );
-    rejects(&["--cost", "5m"], "--mtbf");
-    rejects(&["--mtbf", "24h"], "--cost");
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
+        ),
+        (&["--cost", "5m"], "--mtbf"),
+        (&["--mtbf", "24h"], "--cost"),
+        (&["--mtbf", "24h", "--ckpt-bytes", "1GiB"], "--bandwidth"),
+        (
+            &[
+                "--mtbf",
+                "24h",
+                "--ckpt-bytes",
+                "1Gb",
+                "--bandwidth",
+                "1GB/s",
+            ],
             "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--cost",
-    );
-    rejects(&["--mtbf", "24h", "--ckpt-bytes", "1GiB"], "--bandwidth");
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--ckpt-bytes",
-            "1Gb",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--ckpt-bytes",
-    );
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--format", "xml"],
-        "--format",
-    );
-    rejects(&["--mtbf", "24h", "--cost", "5m", "--work", "0"], "--work");
-    rejects(
-        &["--mtbf", "24h", "--cost", "5m", "--iteration-time", "x"],
-        "--iteration-time",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "1h",
-            "--cost",
-            "60s",
-            "--procs",
-            "100000000",
-            "--replicas",
-            "1",
-        ],
-        "no interval makes progress",
-    );
+        ),
+        (
+            &[
+                "--mtbf",
+                "1h",
+                "--cost",
+                "60s",
+                "--procs",
+                "100000000",
+                "--replicas",
+                "1",
+            ],
+            "no interval makes progress",
+        ),
+    ] {
+        rejects(args, mentions);
+    }
 }
 
 #[test]
@@ -419,27 +311,33 @@ fn completions_and_man_are_generated() {
 
 #[test]
 fn scheme_gives_the_cost_and_its_survival() {
-    let text = stdout_of(&[
+    // 64 processes each checkpointing 1 GiB at 10 GB/s, under a one-day MTBF.
+    let machine = [
         "interval",
         "--mtbf",
         "24h",
-        "--scheme",
-        "weighted",
-        "--checksums",
-        "4",
         "--procs",
         "64",
         "--ckpt-bytes",
         "1GiB",
         "--bandwidth",
         "10GB/s",
-        "--latency",
-        "5us",
-        "--flops",
-        "1e10",
-        "--format",
-        "json",
-    ]);
+    ];
+    let text = stdout_of(&with(
+        &machine,
+        &[
+            "--scheme",
+            "weighted",
+            "--checksums",
+            "4",
+            "--latency",
+            "5us",
+            "--flops",
+            "1e10",
+            "--format",
+            "json",
+        ],
+    ));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let scheme = &v["inputs"]["scheme"];
     let cost = scheme["cost"]["total_s"].as_f64().unwrap();
@@ -458,54 +356,24 @@ fn scheme_gives_the_cost_and_its_survival() {
     };
     assert_eq!(p(4), Some(1.0));
     assert_eq!(p(5), Some(0.0));
-    let table = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "24h",
-        "--scheme",
-        "pair",
-        "--procs",
-        "64",
-        "--ckpt-bytes",
-        "1GiB",
-        "--bandwidth",
-        "10GB/s",
-    ]);
+    let table = stdout_of(&with(&machine, &["--scheme", "pair"]));
     assert!(table.contains("in-memory checkpoint: pair"), "{table}");
 }
 
 #[test]
 fn scheme_flags_are_checked() {
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--scheme",
-            "weighted",
-            "--checksums",
-            "4",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--procs",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--scheme",
-            "pair",
-            "--procs",
-            "7",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--procs",
-    );
+    // Each scheme given with a 1 GiB checkpoint written at 1 GB/s.
+    let storage = ["--ckpt-bytes", "1GiB", "--bandwidth", "1GB/s"];
+    for (scheme, mentions) in [
+        (&["--scheme", "weighted", "--checksums", "4"][..], "--procs"),
+        (&["--scheme", "pair", "--procs", "7"], "--procs"),
+        (
+            &["--cost", "5m", "--scheme", "pair", "--procs", "8"],
+            "--cost",
+        ),
+    ] {
+        rejects(&with(&with(&["--mtbf", "24h"], scheme), &storage), mentions);
+    }
     rejects(
         &[
             "--mtbf",
@@ -518,23 +386,6 @@ fn scheme_flags_are_checked() {
             "1GiB",
         ],
         "--bandwidth",
-    );
-    rejects(
-        &[
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--scheme",
-            "pair",
-            "--procs",
-            "8",
-            "--ckpt-bytes",
-            "1GiB",
-            "--bandwidth",
-            "1GB/s",
-        ],
-        "--cost",
     );
     rejects(
         &["--mtbf", "24h", "--cost", "5m", "--checksums", "4"],

@@ -2,7 +2,7 @@
 //! every format, `simulate multilevel` against the exact model, `validate --level`,
 //! `sweep --level`, shards, the README's worked example and the bad-input lines.
 
-use crate::common::{ckpt, read_package_file, stdout_of};
+use crate::common::{named, read_package_file, refused, stdout_of, with};
 use serde_json::Value;
 
 const H: f64 = 3600.0;
@@ -17,26 +17,23 @@ const MACHINE: [&str; 6] = [
     "cost=600s,restart=900s,mtbf=7d,name=pfs",
 ];
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    [a, b].concat()
+/// Three levels that fail often (cost/MTBF up to 0.03), so that failures shape the overhead.
+const FAILING_OFTEN: [&str; 6] = [
+    "--level",
+    "cost=10s,restart=30s,mtbf=20m",
+    "--level",
+    "cost=1m,restart=2m,mtbf=1h",
+    "--level",
+    "cost=5m,restart=8m,mtbf=3h",
+];
+
+/// `ckpt command` on the README's machine, then `rest`.
+fn on_machine<'a>(command: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&[command][..], &MACHINE, rest].concat()
 }
 
 fn json(args: &[&str]) -> Value {
     serde_json::from_str(&stdout_of(args)).unwrap()
-}
-
-/// Runs `args`, expects exit status 2, nothing on stdout and one stderr line containing every
-/// `needle`.
-fn bad(args: &[&str], needles: &[&str]) {
-    let out = ckpt().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` not in {err}");
-    }
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting (`a` row-major, n x n).
@@ -155,13 +152,7 @@ fn one_level_is_daly_complete_to_the_last_digit() {
             "--format",
             "json",
         ]);
-        let row = single["models"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "daly-complete")
-            .unwrap()
-            .clone();
+        let row = named(&single, "models", "daly-complete").clone();
         let level = format!("cost={c},restart={r},mtbf={m}");
         let multi = json(&[
             "interval",
@@ -254,10 +245,10 @@ fn the_readme_example_prints_what_the_readme_shows() {
 
 #[test]
 fn the_committed_sweep_report_is_reproduced() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-sweep");
     let out = dir.to_str().unwrap();
-    let line = stdout_of(&with(
-        &with(&["sweep"], &MACHINE),
+    let line = stdout_of(&on_machine(
+        "sweep",
         &[
             "--vary",
             "level2.cost=5s..10m",
@@ -437,13 +428,13 @@ fn formats_refuse_what_they_cannot_hold() {
         .flat_map(|i| ["--level".to_string(), format!("cost={i}s,mtbf={i}h")])
         .collect();
     let five: Vec<&str> = five.iter().map(String::as_str).collect();
-    bad(
+    refused(
         &with(&["interval", "--format", "fti"], &five),
         &["--format fti", "four", "this answer has 5"],
     );
     // Five levels are an answer in every other format.
     stdout_of(&with(&["interval", "--format", "scr"], &five));
-    bad(
+    refused(
         &[
             "interval",
             "--level",
@@ -453,13 +444,13 @@ fn formats_refuse_what_they_cannot_hold() {
         ],
         &["--format veloc", "two levels", "uses 1"],
     );
-    bad(
+    refused(
         &[
             "interval", "--mtbf", "1d", "--cost", "5m", "--format", "fti",
         ],
         &["--format fti", "--level"],
     );
-    bad(
+    refused(
         &[
             "interval", "--mtbf", "1d", "--cost", "5m", "--format", "veloc",
         ],
@@ -471,25 +462,25 @@ fn formats_refuse_what_they_cannot_hold() {
 fn bad_levels_get_one_line_and_exit_2() {
     let i = |v: &[&'static str]| with(&["interval"], v);
     let accepted = "cost=DURATION[,restart=DURATION][,mtbf=DURATION][,name=NAME]";
-    bad(
+    refused(
         &i(&["--level", "cost=5s,size=1"]),
         &["--level", "cost=5s,size=1", "unknown key `size`", accepted],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h,mtbf=2h"]),
         &["--level", "key `mtbf` given twice", accepted],
     );
-    bad(
+    refused(
         &i(&["--level", "mtbf=1h"]),
         &["--level", "no cost", accepted],
     );
-    bad(&i(&["--level", "cost=5x,mtbf=1h"]), &["--level", "cost=5x"]);
-    bad(&i(&["--level", "cost=1M,mtbf=1h"]), &["--level", "month"]);
-    bad(
+    refused(&i(&["--level", "cost=5x,mtbf=1h"]), &["--level", "cost=5x"]);
+    refused(&i(&["--level", "cost=1M,mtbf=1h"]), &["--level", "month"]);
+    refused(
         &i(&["--level", "cost=-5s,mtbf=1h"]),
         &["--level", "cost=-5s"],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=1m,mtbf=1d", "--level", "cost=5s,mtbf=1h"]),
         &[
             "--level",
@@ -498,7 +489,7 @@ fn bad_levels_get_one_line_and_exit_2() {
             "60s of --level number 1",
         ],
     );
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h", "--level", "cost=1m,name=pfs"]),
         &["--level", "`cost=1m,name=pfs`", "mtbf=DURATION on the top"],
     );
@@ -509,21 +500,21 @@ fn bad_levels_get_one_line_and_exit_2() {
         ["--procs", "4"],
         ["--nodes", "4"],
     ] {
-        bad(
+        refused(
             &i(&["--level", "cost=5s,mtbf=1h", flag[0], flag[1]]),
             &["--level", "cannot be used with", flag[0]],
         );
     }
-    bad(
+    refused(
         &i(&["--level", "cost=5s,mtbf=1h", "--iteration-time", "1s"]),
         &["--iteration-time", "--level"],
     );
     // The same lines from the other commands that take --level.
-    bad(
+    refused(
         &["validate", "--level", "cost=5s,foo=1"],
         &["--level", "unknown key `foo`"],
     );
-    bad(
+    refused(
         &[
             "simulate",
             "multilevel",
@@ -568,9 +559,9 @@ fn strides_must_nest() {
         ("1,7,7", "levels 2 and 3 both have stride 7"),
         ("-,-,-", "top level must be used"),
     ] {
-        bad(&as_str(&run(strides)), &["--strides", strides, why]);
+        refused(&as_str(&run(strides)), &["--strides", strides, why]);
     }
-    bad(
+    refused(
         &as_str(&run("1,x,2")),
         &["--strides", "`x` is not a stride"],
     );
@@ -596,34 +587,8 @@ fn simulate_agrees_with_the_exact_model() {
             "10h",
             "0",
         ),
-        (
-            &[
-                "--level",
-                "cost=10s,restart=30s,mtbf=20m",
-                "--level",
-                "cost=1m,restart=2m,mtbf=1h",
-                "--level",
-                "cost=5m,restart=8m,mtbf=3h",
-            ],
-            "5m",
-            "1,2,8",
-            "40h",
-            "30s",
-        ),
-        (
-            &[
-                "--level",
-                "cost=10s,restart=30s,mtbf=20m",
-                "--level",
-                "cost=1m,restart=2m,mtbf=1h",
-                "--level",
-                "cost=5m,restart=8m,mtbf=3h",
-            ],
-            "5m",
-            "-,1,4",
-            "20h",
-            "0",
-        ),
+        (&FAILING_OFTEN, "5m", "1,2,8", "40h", "30s"),
+        (&FAILING_OFTEN, "5m", "-,1,4", "20h", "0"),
     ];
     for (levels, interval, strides, work, downtime) in cases {
         let args = sim(
@@ -693,16 +658,13 @@ fn simulate_is_the_same_whatever_the_threads_and_shards() {
 
 #[test]
 fn validate_holds_the_pattern_against_simulation() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-validate-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-validate");
     let out = dir.to_str().unwrap();
-    let args = with(
-        &["validate"],
-        &with(
-            &MACHINE,
-            &[
-                "--runs", "120", "--points", "5", "--work", "50h", "--format", "json",
-            ],
-        ),
+    let args = on_machine(
+        "validate",
+        &[
+            "--runs", "120", "--points", "5", "--work", "50h", "--format", "json",
+        ],
     );
     let whole = stdout_of(&with(&args, &["--out", out]));
     let v: Value = serde_json::from_str(&whole).unwrap();
@@ -717,17 +679,7 @@ fn validate_holds_the_pattern_against_simulation() {
     let verdict = &v["verdict"];
     assert_eq!(verdict["confirmed"], true);
     assert!(verdict["z"].as_f64().unwrap().abs() < 4.0);
-    for file in [
-        "validate.json",
-        "validate.csv",
-        "validate.svg",
-        "validate.png",
-        "regret.svg",
-        "regret.png",
-        "report.md",
-    ] {
-        assert!(dir.join(file).exists(), "{file}");
-    }
+    crate::common::assert_written(&dir, crate::common::VALIDATE_REPORT);
     assert_eq!(
         std::fs::read_to_string(dir.join("validate.json")).unwrap(),
         whole
@@ -735,15 +687,12 @@ fn validate_holds_the_pattern_against_simulation() {
     // Shards and merge: the same document.
     let merged = crate::common::merged_shards(&args, 2, "ckpt-ml-validate-shards", "validate");
     assert_eq!(merged, whole);
-    let table = stdout_of(&with(
-        &["validate"],
-        &with(
-            &MACHINE,
-            &["--runs", "40", "--points", "3", "--work", "20h"],
-        ),
+    let table = stdout_of(&on_machine(
+        "validate",
+        &["--runs", "40", "--points", "3", "--work", "20h"],
     ));
     assert!(table.contains("model      1,7,91"), "{table}");
-    bad(
+    refused(
         &with(&["validate", "--sim", "periodic"], &MACHINE),
         &["--level", "--sim"],
     );
@@ -752,22 +701,19 @@ fn validate_holds_the_pattern_against_simulation() {
 
 #[test]
 fn sweep_moves_the_strides_and_refuses_bad_ranges() {
-    let dir = std::env::temp_dir().join(format!("ckpt-ml-sweep2-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-ml-sweep2");
     let out = dir.to_str().unwrap();
-    let args = with(
-        &["sweep"],
-        &with(
-            &MACHINE,
-            &[
-                "--vary",
-                "level3.mtbf=1d..30d",
-                "--points",
-                "6",
-                "--log",
-                "--out",
-                out,
-            ],
-        ),
+    let args = on_machine(
+        "sweep",
+        &[
+            "--vary",
+            "level3.mtbf=1d..30d",
+            "--points",
+            "6",
+            "--log",
+            "--out",
+            out,
+        ],
     );
     let line = stdout_of(&args);
     assert!(line.starts_with("6 points of level3.mtbf"), "{line}");
@@ -795,10 +741,10 @@ fn sweep_moves_the_strides_and_refuses_bad_ranges() {
     ] {
         assert!(dir.join(file).exists(), "{file}");
     }
-    let s = |vary: &'static str| with(&["sweep"], &with(&MACHINE, &["--vary", vary, "--out", out]));
-    bad(&s("level2.cost=1m..30m"), &["--vary", "5s..600s"]);
-    bad(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
-    bad(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);
-    bad(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
+    let s = |vary: &'static str| on_machine("sweep", &["--vary", vary, "--out", out]);
+    refused(&s("level2.cost=1m..30m"), &["--vary", "5s..600s"]);
+    refused(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
+    refused(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);
+    refused(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,7 @@
 //! line: the exponential case against Daly's complete model written out here, the shape of the
 //! schedule under Weibull failures, the env lines, and bad input.
 
-use crate::common::{ckpt, stdout_of};
+use crate::common::{ckpt, daly_optimum, daly_overhead, named, refused, stdout_of};
 use serde_json::Value;
 
 const JOB: [&str; 7] = [
@@ -30,30 +30,13 @@ fn chunks(v: &Value) -> Vec<f64> {
         .collect()
 }
 
-/// Daly's complete model with exponential failures and no downtime, per unit of work:
-/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
-fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
-    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
-}
-
 #[test]
 fn exponential_failures_give_daly_complete_within_the_grid_error() {
     let (m, c, r) = (86400.0, 600.0, 600.0);
     let v = answer("exp");
     let s = &v["schedule"];
     let grid_error = s["grid_error"].as_f64().unwrap();
-    // The optimum of the closed form, by golden-section search here (not the crate's Brent).
-    let (mut a, mut b) = (c, 10.0 * m);
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..200 {
-        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
-        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
-            b = x2;
-        } else {
-            a = x1;
-        }
-    }
-    let tau = (a + b) / 2.0;
+    let tau = daly_optimum(m, c, r);
     let best = daly_overhead(m, c, r, tau);
     let overhead = s["overhead"].as_f64().unwrap();
     assert!(
@@ -67,8 +50,7 @@ fn exponential_failures_give_daly_complete_within_the_grid_error() {
         ch.iter().all(|w| (w / tau - 1.0).abs() < 1e-4),
         "{ch:?} vs {tau}"
     );
-    let rows = v["models"].as_array().unwrap();
-    let daly = rows.iter().find(|r| r["name"] == "daly-complete").unwrap();
+    let daly = named(&v, "models", "daly-complete");
     assert!((daly["interval_s"].as_f64().unwrap() / tau - 1.0).abs() < 1e-4);
     assert!((s["gain_pct"].as_f64().unwrap()).abs() < 1e-6);
 }
@@ -153,20 +135,21 @@ fn bad_input_gets_one_line_and_exit_2() {
     }
 }
 
+/// `simulate periodic` of a job with a one-day MTBF under failures of `dist` and 10 min
+/// checkpoints.
+fn daily_job(dist: &str) -> Vec<&str> {
+    vec![
+        "simulate", "periodic", "--mtbf", "24h", "--dist", dist, "--cost", "10m",
+    ]
+}
+
 /// Mean wall time per unit of work of `runs` seeded runs of a long job (about 2000 lives, so
 /// its start without a restart and its cut last chunk weigh little), and its standard error.
 fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
     let work_h = 48_000.0;
     let work = format!("{work_h}h");
-    let mut args = vec![
-        "simulate",
-        "periodic",
-        "--mtbf",
-        "24h",
-        "--dist",
-        dist,
-        "--cost",
-        "10m",
+    let mut args = daily_job(dist);
+    args.extend([
         "--restart",
         "10m",
         "--work",
@@ -178,7 +161,7 @@ fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
         "--format",
         "json",
         "--quiet",
-    ];
+    ]);
     args.extend(policy);
     let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
     let wall = &v["figures"]["wall_time_s"];
@@ -224,23 +207,10 @@ fn bad_schedules_get_one_line_and_exit_2() {
         (&["--schedule", "600,,1200"][..], "--schedule"),
         (&[][..], "--interval"),
     ] {
-        let mut args = vec![
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "24h",
-            "--dist",
-            "weibull:0.7",
-            "--cost",
-            "10m",
-            "--work",
-            "100h",
-        ];
+        let mut args = daily_job("weibull:0.7");
+        args.extend(["--work", "100h"]);
         args.extend(extra);
-        let out = ckpt().args(&args).assert().code(2).get_output().clone();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
-        assert!(err.contains(mentions), "{extra:?}: {err}");
+        refused(&args, &[mentions]);
     }
 }
 

@@ -4,7 +4,7 @@
 //! prediction under four shapes, the paired differences that common random numbers make
 //! tight, the shape sweep's gains, the report folders, and bad input.
 
-use crate::common::{ckpt, stdout_of};
+use crate::common::{daly_optimum, daly_overhead, named, refused, stdout_of};
 use serde_json::Value;
 
 const JOB: [&str; 6] = ["--mtbf", "24h", "--cost", "10m", "--restart", "10m"];
@@ -24,36 +24,6 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-fn policy<'a>(v: &'a Value, name: &str) -> &'a Value {
-    v["policies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no policy {name}"))
-}
-
-/// Daly's complete model with exponential failures and no downtime, per unit of work:
-/// `M e^(R/M) (e^((tau + C)/M) - 1) / tau`.
-fn daly_overhead(m: f64, c: f64, r: f64, tau: f64) -> f64 {
-    m * (r / m).exp() * ((tau + c) / m).exp_m1() / tau
-}
-
-/// The optimum of the closed form by golden-section search (not the crate's Brent).
-fn daly_optimum(m: f64, c: f64, r: f64) -> f64 {
-    let (mut a, mut b) = (c, 10.0 * m);
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    for _ in 0..200 {
-        let (x1, x2) = (b - g * (b - a), a + g * (b - a));
-        if daly_overhead(m, c, r, x1) < daly_overhead(m, c, r, x2) {
-            b = x2;
-        } else {
-            a = x1;
-        }
-    }
-    (a + b) / 2.0
-}
-
 #[test]
 fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
     let (m, c, r) = (86400.0, 600.0, 600.0);
@@ -62,7 +32,7 @@ fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
     // Without --work each job does 1000 MTBFs of work.
     assert_eq!(f(&v["options"]["work_s"]), 1000.0 * m);
     let tau = daly_optimum(m, c, r);
-    let sched = policy(&v, "renewal-schedule");
+    let sched = named(&v, "policies", "renewal-schedule");
     let chunks = sched["chunks_s"].as_array().unwrap();
     assert_eq!(chunks.len(), 1, "{chunks:?}");
     assert!(
@@ -75,7 +45,7 @@ fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
         "young",
         "daly-complete",
     ] {
-        let p = policy(&v, name);
+        let p = named(&v, "policies", name);
         let interval = f(&p["chunks_s"][0]);
         // Every prediction is Daly's closed form at the policy's interval.
         let closed = daly_overhead(m, c, r, interval);
@@ -87,7 +57,7 @@ fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
         assert_eq!(p["agrees"], true);
     }
     // Young's interval is sqrt(2 C M).
-    let young = f(&policy(&v, "young")["chunks_s"][0]);
+    let young = f(&named(&v, "policies", "young")["chunks_s"][0]);
     assert!((young - (2.0 * c * m).sqrt()).abs() < 1e-6);
     assert_eq!(v["verdict"]["confirmed"], true, "{}", v["verdict"]);
 }
@@ -108,7 +78,7 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
             "young",
             "daly-complete",
         ] {
-            let p = policy(&v, name);
+            let p = named(&v, "policies", name);
             let e = &p["simulated_overhead"];
             let (mean, se) = (f(&e["point"]), f(&e["stderr"]));
             let predicted = f(&p["predicted_overhead"]);
@@ -118,12 +88,7 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
             );
             // The prediction is `interval --dist`'s overhead for the same policy (its
             // intervals rounded to the simulator's nanoseconds change it by far less).
-            let row = interval["models"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|r| r["name"] == name)
-                .unwrap();
+            let row = named(&interval, "models", name);
             assert!(
                 (predicted / f(&row["overhead"]) - 1.0).abs() < 1e-9,
                 "{dist} {name}"
@@ -131,13 +96,13 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
         }
         // The schedule is not worse than the best period on the same failures: the paired
         // difference periodic - schedule is positive or not significantly negative.
-        let per = policy(&v, "renewal-periodic");
+        let per = named(&v, "policies", "renewal-periodic");
         let d = &per["diff_vs_schedule"];
         assert!(f(&d["ci95"][1]) >= 0.0, "{dist}: {d}");
         // Common random numbers: the paired difference's standard error is below that of the
         // difference of two independent means (about 0.4 of it at shape 0.7, 0.65 at 1.5,
         // where the two policies' chunks differ most; independent streams would give 1).
-        let se = |name: &str| f(&policy(&v, name)["simulated_overhead"]["stderr"]);
+        let se = |name: &str| f(&named(&v, "policies", name)["simulated_overhead"]["stderr"]);
         let unpaired = (se("renewal-periodic").powi(2) + se("renewal-schedule").powi(2)).sqrt();
         assert!(
             f(&d["stderr"]) < 0.8 * unpaired,
@@ -156,7 +121,7 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
 
 #[test]
 fn the_validation_report_folder_has_its_data_and_plots() {
-    let dir = std::env::temp_dir().join(format!("ckpt-renewal-validate-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-renewal-validate");
     let _ = std::fs::remove_dir_all(&dir);
     let out = dir.display().to_string();
     let mut args = vec!["validate"];
@@ -224,7 +189,7 @@ fn sweep(dist: &str, vary: &str, points: &str, dir: &str) -> Value {
 #[test]
 fn the_shape_sweep_gains_nothing_at_the_exponential_and_most_at_small_shapes() {
     let (m, c, r) = (86400.0, 600.0, 600.0);
-    let dir = std::env::temp_dir().join(format!("ckpt-renewal-sweep-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-renewal-sweep");
     let dir_s = dir.display().to_string();
     let v = sweep("weibull:1", "shape=0.5..1.5", "11", &dir_s);
     assert_eq!(v["family"], "weibull");
@@ -315,10 +280,7 @@ fn bad_input_gets_one_line_and_exit_2() {
         if extra[0] == "sweep" {
             args.extend(["--out", &out]);
         }
-        let o = ckpt().args(&args).assert().code(2).get_output().clone();
-        let err = String::from_utf8(o.stderr).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
-        assert!(err.contains(mentions), "{extra:?}: {err}");
+        refused(&args, &[mentions]);
         assert!(
             !std::path::Path::new(&out).exists(),
             "{extra:?}: refused before any work"

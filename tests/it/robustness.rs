@@ -2,29 +2,57 @@
 //! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
 //! the answer now (one line on stderr and exit status 2 for a refusal).
 
-use crate::common::ckpt;
+use crate::common::{ckpt, periodic_example, refused, with};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`;
-/// returns the line.
-fn refused(args: &[&str], needles: &[&str]) -> String {
-    let out = ckpt().args(args).output().unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` missing from: {err}");
-    }
-    err
-}
+/// The largest stencil the tests name: 256 x 256 tasks on 128 workers, checkpointing at level
+/// 6. Each test adds the costs it needs.
+const STENCIL_256: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--width",
+    "256",
+    "--rows",
+    "256",
+    "--workers",
+    "128",
+    "--level",
+    "6",
+];
+
+/// `simulate periodic` with a 1 h MTBF and 1 min checkpoints, before the job's flags.
+const HOURLY: &[&str] = &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"];
+
+/// `simulate periodic` of 10 h of work, 30 min interval and 1 min checkpoints, before the
+/// `--trace` its failures come from.
+const TRACED: &[&str] = &[
+    "simulate",
+    "periodic",
+    "--work",
+    "10h",
+    "--interval",
+    "30m",
+    "--cost",
+    "1m",
+];
+
+/// `sweep` of a one-day MTBF and 5 min checkpoints over MTBFs from 1 h to 7 d.
+const WEEK_SWEEP: &[&str] = &[
+    "sweep",
+    "--mtbf",
+    "24h",
+    "--cost",
+    "5m",
+    "--vary",
+    "mtbf=1h..7d",
+];
+
+/// `interval` with a one-day MTBF and 5 min checkpoints.
+const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-robust-{}-{name}", std::process::id()));
+    let dir = crate::common::temp_path(&format!("ckpt-robust-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -109,20 +137,10 @@ fn sweep_axis_ticks_are_bounded() {
 #[test]
 fn thread_count_is_bounded() {
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "1m",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--threads",
-            "100000",
-        ],
+        &with(
+            HOURLY,
+            &["--work", "10h", "--interval", "30m", "--threads", "100000"],
+        ),
         &["--threads", "100000", "1024"],
     );
 }
@@ -130,15 +148,10 @@ fn thread_count_is_bounded() {
 /// Before: only "the following required arguments were not provided:"; typos lost clap's tip.
 #[test]
 fn clap_errors_name_what_is_missing_and_keep_tips() {
-    refused(
-        &["simulate", "periodic", "--mtbf", "1h", "--cost", "1m"],
-        &["not provided: --work <WORK>"],
-    );
+    refused(HOURLY, &["not provided: --work <WORK>"]);
     // --interval is optional to clap since --schedule can replace it; the run names it.
     refused(
-        &[
-            "simulate", "periodic", "--mtbf", "1h", "--cost", "1m", "--work", "1h",
-        ],
+        &with(HOURLY, &["--work", "1h"]),
         &["--interval is required (or --schedule)"],
     );
     refused(
@@ -166,20 +179,7 @@ fn clap_errors_name_what_is_missing_and_keep_tips() {
 #[test]
 fn negative_values_name_the_option() {
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "256",
-            "--rows",
-            "256",
-            "--workers",
-            "128",
-            "--level",
-            "6",
-            "--process-cost",
-            "-1",
-        ],
+        &with(STENCIL_256, &["--process-cost", "-1"]),
         &["--process-cost", "`-1`", "zero or more"],
     );
     refused(
@@ -205,18 +205,7 @@ fn input_files_are_read_with_a_bound() {
     }
     let start = Instant::now();
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--cost",
-            "1m",
-            "--trace",
-            "/dev/zero",
-        ],
+        &with(TRACED, &["--trace", "/dev/zero"]),
         &["--trace", "/dev/zero", "larger than 256 MiB"],
     );
     assert!(start.elapsed() < Duration::from_secs(30));
@@ -229,20 +218,10 @@ fn bom_and_cr_line_endings_are_accepted() {
     let dir = scratch("bom");
     std::fs::create_dir_all(&dir).unwrap();
     let periodic = |file: &std::path::Path| {
-        crate::common::stdout_of(&[
-            "simulate",
-            "periodic",
-            "--work",
-            "10h",
-            "--interval",
-            "30m",
-            "--cost",
-            "1m",
-            "--format",
-            "json",
-            "--trace",
-            file.to_str().unwrap(),
-        ])
+        crate::common::stdout_of(&with(
+            TRACED,
+            &["--format", "json", "--trace", file.to_str().unwrap()],
+        ))
     };
     let plain = dir.join("plain.csv");
     std::fs::write(&plain, "time_seconds\n100\n200\n").unwrap();
@@ -266,25 +245,18 @@ fn bom_and_cr_line_endings_are_accepted() {
 fn hopeless_stencil_mtbf_is_refused_at_once() {
     let start = Instant::now();
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "256",
-            "--rows",
-            "256",
-            "--workers",
-            "128",
-            "--level",
-            "6",
-            "--process-cost",
-            "7.1",
-            "--backup-cost",
-            "0.0013",
-            "--mtbf",
-            "1ns",
-            "--quiet",
-        ],
+        &with(
+            STENCIL_256,
+            &[
+                "--process-cost",
+                "7.1",
+                "--backup-cost",
+                "0.0013",
+                "--mtbf",
+                "1ns",
+                "--quiet",
+            ],
+        ),
         &["MTBF is too short", "failures expected per run"],
     );
     // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
@@ -362,31 +334,13 @@ fn vandermonde_overflow_and_ill_conditioning_are_named() {
 #[test]
 fn durations_beyond_500_years_are_refused() {
     for args in [
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "1e308",
-        ][..],
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "1e308",
-            "--format",
-            "env",
-        ],
-        &["interval", "--mtbf", "1e308", "--cost", "5m"],
-        &["interval", "--mtbf", "501y", "--cost", "5m"],
-        &["validate", "--mtbf", "1e308", "--cost", "5m"],
+        with(DAILY, &["--iteration-time", "1e308"]),
+        with(DAILY, &["--iteration-time", "1e308", "--format", "env"]),
+        vec!["interval", "--mtbf", "1e308", "--cost", "5m"],
+        vec!["interval", "--mtbf", "501y", "--cost", "5m"],
+        vec!["validate", "--mtbf", "1e308", "--cost", "5m"],
     ] {
-        refused(args, &["at most 500 years"]);
+        refused(&args, &["at most 500 years"]);
     }
     refused(
         &[
@@ -407,15 +361,7 @@ fn durations_beyond_500_years_are_refused() {
     );
     // Accepted but hopeless: 400 years per iteration against a 1-day MTBF.
     refused(
-        &[
-            "interval",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--iteration-time",
-            "400y",
-        ],
+        &with(DAILY, &["--iteration-time", "400y"]),
         &["iteration-time", "overflows"],
     );
     // 500 years itself is accepted and answered (every figure finite).
@@ -448,20 +394,11 @@ fn killed_report_leaves_old_or_new_whole() {
     let dir = scratch("atomic");
     let sweep = |points: &str| {
         let mut c = Process::new(&bin);
-        c.args([
-            "sweep",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--vary",
-            "mtbf=1h..7d",
-            "--log",
-        ])
-        .args(["--quiet", "--points", points, "--out"])
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        c.args(WEEK_SWEEP)
+            .args(["--log", "--quiet", "--points", points, "--out"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         c
     };
     assert!(sweep("3").status().unwrap().success());
@@ -535,18 +472,7 @@ fn cost_large_against_mtbf_warns() {
 #[test]
 fn tiny_interval_blames_the_interval() {
     refused(
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "1m",
-            "--interval",
-            "1ns",
-            "--work",
-            "1h",
-        ],
+        &with(HOURLY, &["--interval", "1ns", "--work", "1h"]),
         &["--interval", "3600000000000 checkpoints"],
     );
 }
@@ -554,7 +480,7 @@ fn tiny_interval_blames_the_interval() {
 /// Before: `survive --procs 1` refused a `--failures 3` nobody typed (the default range).
 #[test]
 fn survive_default_range_fits_the_scheme() {
-    let out = crate::common::stdout_of(&[
+    let one = [
         "survive",
         "--scheme",
         "weighted",
@@ -562,25 +488,13 @@ fn survive_default_range_fits_the_scheme() {
         "1",
         "--checksums",
         "1",
-    ]);
+    ];
+    let out = crate::common::stdout_of(&one);
     assert!(
         out.lines().last().unwrap().trim_start().starts_with('2'),
         "{out}"
     );
-    refused(
-        &[
-            "survive",
-            "--scheme",
-            "weighted",
-            "--procs",
-            "1",
-            "--checksums",
-            "1",
-            "--failures",
-            "3",
-        ],
-        &["--failures", "`3`"],
-    );
+    refused(&with(&one, &["--failures", "3"]), &["--failures", "`3`"]);
 }
 
 /// Before: `pcg --tol 1e-300` said "stopped at --max-iter" after far fewer iterations.
@@ -795,24 +709,9 @@ fn tampered_shards_say_what_is_wrong() {
     let dir = scratch("tampered");
     std::fs::create_dir_all(&dir).unwrap();
     let shard = |i: u32| {
-        crate::common::stdout_of(&[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--interval",
-            "57m",
-            "--work",
-            "50h",
-            "--runs",
-            "10",
-            "--format",
-            "json",
-            "--shard",
-            &format!("{i}/2"),
-        ])
+        let slice = format!("{i}/2");
+        let runs = ["--runs", "10", "--format", "json", "--shard", &slice];
+        crate::common::stdout_of(&with(&periodic_example(), &runs))
     };
     let (s0, s1) = (shard(0), shard(1));
     let one = dir.join("s1.json");
@@ -937,20 +836,10 @@ fn foreign_report_folder_is_refused_before_the_work() {
     std::fs::write(dir.join("validate.json"), "{}").unwrap();
     let dir_s = dir.to_str().unwrap();
     refused(
-        &[
-            "sweep",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--vary",
-            "mtbf=1h..7d",
-            "--points",
-            "100000",
-            "--quiet",
-            "--out",
-            dir_s,
-        ],
+        &with(
+            WEEK_SWEEP,
+            &["--points", "100000", "--quiet", "--out", dir_s],
+        ),
         &["--out", "validate.json", "--force"],
     );
     std::fs::remove_file(dir.join("validate.json")).unwrap();
@@ -971,63 +860,35 @@ fn foreign_report_folder_is_refused_before_the_work() {
 fn every_command_warns_of_a_large_cost() {
     let dir = scratch("warn");
     let dir_s = dir.to_str().unwrap();
-    let cases: [&[&str]; 5] = [
-        &["interval", "--mtbf", "1h", "--cost", "10m"],
-        &[
-            "sweep",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--vary",
-            "mtbf=1h..2h",
-            "--points",
-            "3",
-            "-q",
-            "--out",
-            dir_s,
-        ],
-        &[
-            "validate", "--mtbf", "1h", "--cost", "10m", "--runs", "20", "--work", "10h",
-            "--points", "3", "-q",
-        ],
-        &[
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--runs",
-            "5",
-            "--quiet",
-        ],
-        &[
-            "simulate",
-            "replicated",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "10m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--procs",
-            "2",
-            "--replicas",
-            "2",
-            "--runs",
-            "5",
-            "--quiet",
-        ],
+    // A 1 h MTBF and 10 min checkpoints for every command; the simulations run this job.
+    let job = ["--interval", "1h", "--work", "10h", "--runs", "5"];
+    let cases: [(&[&str], Vec<&str>); 5] = [
+        (&["interval"], vec![]),
+        (
+            &["sweep"],
+            vec![
+                "--vary",
+                "mtbf=1h..2h",
+                "--points",
+                "3",
+                "-q",
+                "--out",
+                dir_s,
+            ],
+        ),
+        (
+            &["validate"],
+            vec!["--runs", "20", "--work", "10h", "--points", "3", "-q"],
+        ),
+        (&["simulate", "periodic"], with(&job, &["--quiet"])),
+        (
+            &["simulate", "replicated"],
+            with(&job, &["--procs", "2", "--replicas", "2", "--quiet"]),
+        ),
     ];
-    for args in cases {
-        let out = ckpt().args(args).output().unwrap();
+    for (command, rest) in cases {
+        let args = with(&with(command, &["--mtbf", "1h", "--cost", "10m"]), &rest);
+        let out = ckpt().args(&args).output().unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(out.status.success(), "{args:?}: {err}");
         assert!(
@@ -1035,21 +896,10 @@ fn every_command_warns_of_a_large_cost() {
             "{args:?}: {err}"
         );
     }
+    // A cost small against the MTBF: no warning.
     let quiet = ckpt()
-        .args([
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "24h",
-            "--cost",
-            "5m",
-            "--interval",
-            "1h",
-            "--work",
-            "10h",
-            "--runs",
-            "5",
-        ])
+        .args(["simulate", "periodic", "--mtbf", "24h", "--cost", "5m"])
+        .args(job)
         .output()
         .unwrap();
     assert!(quiet.stderr.is_empty());

@@ -3,13 +3,13 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use crate::common::ckpt;
+use crate::common::{DALY_EXAMPLE, REPLICATED_PAIRS, ckpt, periodic_6h, refused_in, with};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ckpt-shard-{}-{name}", std::process::id()));
+    let dir = crate::common::temp_path(&format!("ckpt-shard-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -82,37 +82,28 @@ fn same_as_single(name: &str, args: &[&str]) -> Vec<u8> {
     single
 }
 
-const PERIODIC: &[&str] = &[
-    "simulate",
-    "periodic",
-    "--mtbf",
-    "6h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--interval",
-    "57m",
-    "--work",
-    "100h",
-    "--walltime",
-    "130h",
-    "--runs",
-    "40",
-    "--seed",
-    "7",
-    "--format",
-    "json",
-];
+/// Single process against three shards merged, both run with `--out report` in `args`: the
+/// same stdout and the same report folder, byte for byte. Returns the folder.
+fn same_report_as_single(name: &str, args: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let one = scratch(&format!("{name}-single"));
+    let single = run_in(&one, args);
+    let dir = scratch(&format!("{name}-shards"));
+    let files = shards(&dir, args, 3);
+    assert_eq!(merge_in(&dir, &files, &[]), single, "{name}");
+    let report = folder(&one.join("report"));
+    assert_eq!(report, folder(&dir.join("report")), "{name}");
+    report
+}
 
 #[test]
 fn periodic_shards_merge_to_the_single_process_bytes() {
-    let out = same_as_single("periodic", PERIODIC);
+    let periodic = periodic_6h("130h", "40");
+    let out = same_as_single("periodic", &periodic);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["runs"], 40);
     assert_eq!(v["figures"]["wall_time_s"]["runs"], 40);
     // The table too: the merge finishes with the recorded --format.
-    let table: Vec<&str> = PERIODIC
+    let table: Vec<&str> = periodic
         .iter()
         .copied()
         .filter(|a| *a != "--format" && *a != "json")
@@ -122,32 +113,22 @@ fn periodic_shards_merge_to_the_single_process_bytes() {
 
 #[test]
 fn replicated_shards_merge_to_the_single_process_bytes() {
+    let command = with(&["simulate", "replicated"], REPLICATED_PAIRS);
     same_as_single(
         "replicated",
-        &[
-            "simulate",
-            "replicated",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "60s",
-            "--procs",
-            "8",
-            "--replicas",
-            "2",
-            "--detect",
-            "immediate",
-            "--restart",
-            "2m",
-            "--interval",
-            "6m",
-            "--work",
-            "10h",
-            "--runs",
-            "30",
-            "--format",
-            "json",
-        ],
+        &with(
+            &command,
+            &[
+                "--interval",
+                "6m",
+                "--work",
+                "10h",
+                "--runs",
+                "30",
+                "--format",
+                "json",
+            ],
+        ),
     );
 }
 
@@ -201,30 +182,28 @@ fn stencil_shards_merge_to_the_single_process_bytes() {
     assert!(String::from_utf8_lossy(&out).contains("makespan exactly"));
 }
 
-const SWEEP: &[&str] = &[
-    "sweep",
-    "--mtbf",
-    "24h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--vary",
-    "mtbf=15m..7d",
-    "--log",
-    "--points",
-    "8",
-    "--out",
-    "report",
-];
+/// The README's sweep of Daly's example over the MTBF, its report in `report`.
+fn sweep() -> Vec<&'static str> {
+    let vary = [
+        "--vary",
+        "mtbf=15m..7d",
+        "--log",
+        "--points",
+        "8",
+        "--out",
+        "report",
+    ];
+    with(&with(&["sweep"], DALY_EXAMPLE), &vary)
+}
 
 #[test]
 fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     // The same relative --out in two folders: report.md quotes the command line.
+    let sweep = sweep();
     let one = scratch("sweep-single");
-    let single = run_in(&one, SWEEP);
+    let single = run_in(&one, &sweep);
     let dir = scratch("sweep-shards");
-    let files = shards(&dir, SWEEP, 3);
+    let files = shards(&dir, &sweep, 3);
     assert!(
         !dir.join("report").exists(),
         "a shard leaves --out to the merge"
@@ -243,7 +222,7 @@ fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     }
 
     // `merge --out` writes elsewhere, exactly what the command with that --out writes.
-    let elsewhere: Vec<&str> = SWEEP
+    let elsewhere: Vec<&str> = sweep
         .iter()
         .map(|a| if *a == "report" { "other" } else { a })
         .collect();
@@ -253,63 +232,45 @@ fn sweep_shards_merge_to_the_single_process_bytes_and_report() {
     assert_eq!(folder(&one.join("other")), folder(&dir.join("other")));
 }
 
+/// The validation both the shard test and the array script's test run, without its command.
+const VALIDATE: &[&str] = &[
+    "--mtbf",
+    "1h",
+    "--cost",
+    "5m",
+    "--restart",
+    "1m",
+    "--runs",
+    "20",
+    "--work",
+    "10h",
+    "--points",
+    "5",
+];
+
 #[test]
 fn validate_shards_merge_to_the_single_process_bytes_and_report() {
-    let args = [
-        "validate",
-        "--mtbf",
-        "1h",
-        "--cost",
-        "5m",
-        "--restart",
-        "1m",
-        "--runs",
-        "20",
-        "--work",
-        "10h",
-        "--points",
-        "5",
-        "--format",
-        "json",
-        "--out",
-        "report",
-    ];
-    let one = scratch("validate-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("validate-shards");
-    let files = shards(&dir, &args, 3);
-    let merged = merge_in(&dir, &files, &[]);
-    assert_eq!(merged, single);
-    assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
-}
-
-/// `ckpt args` must fail with status 2 and one line on stderr containing every `needle`.
-fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
-    let out = ckpt().current_dir(dir).args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "ckpt {}: {err}", args.join(" "));
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    for n in needles {
-        assert!(err.contains(n), "`{n}` not in: {err}");
-    }
-    assert!(out.stdout.is_empty());
+    let command = with(&["validate"], VALIDATE);
+    let args = with(&command, &["--format", "json", "--out", "report"]);
+    same_report_as_single("validate", &args);
 }
 
 #[test]
 fn bad_shards_are_refused_naming_the_file() {
     let dir = scratch("errors");
-    let files = shards(&dir, PERIODIC, 3);
+    let files = shards(&dir, &periodic_6h("130h", "40"), 3);
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     // files are slices 2, 1, 0.
-    refused(&dir, &["merge", n[0], n[2]], &["1/3", "missing", n[0]]);
-    refused(
+    refused_in(&dir, &["merge", n[0], n[2]], &["1/3", "missing", n[0]]);
+    refused_in(
         &dir,
         &["merge", n[0], n[1], n[2], n[1]],
         &["1/3", "twice", n[1]],
     );
     // A shard of another seed, and one of another shard count.
-    let other_seed: Vec<&str> = PERIODIC
+    let periodic = periodic_6h("130h", "40");
+    let other_seed: Vec<&str> = periodic
         .iter()
         .map(|a| if *a == "7" { "8" } else { a })
         .collect();
@@ -318,38 +279,38 @@ fn bad_shards_are_refused_naming_the_file() {
     a.extend(["--shard", "1/3"]);
     std::fs::write(&foreign, run_in(&dir, &a)).unwrap();
     let f = foreign.display().to_string();
-    refused(&dir, &["merge", n[2], &f, n[0]], &[&f, "--seed 8"]);
+    refused_in(&dir, &["merge", n[2], &f, n[0]], &[&f, "--seed 8"]);
     let four = dir.join("four.json");
-    let mut a = PERIODIC.to_vec();
+    let mut a = periodic.clone();
     a.extend(["--shard", "1/4"]);
     std::fs::write(&four, run_in(&dir, &a)).unwrap();
     let f4 = four.display().to_string();
-    refused(&dir, &["merge", n[2], &f4], &[&f4, "shard counts"]);
+    refused_in(&dir, &["merge", n[2], &f4], &[&f4, "shard counts"]);
     // Not a shard, unreadable, truncated.
     let report = dir.join("report.json");
-    std::fs::write(&report, run_in(&dir, PERIODIC)).unwrap();
+    std::fs::write(&report, run_in(&dir, &periodic)).unwrap();
     let r = report.display().to_string();
-    refused(&dir, &["merge", &r], &[&r, "not a ckpt shard"]);
-    refused(&dir, &["merge", "no-such.json"], &["no-such.json", "read"]);
+    refused_in(&dir, &["merge", &r], &[&r, "not a ckpt shard"]);
+    refused_in(&dir, &["merge", "no-such.json"], &["no-such.json", "read"]);
     let cut = dir.join("cut.json");
     let text = std::fs::read_to_string(&files[1]).unwrap();
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap();
     let c = cut.display().to_string();
-    refused(&dir, &["merge", n[2], &c, n[0]], &[&c]);
+    refused_in(&dir, &["merge", n[2], &c, n[0]], &[&c]);
     // Results that do not fill their slice.
     let short = dir.join("short.json");
     let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["results"].as_array_mut().unwrap().pop();
     std::fs::write(&short, v.to_string()).unwrap();
     let s = short.display().to_string();
-    refused(&dir, &["merge", n[2], &s, n[0]], &[&s, "should hold"]);
+    refused_in(&dir, &["merge", n[2], &s, n[0]], &[&s, "should hold"]);
     // simulate writes no report folder.
-    refused(&dir, &["merge", n[0], n[1], n[2], "--out", "x"], &["--out"]);
+    refused_in(&dir, &["merge", n[0], n[1], n[2], "--out", "x"], &["--out"]);
     // Malformed --shard.
     for bad in ["3/3", "1", "a/b", "-1/3", "1/0"] {
-        let mut a = PERIODIC.to_vec();
+        let mut a = periodic.clone();
         a.extend(["--shard", bad]);
-        refused(&dir, &a, &["--shard", bad]);
+        refused_in(&dir, &a, &["--shard", bad]);
     }
 }
 
@@ -385,7 +346,7 @@ fn a_trace_that_changed_between_shards_is_caught_and_after_them_is_harmless() {
     std::fs::write(&files[1], run_in(&dir, &a)).unwrap();
     let a0 = files[0].display().to_string();
     let b0 = files[1].display().to_string();
-    refused(&dir, &["merge", &a0, &b0], &[&b0, "inputs"]);
+    refused_in(&dir, &["merge", &a0, &b0], &[&b0, "inputs"]);
     // Both shards of the new trace, then the trace changes before the merge: the shards carry
     // the trace they ran with, so the merge still gives what one process gave on it.
     let mut a = args.to_vec();
@@ -401,7 +362,7 @@ fn a_trace_that_changed_between_shards_is_caught_and_after_them_is_harmless() {
 fn an_old_format_shard_is_refused_by_its_format() {
     let old = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/examples/shard-format-1.json");
     let o = old.display().to_string();
-    refused(
+    refused_in(
         Path::new(env!("CARGO_MANIFEST_DIR")),
         &["merge", &o],
         &[
@@ -416,7 +377,7 @@ fn an_old_format_shard_is_refused_by_its_format() {
 #[test]
 fn edited_results_and_inputs_are_refused() {
     let dir = scratch("edited");
-    let files = shards(&dir, PERIODIC, 2);
+    let files = shards(&dir, &periodic_6h("130h", "40"), 2);
     let text = std::fs::read_to_string(&files[0]).unwrap();
     let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -427,13 +388,13 @@ fn edited_results_and_inputs_are_refused() {
     };
     let other = files[1].display().to_string();
     let wall = edited("wall.json", &|v| v["results"][0]["wall"] = 0.into());
-    refused(
+    refused_in(
         &dir,
         &["merge", &other, &wall],
         &[&wall, "results", "edited or damaged"],
     );
     let seed = edited("seed.json", &|v| v["job"]["seed"] = 8.into());
-    refused(
+    refused_in(
         &dir,
         &["merge", &other, &seed],
         &[&seed, "inputs", "edited or damaged"],
@@ -462,16 +423,23 @@ fn slurm_standin(dir: &Path, script: &str, args: &[&str]) -> std::process::Outpu
         .unwrap()
 }
 
-#[test]
-fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
-    let dir = scratch("slurm-simulate");
-    let out = slurm_standin(&dir, "ckpt-array.sh", PERIODIC);
+/// [`slurm_standin`], which must succeed.
+fn slurm_ok(dir: &Path, script: &str, args: &[&str]) {
+    let out = slurm_standin(dir, script, args);
     assert!(
         out.status.success(),
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
+    let periodic = periodic_6h("130h", "40");
+    let sweep = sweep();
+    let dir = scratch("slurm-simulate");
+    slurm_ok(&dir, "ckpt-array.sh", &periodic);
     let work = dir.join("work");
     for i in 0..3 {
         let shard: serde_json::Value =
@@ -482,27 +450,22 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
     }
     assert_eq!(
         std::fs::read(work.join("merged.out")).unwrap(),
-        run_in(&dir, PERIODIC)
+        run_in(&dir, &periodic)
     );
 
     // WORK is not reused: its shards would be taken for the new run's.
-    let out = slurm_standin(&dir, "ckpt-array.sh", SWEEP);
+    let out = slurm_standin(&dir, "ckpt-array.sh", &sweep);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("fresh WORK"), "{err}");
 
     // A sweep through the same script: the merge job writes the recorded --out.
     let fresh = scratch("slurm-sweep");
-    let out = slurm_standin(&fresh, "ckpt-array.sh", SWEEP);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    slurm_ok(&fresh, "ckpt-array.sh", &sweep);
     let single = scratch("slurm-sweep-single");
     assert_eq!(
         std::fs::read(fresh.join("work/merged.out")).unwrap(),
-        run_in(&single, SWEEP)
+        run_in(&single, &sweep)
     );
     assert_eq!(
         folder(&fresh.join("report")),
@@ -511,7 +474,7 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 
     // A task that fails: no shard left behind, no merge, the script's status says so.
     let bad = scratch("slurm-bad");
-    let mut args = PERIODIC.to_vec();
+    let mut args = periodic.clone();
     args[3] = "0";
     let out = slurm_standin(&bad, "ckpt-array.sh", &args);
     assert!(!out.status.success());
@@ -524,32 +487,11 @@ fn the_job_array_script_runs_shards_as_separate_tasks_and_merges_them() {
 
 #[test]
 fn the_validate_array_script_gives_the_single_process_validation() {
-    let args = [
-        "--mtbf",
-        "1h",
-        "--cost",
-        "5m",
-        "--restart",
-        "1m",
-        "--runs",
-        "20",
-        "--work",
-        "10h",
-        "--points",
-        "5",
-        "--out",
-        "report",
-    ];
+    let args = with(VALIDATE, &["--out", "report"]);
     let dir = scratch("slurm-validate");
-    let out = slurm_standin(&dir, "validate-array.sh", &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    slurm_ok(&dir, "validate-array.sh", &args);
     let single = scratch("slurm-validate-single");
-    let mut a = vec!["validate"];
-    a.extend(args);
+    let a = with(&["validate"], &args);
     assert_eq!(
         std::fs::read(dir.join("work/merged.out")).unwrap(),
         run_in(&single, &a)
@@ -567,13 +509,7 @@ fn stencil_validation_shards_merge_to_the_single_process_bytes_and_report() {
         "validate", "--sim", "stencil", "--config", &config, "--runs", "6", "--format", "json",
         "--out", "report",
     ];
-    let one = scratch("validate-stencil-single");
-    let single = run_in(&one, &args);
-    let dir = scratch("validate-stencil-shards");
-    let files = shards(&dir, &args, 3);
-    let merged = merge_in(&dir, &files, &[]);
-    assert_eq!(merged, single);
-    assert_eq!(folder(&one.join("report")), folder(&dir.join("report")));
+    same_report_as_single("validate-stencil", &args);
 }
 
 /// Before: with no ckpt on PATH the script said "no `` on PATH", having emptied the name it
@@ -615,13 +551,7 @@ fn renewal_validation_and_shape_sweep_shards_merge_to_the_single_process_bytes()
     ] {
         let line = format!("{command} {job} --out report");
         let args: Vec<&str> = line.split_whitespace().collect();
-        let one = scratch(&format!("{name}-single"));
-        let single = run_in(&one, &args);
-        let dir = scratch(&format!("{name}-shards"));
-        let files = shards(&dir, &args, 3);
-        assert_eq!(merge_in(&dir, &files, &[]), single, "{name}");
-        let a = folder(&one.join("report"));
+        let a = same_report_as_single(name, &args);
         assert!(expected.iter().all(|f| a.contains_key(*f)), "{name}");
-        assert_eq!(a, folder(&dir.join("report")), "{name}");
     }
 }

@@ -1,66 +1,31 @@
 //! `ckpt simulate` from the outside: byte-identical JSON across thread counts, the JSON shape,
 //! and bad input (exit status 2, one line naming the argument or the file, line and field).
 
-use crate::common::{ckpt, temp_file};
+use crate::common::{
+    REPLICATED_PAIRS, ckpt, periodic_6h, periodic_example, refused, seeded_json, temp_file, with,
+};
 use std::path::PathBuf;
 
 fn write_trace(name: &str, text: &str) -> PathBuf {
     temp_file("ckpt-simulate-cli", name, text)
 }
 
-const PERIODIC: &[&str] = &[
-    "simulate",
-    "periodic",
-    "--mtbf",
-    "6h",
-    "--cost",
-    "5m",
-    "--restart",
-    "10m",
-    "--interval",
-    "57m",
-    "--work",
-    "100h",
-    "--walltime",
-    "120h",
-    "--runs",
-    "300",
-    "--seed",
-    "7",
-    "--format",
-    "json",
-];
-const REPLICATED: &[&str] = &[
-    "simulate",
-    "replicated",
-    "--mtbf",
-    "1h",
-    "--cost",
-    "60s",
-    "--procs",
-    "8",
-    "--replicas",
-    "2",
-    "--detect",
-    "immediate",
-    "--restart",
-    "2m",
-    "--heartbeat",
-    "30s",
-    "--interval",
-    "6m",
-    "--work",
-    "20h",
-    "--runs",
-    "300",
-    "--seed",
-    "7",
-    "--format",
-    "json",
-    "--dist",
-    "weibull:0.7",
-    "--aging",
-];
+/// The shared replicated system with heartbeats and aging Weibull failures.
+fn replicated() -> Vec<&'static str> {
+    let cmd = with(&["simulate", "replicated"], REPLICATED_PAIRS);
+    let rest = [
+        "--heartbeat",
+        "30s",
+        "--interval",
+        "6m",
+        "--work",
+        "20h",
+        "--dist",
+        "weibull:0.7",
+        "--aging",
+    ];
+    with(&with(&cmd, &rest), &seeded_json("300"))
+}
 
 fn stdout(args: &[&str], extra: &[&str]) -> Vec<u8> {
     let out = ckpt().args(args).args(extra).output().unwrap();
@@ -74,9 +39,9 @@ fn stdout(args: &[&str], extra: &[&str]) -> Vec<u8> {
 
 #[test]
 fn same_seed_same_bytes_whatever_the_thread_count() {
-    for args in [PERIODIC, REPLICATED] {
-        let one = stdout(args, &["--threads", "1"]);
-        let two = stdout(args, &["--threads", "2"]);
+    for args in [periodic_6h("120h", "300"), replicated()] {
+        let one = stdout(&args, &["--threads", "1"]);
+        let two = stdout(&args, &["--threads", "2"]);
         assert_eq!(one, two);
         let reseeded: Vec<&str> = args
             .iter()
@@ -115,7 +80,8 @@ fn same_seed_same_bytes_whatever_the_thread_count() {
 
 #[test]
 fn json_has_the_documented_shape() {
-    let v: serde_json::Value = serde_json::from_slice(&stdout(PERIODIC, &[])).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&stdout(&periodic_6h("120h", "300"), &[])).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["simulator"], "periodic");
     assert_eq!(v["runs"], 300);
@@ -138,7 +104,7 @@ fn json_has_the_documented_shape() {
         );
         assert_eq!(e["runs"], 300);
     }
-    let v: serde_json::Value = serde_json::from_slice(&stdout(REPLICATED, &[])).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&stdout(&replicated(), &[])).unwrap();
     assert_eq!(v["simulator"], "replicated");
     assert_eq!(v["inputs"]["dist"]["family"], "weibull");
     for key in [
@@ -188,19 +154,8 @@ fn a_trace_is_replayed_once_with_a_null_stderr() {
 #[test]
 fn the_table_is_for_people() {
     let out = ckpt()
-        .args([
-            "simulate",
-            "periodic",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--restart",
-            "10m",
-            "--interval",
-            "57m",
-        ])
-        .args(["--work", "100h", "--runs", "50"])
+        .args(periodic_example())
+        .args(["--runs", "50"])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -220,18 +175,6 @@ fn the_table_is_for_people() {
     assert!(out.stderr.is_empty());
 }
 
-/// Runs `args`, expects exit status 2 and one stderr line containing every `needle`.
-fn bad(args: &[&str], needles: &[&str]) {
-    let out = ckpt().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty());
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: `{n}` not in {err}");
-    }
-}
-
 #[test]
 fn bad_input_exits_2_with_one_line_naming_it() {
     let base = [
@@ -244,43 +187,40 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         "--work",
         "10h",
     ];
-    fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-        [base, extra].concat()
-    }
     let with = |extra: &[&'static str]| with(&base, extra);
-    bad(&with(&["--mtbf", "6h", "--runs", "0"]), &["--runs", "`0`"]);
-    bad(
+    refused(&with(&["--mtbf", "6h", "--runs", "0"]), &["--runs", "`0`"]);
+    refused(
         &with(&["--mtbf", "6h", "--walltime", "5h"]),
         &["--walltime", "at least the work"],
     );
-    bad(&with(&["--mtbf", "1M"]), &["--mtbf", "month"]);
-    bad(&with(&["--mtbf", "-3h"]), &["--mtbf"]);
-    bad(
+    refused(&with(&["--mtbf", "1M"]), &["--mtbf", "month"]);
+    refused(&with(&["--mtbf", "-3h"]), &["--mtbf"]);
+    refused(
         &with(&["--mtbf", "6h", "--dist", "weibull:-1"]),
         &["--dist", "weibull:-1"],
     );
-    bad(&with(&["--mtbf", "6h", "--nodes", "4"]), &["--nodes"]);
-    bad(
+    refused(&with(&["--mtbf", "6h", "--nodes", "4"]), &["--nodes"]);
+    refused(
         &with(&["--nodes", "4", "--node-mtbf", "1y", "--partners", "5"]),
         &["--partners", "`5`"],
     );
-    bad(&with(&[]), &["--mtbf", "--trace"]);
-    bad(
+    refused(&with(&[]), &["--mtbf", "--trace"]);
+    refused(
         &with(&["--mtbf", "1s", "--restart", "1m"]),
         &["MTBF", "too short"],
     );
     let neg = write_trace("neg.csv", "10\n# fine so far\n-3\n");
-    bad(
+    refused(
         &[&base[..], &["--trace", neg.to_str().unwrap()]].concat(),
         &["neg.csv", "line 3", "time_seconds", "negative"],
     );
     let nan = write_trace("nan.csv", "10\nsoon\n");
-    bad(
+    refused(
         &[&base[..], &["--trace", nan.to_str().unwrap()]].concat(),
         &["nan.csv", "line 2", "time_seconds", "`soon`"],
     );
     let node = write_trace("node.csv", "10,3\n20,4\n");
-    bad(
+    refused(
         &[
             &base[..],
             &["--nodes", "4", "--trace", node.to_str().unwrap()],
@@ -288,11 +228,11 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         .concat(),
         &["node.csv", "line 2", "field node", "`4`", "0 to 3"],
     );
-    bad(
+    refused(
         &[&base[..], &["--trace", node.to_str().unwrap()]].concat(),
         &["node.csv", "line 1", "--nodes"],
     );
-    bad(
+    refused(
         &with(&["--trace", "/nonexistent/trace.csv"]),
         &["--trace", "/nonexistent/trace.csv"],
     );
@@ -310,21 +250,21 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         "10h",
     ];
     let with = |extra: &[&'static str]| [&rep[..], extra].concat();
-    bad(&with(&["--procs", "0"]), &["--procs", "`0`"]);
-    bad(&with(&["--replicas", "0"]), &["--replicas"]);
-    bad(
+    refused(&with(&["--procs", "0"]), &["--procs", "`0`"]);
+    refused(&with(&["--replicas", "0"]), &["--replicas"]);
+    refused(
         &with(&["--restart", "1m"]),
         &["--restart", "--detect immediate"],
     );
-    bad(
+    refused(
         &with(&["--detect", "sometimes"]),
         &["--detect", "sometimes"],
     );
-    bad(&with(&["--runs", "-1"]), &["--runs"]);
-    bad(
+    refused(&with(&["--runs", "-1"]), &["--runs"]);
+    refused(
         &with(&["--runs", "100000000000"]),
         &["--runs", "1 to 10000000"],
     );
-    bad(&with(&["--walltime", "9h"]), &["--walltime"]);
-    bad(&with(&["--interval", "0"]), &["--interval"]);
+    refused(&with(&["--walltime", "9h"]), &["--walltime"]);
+    refused(&with(&["--interval", "0"]), &["--interval"]);
 }

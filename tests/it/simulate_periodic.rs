@@ -11,6 +11,7 @@
 //! not a multiple of tau) or `--no-final-checkpoint` departs from Daly's Ts/tau scaling, by the
 //! known term A(tau_last + delta_last) - (tau_last / tau) A(tau + delta).
 
+use crate::common::assert_agrees;
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::periodic::{Failures, PeriodicConfig, simulate, simulate_run};
@@ -63,24 +64,15 @@ fn exponential_mean_wall_time_is_dalys_complete_model() {
         let cfg = config(k * tau, tau, delta, r, exp(m));
         let f = simulate(&cfg, 1000 + i as u64, 1500, 0, &|| {}).unwrap();
         let daly = daly_wall((k * tau) as f64, tau as f64, delta as f64, r as f64, m);
-        let z = f.wall_time_s.z(daly);
-        assert!(
-            z.abs() < 4.0,
-            "delta {delta} M {m} R {r} tau {tau}: sim {:?} Daly {daly} z {z}",
-            f.wall_time_s
-        );
+        let case = format!("delta {delta} M {m} R {r} tau {tau}");
+        assert_agrees(&f.wall_time_s, daly, &format!("{case}: Daly"));
         // The split adds up, run by run and so on average.
         let sum = f.work_s.point + f.checkpoint_s.point + f.restart_s.point + f.lost_work_s.point;
         assert!((sum - f.wall_time_s.point).abs() < 1e-6 * sum);
         // Each failed attempt (e^(T/M) - 1 of them per segment on average) brings e^(R/M)
         // failures with its restarts: k e^(R/M) (e^(T/M) - 1) = E[wall] / M (Wald).
         let failures = daly / m;
-        let z = f.failures.z(failures);
-        assert!(
-            z.abs() < 4.0,
-            "failures {:?} expected {failures} z {z}",
-            f.failures
-        );
+        assert_agrees(&f.failures, failures, &format!("{case}: failures"));
     }
 }
 
@@ -92,8 +84,7 @@ fn a_short_last_segment_follows_the_exact_expectation_and_daly_stays_close() {
     let f = simulate(&cfg, 7, 3000, 0, &|| {}).unwrap();
     let exact = 10.0 * segment(tau + delta, r, m) + segment(tau / 2.0 + delta, r, m);
     let daly = daly_wall(18900.0, tau, delta, r, m);
-    let z = f.wall_time_s.z(exact);
-    assert!(z.abs() < 4.0, "sim {:?} exact {exact} z {z}", f.wall_time_s);
+    assert_agrees(&f.wall_time_s, exact, "half a last segment");
     // Daly counts the half segment as half a segment; the simulated job pays its checkpoint
     // whole but less than half the exponential growth: here the two nearly cancel.
     assert!(
@@ -105,8 +96,7 @@ fn a_short_last_segment_follows_the_exact_expectation_and_daly_stays_close() {
     let daly_short = daly_wall(18180.0, tau, delta, r, m);
     assert!(short > daly_short && (short - daly_short) / short < 0.01);
     let f = simulate(&config(18180, 1800, 300, 600, exp(m)), 9, 3000, 0, &|| {}).unwrap();
-    let z = f.wall_time_s.z(short);
-    assert!(z.abs() < 4.0, "sim {:?} exact {short} z {z}", f.wall_time_s);
+    assert_agrees(&f.wall_time_s, short, "180 s of work last");
 }
 
 #[test]
@@ -116,8 +106,7 @@ fn no_final_checkpoint_drops_one_checkpoint_from_the_expectation() {
     cfg.final_checkpoint = false;
     let f = simulate(&cfg, 8, 3000, 0, &|| {}).unwrap();
     let exact = 9.0 * segment(tau + delta, r, m) + segment(tau, r, m);
-    let z = f.wall_time_s.z(exact);
-    assert!(z.abs() < 4.0, "sim {:?} exact {exact} z {z}", f.wall_time_s);
+    assert_agrees(&f.wall_time_s, exact, "no final checkpoint");
     let with = daly_wall(18000.0, tau, delta, r, m);
     assert!(f.wall_time_s.point < with);
 }
@@ -149,12 +138,7 @@ fn nodes_give_the_system_mtbf_on_every_path() {
             },
         );
         let f = simulate(&cfg, 20 + i as u64, 1200, 0, &|| {}).unwrap();
-        let z = f.wall_time_s.z(daly);
-        assert!(
-            z.abs() < 4.0,
-            "{shape}: sim {:?} Daly {daly} z {z}",
-            f.wall_time_s
-        );
+        assert_agrees(&f.wall_time_s, daly, &format!("{shape}: Daly"));
     }
 }
 
@@ -168,8 +152,7 @@ fn walltime_fraction_is_the_chance_of_no_failure_at_the_failure_free_time() {
     let f = simulate(&cfg, 5, 2000, 0, &|| {}).unwrap();
     let p = (-(w0 as f64) / m).exp();
     let e = f.finished_within_walltime.unwrap();
-    let z = e.z(p);
-    assert!(z.abs() < 4.0, "{e:?} expected {p}");
+    assert_agrees(&e, p, "finished within the failure-free time");
     assert!(e.ci95[0] <= e.point && e.point <= e.ci95[1]);
 }
 

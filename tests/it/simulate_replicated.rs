@@ -6,6 +6,7 @@
 //! `end`: G = T / S(T); `immediate`: G = (int_0^T S dt + R (1 - S(T))) / S(T).
 //! For k whole intervals the expected wall time is k G.
 
+use crate::common::assert_agrees;
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::replicated::{Detect, ReplicatedConfig, simulate, simulate_run};
@@ -72,20 +73,10 @@ fn end_mode_agrees_with_t_over_s() {
             let cfg = config(n, r, life, Detect::End, K);
             let f = simulate(&cfg, 100 + 10 * i as u64 + r, 600, 0, &|| {}).unwrap();
             let expected = K as f64 * g_end(&life, n, r, T);
-            let z = f.wall_time_s.z(expected);
-            assert!(
-                z.abs() < 4.0,
-                "n {n} r {r}: {:?} vs {expected} (z {z})",
-                f.wall_time_s
-            );
+            assert_agrees(&f.wall_time_s, expected, &format!("n {n} r {r}"));
             // Attempts per interval: geometric with success S(T).
             let attempts = K as f64 / survival(&life, n, r, T);
-            let z = f.attempts.z(attempts);
-            assert!(
-                z.abs() < 4.0,
-                "n {n} r {r}: attempts {:?} vs {attempts}",
-                f.attempts
-            );
+            assert_agrees(&f.attempts, attempts, &format!("n {n} r {r}: attempts"));
         }
     }
 }
@@ -103,12 +94,8 @@ fn immediate_mode_agrees_with_its_variant() {
             };
             let f = simulate(&cfg, 200 + 10 * i as u64 + r, 600, 0, &|| {}).unwrap();
             let expected = K as f64 * g_immediate(&life, n, r, T, restart);
-            let z = f.wall_time_s.z(expected);
-            assert!(
-                z.abs() < 4.0,
-                "n {n} r {r} R {restart}: {:?} vs {expected} (z {z})",
-                f.wall_time_s
-            );
+            let case = format!("n {n} r {r} R {restart}");
+            assert_agrees(&f.wall_time_s, expected, &case);
         }
     }
 }
@@ -122,12 +109,7 @@ fn fresh_weibull_agrees_with_the_model_and_aging_does_not() {
     let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 7200.0).unwrap();
     let expected = k as f64 * g_end(&life, n, r, T);
     let fresh = simulate(&config(n, r, life, Detect::End, k), 31, 600, 0, &|| {}).unwrap();
-    let z = fresh.wall_time_s.z(expected);
-    assert!(
-        z.abs() < 4.0,
-        "fresh {:?} vs {expected} (z {z})",
-        fresh.wall_time_s
-    );
+    assert_agrees(&fresh.wall_time_s, expected, "fresh");
     let aging = ReplicatedConfig {
         aging: true,
         ..config(n, r, life, Detect::End, k)
@@ -189,8 +171,7 @@ fn aging_with_exponential_lifetimes_changes_nothing_in_law() {
     };
     let f = simulate(&cfg, 51, 600, 0, &|| {}).unwrap();
     let expected = K as f64 * g_end(&life, 8, 2, T);
-    let z = f.wall_time_s.z(expected);
-    assert!(z.abs() < 4.0, "{:?} vs {expected} (z {z})", f.wall_time_s);
+    assert_agrees(&f.wall_time_s, expected, "wall time");
 }
 
 #[test]
@@ -201,7 +182,7 @@ fn walltime_fraction_in_end_mode_is_the_chance_of_no_lost_attempt() {
     let f = simulate(&cfg, 61, 1000, 0, &|| {}).unwrap();
     let e = f.finished_within_walltime.unwrap();
     let p = survival(&life, 8, 2, T).powi(5);
-    assert!(e.z(p).abs() < 4.0, "{e:?} vs {p}");
+    assert_agrees(&e, p, "finished within the walltime");
 }
 
 mod properties {

@@ -1,7 +1,7 @@
 //! The stencil simulator (docs/simulation.md §3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
-use crate::common::{ckpt, temp_file};
+use crate::common::{ckpt, refused, stdout_of, temp_file, with};
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
@@ -12,6 +12,8 @@ use rand_chacha::ChaCha8Rng;
 
 const S: Nanos = 1_000_000_000;
 
+/// A failure-free, checkpointing stencil with the hand checks' costs: 10 s tasks, 1 s backups
+/// and transfers.
 fn cfg(width: u32, rows: u32, workers: u32, level: u32, recovery: Recovery) -> StencilConfig {
     StencilConfig {
         width,
@@ -58,30 +60,36 @@ fn invariants(c: &StencilConfig, f: &RunFigures) {
     assert!(f.makespan >= 2 * c.rows as u64 * c.process_cost);
 }
 
+/// The issue's hand-checked cases on 4 x 4 tasks and 2 workers, each with its makespan,
+/// cancelled executions and aggregate processing: at level 1 and 2, without checkpoints, and
+/// with worker 1 failing at 5 s under each recovery. Without failures nothing is cancelled and
+/// each of the 16 tasks is processed once (160 s). The reference implementation is held to
+/// them too.
+pub(crate) fn hand_checked_cases() -> Vec<(StencilConfig, (Nanos, u64, Nanos))> {
+    let c = |level, checkpoint, recovery, failure: bool| {
+        let mut c = cfg(4, 4, 2, level, recovery);
+        c.checkpoint = checkpoint;
+        if failure {
+            c = with_trace(c, &[(5 * S, 1)]);
+        }
+        c
+    };
+    vec![
+        (c(1, true, Recovery::Global, false), (87 * S, 0, 160 * S)),
+        (c(2, true, Recovery::Global, false), (88 * S, 0, 160 * S)),
+        (c(1, false, Recovery::Global, false), (84 * S, 0, 160 * S)),
+        (c(1, true, Recovery::Global, true), (92 * S, 2, 170 * S)),
+        (c(1, true, Recovery::Dependency, true), (92 * S, 1, 165 * S)),
+    ]
+}
+
 #[test]
 fn hand_checked_cases_of_the_issue() {
-    let m = |c: StencilConfig| run(&c).makespan;
-    assert_eq!(m(cfg(4, 4, 2, 1, Recovery::Global)), 87 * S);
-    assert_eq!(m(cfg(4, 4, 2, 2, Recovery::Global)), 88 * S);
-    let mut none = cfg(4, 4, 2, 1, Recovery::Global);
-    none.checkpoint = false;
-    assert_eq!(m(none), 84 * S);
-    let g = run(&with_trace(
-        cfg(4, 4, 2, 1, Recovery::Global),
-        &[(5 * S, 1)],
-    ));
-    let d = run(&with_trace(
-        cfg(4, 4, 2, 1, Recovery::Dependency),
-        &[(5 * S, 1)],
-    ));
-    assert_eq!(
-        (g.makespan, g.cancelled_executions, g.aggregate_processing),
-        (92 * S, 2, 170 * S)
-    );
-    assert_eq!(
-        (d.makespan, d.cancelled_executions, d.aggregate_processing),
-        (92 * S, 1, 165 * S)
-    );
+    for (c, expected) in hand_checked_cases() {
+        let f = run(&c);
+        let got = (f.makespan, f.cancelled_executions, f.aggregate_processing);
+        assert_eq!(got, expected, "{c:?}");
+    }
 }
 
 #[test]
@@ -389,6 +397,18 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     }
 }
 
+/// The hand-checked grid on the command line: 4 x 4 tasks on 2 workers.
+const HAND_CHECKED: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--width",
+    "4",
+    "--rows",
+    "4",
+    "--workers",
+    "2",
+];
+
 fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
     temp_file("ckpt-stencil", name, text)
 }
@@ -396,15 +416,8 @@ fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
 #[test]
 fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
     let out = ckpt()
+        .args(HAND_CHECKED)
         .args([
-            "simulate",
-            "stencil",
-            "--width",
-            "4",
-            "--rows",
-            "4",
-            "--workers",
-            "2",
             "--level",
             "1",
             "--process-cost",
@@ -439,45 +452,16 @@ fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
 #[test]
 fn cli_bad_input_is_one_line_with_exit_two() {
     let bad_key = write_temp("bad.ini", "[GENERAL]\nWorkerCount = 2\nWorkers = 3\n");
-    let out = ckpt()
-        .args(["simulate", "stencil", "--config"])
-        .arg(&bad_key)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(
-        err.contains("`Workers`") && err.contains("bad.ini:3"),
-        "{err}"
+    refused(
+        &["simulate", "stencil", "--config", bad_key.to_str().unwrap()],
+        &["`Workers`", "bad.ini:3"],
     );
 
     let trace = write_temp("range.csv", "1,0\n2,5\n");
-    let base = [
-        "simulate",
-        "stencil",
-        "--width",
-        "4",
-        "--rows",
-        "4",
-        "--workers",
-        "2",
-        "--process-cost",
-        "1",
-        "--backup-cost",
-        "0",
-    ];
-    let out = ckpt()
-        .args(base)
-        .arg("--trace")
-        .arg(&trace)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("range.csv, line 2") && err.contains("worker"),
-        "{err}"
+    let base = with(HAND_CHECKED, &["--process-cost", "1", "--backup-cost", "0"]);
+    refused(
+        &with(&base, &["--trace", trace.to_str().unwrap()]),
+        &["range.csv, line 2", "worker"],
     );
 
     for (flag, value) in [
@@ -487,76 +471,45 @@ fn cli_bad_input_is_one_line_with_exit_two() {
         ("--level", "3"),
         ("--runs", "0"),
     ] {
-        let out = ckpt().args(base).args([flag, value]).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        refused(&with(&base, &[flag, value]), &[]);
     }
+}
+
+/// Stdout of the stencil run on the paper's five-failure configuration with `args` (level,
+/// recovery, format), which must succeed.
+fn five_failures(args: &[&str]) -> String {
+    let config = [
+        "simulate",
+        "stencil",
+        "--config",
+        "data/paper/rollback-five-failures.ini",
+    ];
+    stdout_of(&with(&config, args))
 }
 
 #[test]
 fn cli_reads_a_trace_relative_to_the_config_folder() {
-    let out = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "1",
-        ])
-        .args(["--recovery", "global", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = five_failures(&["--level", "1", "--recovery", "global", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["inputs"]["trace_failures"], 5);
     assert_eq!(v["seed"], serde_json::Value::Null);
     assert_eq!(v["figures"]["cancelled_executions"]["point"], 640.0);
     assert_eq!(v["figures"]["makespan_s"]["point"], 3654.2533);
     // The table format says the same.
-    let table = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "1",
-        ])
-        .args(["--recovery", "global"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(table.stdout).unwrap();
+    let text = five_failures(&["--level", "1", "--recovery", "global"]);
     assert!(text.contains("makespan exactly 3654253300000 ns"), "{text}");
 }
 
 #[test]
 fn json_output_matches_the_committed_example_byte_for_byte() {
-    let out = ckpt()
-        .args([
-            "simulate",
-            "stencil",
-            "--config",
-            "data/paper/rollback-five-failures.ini",
-            "--level",
-            "6",
-        ])
-        .args(["--recovery", "dependency", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = five_failures(&[
+        "--level",
+        "6",
+        "--recovery",
+        "dependency",
+        "--format",
+        "json",
+    ]);
     let expected = std::fs::read("data/paper/stencil-five-failures-L6-dependency.json").unwrap();
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(expected).unwrap()
-    );
+    assert_eq!(out, String::from_utf8(expected).unwrap());
 }

@@ -469,43 +469,12 @@ fn the_event_driven_simulator_agrees_with_a_naive_reference() {
 
 #[test]
 fn the_reference_itself_gives_the_hand_checked_figures() {
-    let c = |level, checkpoint, recovery, trace: Vec<TraceFailure>| StencilConfig {
-        width: 4,
-        rows: 4,
-        workers: 2,
-        level,
-        checkpoint,
-        recovery,
-        process_cost: 10 * S,
-        backup_cost: S,
-        transfer_cost: S,
-        failures: Failures::Trace(trace),
-        output_bytes: None,
-    };
-    assert_eq!(
-        reference(&c(1, true, Recovery::Global, vec![])).makespan,
-        87 * S
-    );
-    assert_eq!(
-        reference(&c(2, true, Recovery::Global, vec![])).makespan,
-        88 * S
-    );
-    assert_eq!(
-        reference(&c(1, false, Recovery::Global, vec![])).makespan,
-        84 * S
-    );
-    let f = vec![TraceFailure {
-        time: 5 * S,
-        worker: 1,
-    }];
-    let g = reference(&c(1, true, Recovery::Global, f.clone()));
-    let d = reference(&c(1, true, Recovery::Dependency, f));
-    assert_eq!(
-        (g.makespan, g.cancelled_executions, g.aggregate),
-        (92 * S, 2, 170 * S)
-    );
-    assert_eq!(
-        (d.makespan, d.cancelled_executions, d.aggregate),
-        (92 * S, 1, 165 * S)
-    );
+    for (c, expected) in crate::simulate_stencil::hand_checked_cases() {
+        let r = reference(&c);
+        assert_eq!(
+            (r.makespan, r.cancelled_executions, r.aggregate),
+            expected,
+            "{c:?}"
+        );
+    }
 }

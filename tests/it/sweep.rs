@@ -200,26 +200,22 @@ fn integer_parameters_are_deduplicated() {
     assert_eq!(v, (1..=10).map(|x| x as f64).collect::<Vec<_>>());
 }
 
+/// `ckpt sweep` of a 6 h MTBF and 5 min checkpoints over `vary`, its report in `out`.
+fn sweep_to(vary: &str, out: &std::path::Path) -> assert_cmd::Command {
+    let mut c = ckpt();
+    c.args([
+        "sweep", "--mtbf", "6h", "--cost", "5m", "--vary", vary, "--out",
+    ])
+    .arg(out);
+    c
+}
+
 #[test]
 fn sweep_writes_every_file() {
-    let dir = std::env::temp_dir().join(format!("ckpt-sweep-test-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-sweep-test");
     let _ = std::fs::remove_dir_all(&dir);
-    ckpt()
-        .args([
-            "sweep",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--vary",
-            "cost=10s..2h",
-            "--points",
-            "8",
-            "--log",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&dir)
+    sweep_to("cost=10s..2h", &dir)
+        .args(["--points", "8", "--log", "--quiet"])
         .assert()
         .success();
     for f in ["sweep.json", "sweep.csv", "report.md"]
@@ -239,20 +235,9 @@ fn sweep_writes_every_file() {
 
 #[test]
 fn bad_sweeps_fail_before_any_work() {
-    let file = std::env::temp_dir().join(format!("ckpt-not-a-dir-{}", std::process::id()));
+    let file = crate::common::temp_path("ckpt-not-a-dir");
     std::fs::write(&file, b"x").unwrap();
-    let out = ckpt()
-        .args([
-            "sweep",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--vary",
-            "mtbf=1h..2d",
-            "--out",
-        ])
-        .arg(file.join("sub"))
+    let out = sweep_to("mtbf=1h..2d", &file.join("sub"))
         .assert()
         .code(2)
         .get_output()
@@ -260,20 +245,9 @@ fn bad_sweeps_fail_before_any_work() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--out") && err.lines().count() == 1, "{err}");
     let _ = std::fs::remove_file(&file);
-    let never = std::env::temp_dir().join(format!("ckpt-never-written-{}", std::process::id()));
+    let never = crate::common::temp_path("ckpt-never-written");
     for vary in ["mtbf=2d..1h", "speed=1..2", "mtbf=1h", "procs=1..8"] {
-        let args = [
-            "sweep",
-            "--mtbf",
-            "6h",
-            "--cost",
-            "5m",
-            "--vary",
-            vary,
-            "--out",
-            never.to_str().unwrap(),
-        ];
-        let out = ckpt().args(args).assert().code(2).get_output().clone();
+        let out = sweep_to(vary, &never).assert().code(2).get_output().clone();
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.lines().count() == 1, "{vary}: {err}");
         assert!(

@@ -1,6 +1,6 @@
 //! `ckpt validate`: verdicts where the models hold, losses where they do not, and reports.
 
-use crate::common::{ckpt, package_file};
+use crate::common::{VALIDATE_REPORT, assert_written, ckpt, named, package_file, refused, with};
 use ckpt::failure::Shape;
 use ckpt::interval::{IntervalInputs, Replication};
 use ckpt::model::replicated::Detect;
@@ -15,6 +15,11 @@ fn options(runs: u64, work_s: f64) -> SimOptions {
         aging: false,
         heartbeat_s: 0.0,
     }
+}
+
+/// `validate::run` with no progress report, which must succeed.
+fn run(inputs: &IntervalInputs, kind: SimKind, o: &SimOptions, threads: usize) -> Validation {
+    validate::run(inputs, kind, o, threads, &|| {}).unwrap()
 }
 
 fn verdict<'a>(v: &'a Validation, name: &str) -> &'a validate::Verdict {
@@ -39,14 +44,7 @@ fn replicated(mtbf: f64, cost: f64, restart: f64, detect: Detect, shape: Shape) 
 fn the_exact_model_is_confirmed_where_its_assumptions_hold() {
     for (mtbf, cost, restart) in [(6.0 * 3600.0, 300.0, 600.0), (3600.0, 60.0, 120.0)] {
         let inputs = IntervalInputs::single(mtbf, cost, restart);
-        let v = validate::run(
-            &inputs,
-            SimKind::Periodic,
-            &options(400, 50.0 * 3600.0),
-            0,
-            &|| {},
-        )
-        .unwrap();
+        let v = run(&inputs, SimKind::Periodic, &options(400, 50.0 * 3600.0), 0);
         assert!(v.assumptions_hold);
         let d = verdict(&v, "daly-complete");
         assert!(d.confirmed, "{d:?}");
@@ -64,14 +62,7 @@ fn the_exact_model_is_confirmed_where_its_assumptions_hold() {
 #[test]
 fn young_and_first_order_lose_where_delta_over_m_is_large() {
     let inputs = IntervalInputs::single(600.0, 300.0, 60.0);
-    let v = validate::run(
-        &inputs,
-        SimKind::Periodic,
-        &options(400, 50.0 * 3600.0),
-        0,
-        &|| {},
-    )
-    .unwrap();
+    let v = run(&inputs, SimKind::Periodic, &options(400, 50.0 * 3600.0), 0);
     assert!(verdict(&v, "daly-complete").confirmed);
     for name in ["young", "daly-first-order"] {
         let d = verdict(&v, name);
@@ -95,7 +86,7 @@ fn weibull_with_aging_is_reported_as_a_broken_assumption_with_a_measured_regret(
     );
     let mut o = options(200, 20.0 * 3600.0);
     o.aging = true;
-    let v = validate::run(&inputs, SimKind::Replicated, &o, 0, &|| {}).unwrap();
+    let v = run(&inputs, SimKind::Replicated, &o, 0);
     assert!(!v.assumptions_hold);
     assert!(v.assumption_notes[0].contains("aging"));
     let d = verdict(&v, v.answer.recommended);
@@ -116,43 +107,27 @@ fn a_heartbeat_delay_is_measured_against_the_immediate_model() {
     let inputs = replicated(3600.0, 60.0, 60.0, Detect::Immediate, Shape::Exponential);
     let mut o = options(200, 20.0 * 3600.0);
     o.heartbeat_s = 120.0;
-    let v = validate::run(&inputs, SimKind::Replicated, &o, 0, &|| {}).unwrap();
+    let v = run(&inputs, SimKind::Replicated, &o, 0);
     assert!(!v.assumptions_hold);
     let d = verdict(&v, "replicated-immediate");
     // Late detection costs wall time the model does not count.
     assert!(d.z.unwrap() < -4.0, "{d:?}");
     assert!(d.simulated_overhead.point > d.predicted_overhead.unwrap());
     // Without the heartbeat the model holds.
-    let v0 = validate::run(
+    let v0 = run(
         &inputs,
         SimKind::Replicated,
         &options(200, 20.0 * 3600.0),
         0,
-        &|| {},
-    )
-    .unwrap();
+    );
     assert!(verdict(&v0, "replicated-immediate").z.unwrap().abs() < 4.0);
 }
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let inputs = IntervalInputs::single(3600.0, 60.0, 120.0);
-    let a = validate::run(
-        &inputs,
-        SimKind::Periodic,
-        &options(64, 10.0 * 3600.0),
-        1,
-        &|| {},
-    )
-    .unwrap();
-    let b = validate::run(
-        &inputs,
-        SimKind::Periodic,
-        &options(64, 10.0 * 3600.0),
-        2,
-        &|| {},
-    )
-    .unwrap();
+    let a = run(&inputs, SimKind::Periodic, &options(64, 10.0 * 3600.0), 1);
+    let b = run(&inputs, SimKind::Periodic, &options(64, 10.0 * 3600.0), 2);
     assert_eq!(
         ckpt::report::validate::json(&a),
         ckpt::report::validate::json(&b)
@@ -170,20 +145,25 @@ fn the_grid_is_log_spaced_around_the_recommendation() {
 
 #[test]
 fn validate_writes_its_report() {
-    let dir = std::env::temp_dir().join(format!("ckpt-validate-test-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-validate-test");
     let _ = std::fs::remove_dir_all(&dir);
-    let out = ckpt()
-        .args([
-            "validate", "--mtbf", "1h", "--cost", "60s", "--runs", "50", "--work", "10h",
-            "--format", "json", "--quiet", "--out",
-        ])
-        .arg(&dir)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let out = crate::common::stdout_of(&[
+        "validate",
+        "--mtbf",
+        "1h",
+        "--cost",
+        "60s",
+        "--runs",
+        "50",
+        "--work",
+        "10h",
+        "--format",
+        "json",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["simulator"], "periodic");
     assert_eq!(
@@ -195,22 +175,7 @@ fn validate_writes_its_report() {
             .count(),
         25
     );
-    for f in [
-        "validate.json",
-        "validate.csv",
-        "validate.svg",
-        "validate.png",
-        "regret.svg",
-        "regret.png",
-        "report.md",
-    ] {
-        assert!(
-            std::fs::metadata(dir.join(f))
-                .map(|m| m.len() > 0)
-                .unwrap_or(false),
-            "{f}"
-        );
-    }
+    assert_written(&dir, VALIDATE_REPORT);
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("confirmed"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -256,14 +221,7 @@ fn bad_validations_get_status_2() {
             "--work",
         ),
     ] {
-        let mut all = vec!["validate"];
-        all.extend(args.iter());
-        let out = ckpt().args(&all).assert().code(2).get_output().clone();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert!(
-            err.lines().count() == 1 && err.contains(mention),
-            "{args:?}: {err}"
-        );
+        refused(&with(&["validate"], &args), &[mention]);
     }
 }
 
@@ -350,7 +308,7 @@ fn a_costly_checkpoint_has_an_interior_optimum_that_the_models_predict_within_on
 
 #[test]
 fn stencil_validation_through_the_cli() {
-    let dir = std::env::temp_dir().join(format!("ckpt-validate-stencil-{}", std::process::id()));
+    let dir = crate::common::temp_path("ckpt-validate-stencil");
     let _ = std::fs::remove_dir_all(&dir);
     ckpt()
         .args([
@@ -367,23 +325,19 @@ fn stencil_validation_through_the_cli() {
         .arg(&dir)
         .assert()
         .success();
-    for f in [
-        "validate.json",
-        "validate.csv",
-        "makespan.svg",
-        "makespan.png",
-        "cancelled.svg",
-        "time-split.svg",
-        "time-split.png",
-        "report.md",
-    ] {
-        assert!(
-            std::fs::metadata(dir.join(f))
-                .map(|m| m.len() > 0)
-                .unwrap_or(false),
-            "{f}"
-        );
-    }
+    assert_written(
+        &dir,
+        &[
+            "validate.json",
+            "validate.csv",
+            "makespan.svg",
+            "makespan.png",
+            "cancelled.svg",
+            "time-split.svg",
+            "time-split.png",
+            "report.md",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&dir);
     for (args, mention) in [
         (vec!["validate", "--sim", "stencil"], "--config"),
@@ -422,12 +376,7 @@ fn stencil_validation_through_the_cli() {
             "--sim stencil",
         ),
     ] {
-        let out = ckpt().args(&args).assert().code(2).get_output().clone();
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert!(
-            err.lines().count() == 1 && err.contains(mention),
-            "{args:?}: {err}"
-        );
+        refused(&args, &[mention]);
     }
 }
 
@@ -493,12 +442,7 @@ fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
         let full = (w / tau - 1e-9).floor();
         (full * seg(tau + c) + seg(w - full * tau + c)) / w
     };
-    let exact = v["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["name"] == "daly-exact")
-        .unwrap();
+    let exact = named(&v, "verdicts", "daly-exact");
     let t_best = f(&v["empirical_optimum_s"]);
     assert!((t_best - 416.666_666_667).abs() < 1e-6, "{t_best}");
     let expected_pct = 100.0 * (job(f(&exact["interval_s"])) / job(t_best) - 1.0);
