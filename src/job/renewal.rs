@@ -2,15 +2,13 @@
 //! `sweep --dist FAMILY:K --vary shape=LO..HI`, each run whole or in shards like the others.
 
 use super::paired::{Paired, PairedRuns};
-use super::sweep::Sweeping;
 use super::{JobError, Output, Reporting};
 use crate::report;
 use crate::sim::engine::Nanos;
-use crate::sweep::renewal::{self as rsweep, ShapePoint, ShapeSweep};
+use crate::sweep::renewal::ShapeSweep;
 use crate::validate::renewal::{self as rval, RenewalPolicies, RenewalValidateOptions};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
-use std::path::Path;
 
 /// `ckpt validate --dist ...` for one job: the schedule, the best period, Young and Daly under
 /// the same simulated failures.
@@ -62,28 +60,3 @@ impl PairedRuns for PolicyCheck {
 
 /// `ckpt sweep --dist FAMILY:K --vary shape=LO..HI`.
 pub type SweepRenewal = super::Sweep<ShapeSweep>;
-
-impl Sweeping for ShapeSweep {
-    type Point = ShapePoint;
-    const LABEL: &'static str = "sweep shape";
-    fn count(&self) -> u64 {
-        self.values().len() as u64
-    }
-    fn points(
-        &self,
-        range: Range<usize>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<ShapePoint>, JobError> {
-        Ok(rsweep::points(self, range, tick)?)
-    }
-    fn report(
-        &self,
-        points: Vec<ShapePoint>,
-        command: &str,
-        out: &Path,
-    ) -> Result<(String, report::Files), JobError> {
-        let result = rsweep::finish(self, points)?;
-        let files = report::sweep_renewal::files(&result, command)?;
-        Ok((report::sweep_renewal::summary_line(&result, out), files))
-    }
-}
