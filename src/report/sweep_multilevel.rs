@@ -13,10 +13,8 @@ struct Doc<'a> {
     schema_version: u32,
     command: &'static str,
     param: String,
-    lo: f64,
-    hi: f64,
-    log: bool,
-    points_requested: usize,
+    #[serde(flatten)]
+    range: super::sweep::JsonRange,
     inputs: JsonLevelInputs,
     recommended_interval_s: f64,
     recommended_overhead: f64,
@@ -31,10 +29,7 @@ pub fn json(r: &LevelSweepResult) -> String {
         schema_version: super::interval::SCHEMA_VERSION,
         command: "sweep",
         param: s.name(),
-        lo: s.lo,
-        hi: s.hi,
-        log: s.log,
-        points_requested: s.points,
+        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
         inputs: JsonLevelInputs::of(&s.levels, None),
         recommended_interval_s: r.base.pattern.interval(),
         recommended_overhead: r.base.overhead,
@@ -175,11 +170,7 @@ pub fn gain_plot(r: &LevelSweepResult) -> Plot {
         id: "gain".into(),
         title: "Wall time saved against checkpointing only the top level".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "gain (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("gain (%)"),
         bands: vec![],
         series: vec![Series {
             name: "multi-level gain".into(),
@@ -197,11 +188,7 @@ pub fn overhead_plot(r: &LevelSweepResult) -> Plot {
         id: "overhead".into(),
         title: "Expected overhead at the optimum".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![],
         series: vec![
             Series {

@@ -21,10 +21,8 @@ struct Doc<'a> {
     command: &'static str,
     param: &'static str,
     family: &'static str,
-    lo: f64,
-    hi: f64,
-    log: bool,
-    points_requested: usize,
+    #[serde(flatten)]
+    range: super::sweep::JsonRange,
     inputs: Inputs,
     given: &'a ShapePoint,
     points: &'a [ShapePoint],
@@ -38,10 +36,7 @@ pub fn json(r: &ShapeSweepResult) -> String {
         command: "sweep",
         param: "shape",
         family: s.family(),
-        lo: s.lo,
-        hi: s.hi,
-        log: s.log,
-        points_requested: s.points,
+        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
         inputs: Inputs {
             mtbf_s: s.mtbf_s,
             cost_s: s.cost_s,
@@ -113,11 +108,7 @@ pub fn gain_plot(r: &ShapeSweepResult) -> Plot {
         id: "gain".into(),
         title: "Wall time the schedule saves over the best period".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "gain (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("gain (%)"),
         bands: vec![],
         series: vec![Series {
             name: "schedule over best period".into(),
@@ -144,11 +135,7 @@ pub fn overhead_plot(r: &ShapeSweepResult) -> Plot {
         id: "overhead".into(),
         title: "Long-run overhead of each policy under the failure distribution".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![],
         series: vec![
             series("renewal-schedule", false, &|p| Some(p.schedule_overhead)),

@@ -121,16 +121,8 @@ pub fn overhead_plot(v: &Validation) -> Plot {
             sim_name(v.sim),
             v.options.runs
         ),
-        x: Axis {
-            label: "checkpoint interval".into(),
-            log: true,
-            unit: Unit::Seconds,
-        },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        x: Axis::interval(true),
+        y: Axis::overhead(false),
         bands: vec![band],
         series,
         markers,
@@ -148,11 +140,7 @@ pub fn regret_plot(v: &Validation) -> Plot {
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis {
-            label: "extra wall time (%), 95% CI".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("extra wall time (%), 95% CI"),
         bands: vec![],
         series: vec![],
         markers: v

@@ -125,11 +125,7 @@ pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![Band {
             name: "simulated 95% CI".into(),
             points: curve
@@ -178,11 +174,7 @@ pub fn regret_plot(v: &MultilevelValidation) -> Plot {
             log: false,
             unit: Unit::Plain,
         },
-        y: Axis {
-            label: "extra wall time (%), 95% CI".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("extra wall time (%), 95% CI"),
         bands: vec![],
         series: vec![],
         markers: shown

@@ -292,11 +292,7 @@ pub fn difference_plot(v: &RenewalValidation) -> Plot {
             log: false,
             unit: Unit::Plain,
         },
-        y: Axis {
-            label: "overhead over the schedule's (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("overhead over the schedule's (%)"),
         bands,
         series: vec![
             Series {
