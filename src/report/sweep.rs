@@ -2,8 +2,7 @@
 //! bytes; the binary writes them.
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
-use super::markdown;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::interval::Sensitivity;
 use crate::sweep::{Curve, SweepParam, SweepPoint, SweepResult};
 use crate::units::format_duration;
@@ -396,31 +395,11 @@ fn describe(r: &SweepResult) -> String {
     text
 }
 
-/// `report.md`: the plots embedded, one paragraph on what they show.
-pub fn markdown(r: &SweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, `(name, bytes)`, in a fixed order.
-pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = plots(r);
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots,
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep SweepResult,
+    "ckpt sweep",
+    "Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep` prints: the points, the answer at the given inputs, where the report is.
 pub fn summary_line(r: &SweepResult, out: &std::path::Path) -> String {

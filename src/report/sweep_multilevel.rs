@@ -1,9 +1,8 @@
 //! The multi-level sweep report (`sweep --level ... --vary levelN.X=LO..HI`): `sweep.json`,
 //! `sweep.csv`, the `intervals`, `strides`, `gain` and `overhead` plots and `report.md`.
 
-use super::markdown;
 use super::multilevel::JsonLevelInputs;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::sweep::multilevel::{LevelSweepPoint, LevelSweepResult};
 use crate::units::format_duration;
 use serde::Serialize;
@@ -248,31 +247,11 @@ fn describe(r: &LevelSweepResult) -> String {
     )
 }
 
-/// `report.md`: the plots embedded, one paragraph on the ends of the range.
-pub fn markdown(r: &LevelSweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep (multi-level)",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, in a fixed order.
-pub fn files(r: &LevelSweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = plots(r);
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots,
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep LevelSweepResult,
+    "ckpt sweep (multi-level)",
+    "Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep --level` prints.
 pub fn summary_line(r: &LevelSweepResult, out: &std::path::Path) -> String {

@@ -1,8 +1,7 @@
 //! The shape sweep report (`sweep --dist FAMILY:K --vary shape=LO..HI` for one job):
 //! `sweep.json`, `sweep.csv`, the `gain` and `overhead` plots and `report.md`.
 
-use super::markdown;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::sweep::renewal::{ShapePoint, ShapeSweepResult, shape_of};
 use crate::units::format_duration;
 use serde::Serialize;
@@ -188,30 +187,11 @@ fn describe(r: &ShapeSweepResult) -> String {
     )
 }
 
-/// `report.md`: the plots embedded, one paragraph on the ends of the range.
-pub fn markdown(r: &ShapeSweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep (one job, renewal failures)",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, in a fixed order.
-pub fn files(r: &ShapeSweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots(r),
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep ShapeSweepResult,
+    "ckpt sweep (one job, renewal failures)",
+    "Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep --vary shape` prints.
 pub fn summary_line(r: &ShapeSweepResult, out: &std::path::Path) -> String {

@@ -2,7 +2,7 @@
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
 use super::markdown;
-use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::table::{self, Align};
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
@@ -285,14 +285,9 @@ pub fn markdown(v: &Validation, command: &str) -> String {
     )
 }
 
-/// Every file of the report.
-pub fn files(v: &Validation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = [overhead_plot(v), regret_plot(v)];
-    plot::folder(
-        "validate",
-        [json(v), csv(v)],
-        &plots,
-        vec![],
-        markdown(v, command),
-    )
+/// The plots, in report order.
+fn plots(v: &Validation) -> [Plot; 2] {
+    [overhead_plot(v), regret_plot(v)]
 }
+
+super::folder!("validate", Validation);
