@@ -128,7 +128,11 @@ fn draw<DB: DrawingBackend>(
     };
     let (xr, yr) = (l.x_range, l.y_range);
     let legend_names = l.legend.iter().map(|item| legend_name(plot, *item));
-    let (root, chart_area, legend_area) = frame(root, &plot.title, legend_names).map_err(fail)?;
+    let Frame {
+        root,
+        chart: chart_area,
+        legend: legend_area,
+    } = frame(root, &plot.title, legend_names).map_err(fail)?;
     let xl = || (xr.0..xr.1).log_scale().with_key_points(l.x.ticks.clone());
     let yl = || (yr.0..yr.1).log_scale().with_key_points(l.y.ticks.clone());
     let xn = || Ticked::new(xr.0, xr.1, l.x.ticks.clone());
@@ -147,15 +151,21 @@ fn draw<DB: DrawingBackend>(
 
 type Area<DB> = DrawingArea<DB, plotters::coord::Shift>;
 
+/// A figure's areas: the whole, titled; the chart's; the legend's.
+struct Frame<DB: DrawingBackend> {
+    root: Area<DB>,
+    chart: Area<DB>,
+    legend: Area<DB>,
+}
+
 /// A figure's frame on a white ground: the title across the whole width, legend column
-/// included, so a long one is not clipped; then (the titled area, the chart's area, the
-/// legend's): the legend gets a column of its own, as wide as its longest name needs, so it
-/// can never cover the data.
+/// included, so a long one is not clipped; the legend gets a column of its own, as wide as its
+/// longest name needs, so it can never cover the data.
 fn frame<'a, DB: DrawingBackend>(
     root: Area<DB>,
     title: &str,
     legend_names: impl Iterator<Item = &'a str>,
-) -> Result<(Area<DB>, Area<DB>, Area<DB>), String> {
+) -> Result<Frame<DB>, String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let root = root
         .titled(title, ("sans-serif", 22))
@@ -164,7 +174,11 @@ fn frame<'a, DB: DrawingBackend>(
     let longest = legend_names.map(|n| n.chars().count()).max().unwrap_or(0) as u32;
     let legend_w = (longest * 8 + 50).clamp(120, w / 2);
     let (chart, legend) = root.split_horizontally(w - legend_w);
-    Ok((root, chart, legend))
+    Ok(Frame {
+        root,
+        chart,
+        legend,
+    })
 }
 
 fn legend_name(plot: &Plot, item: LegendItem) -> &str {
@@ -430,7 +444,11 @@ fn draw_bars<DB: DrawingBackend>(
         });
     }
     let legend_names = bars.components.iter().map(|(c, _)| c.as_str());
-    let (root, area, legend_area) = frame(root, &bars.title, legend_names).map_err(fail)?;
+    let Frame {
+        root,
+        chart: area,
+        legend: legend_area,
+    } = frame(root, &bars.title, legend_names).map_err(fail)?;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| fail(e.to_string());
     let y_axis = super::plot::Axis {
         label: bars.y_label.clone(),
