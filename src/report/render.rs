@@ -117,10 +117,7 @@ fn draw<DB: DrawingBackend>(
     plot: &Plot,
     root: DrawingArea<DB, plotters::coord::Shift>,
 ) -> Result<(), ReportError> {
-    let fail = |e: String| ReportError::Draw {
-        plot: plot.id.clone(),
-        message: e,
-    };
+    let fail = draw_error(&plot.id);
     let Some(l) = layout(plot) else {
         return Err(ReportError::Empty {
             plot: plot.id.clone(),
@@ -147,6 +144,14 @@ fn draw<DB: DrawingBackend>(
     legend(plot, &l, &legend_area).map_err(fail)?;
     root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
+}
+
+/// The error of drawing the figure `id`, from what the backend said.
+fn draw_error(id: &str) -> impl Fn(String) -> ReportError + Copy + '_ {
+    move |message| ReportError::Draw {
+        plot: id.to_string(),
+        message,
+    }
 }
 
 type Area<DB> = DrawingArea<DB, plotters::coord::Shift>;
@@ -424,10 +429,7 @@ fn draw_bars<DB: DrawingBackend>(
     bars: &StackedBars,
     root: DrawingArea<DB, plotters::coord::Shift>,
 ) -> Result<(), ReportError> {
-    let fail = |e: String| ReportError::Draw {
-        plot: bars.id.clone(),
-        message: e,
-    };
+    let fail = draw_error(&bars.id);
     let n = bars.categories.len();
     let totals: Vec<f64> = (0..n)
         .map(|i| {
