@@ -152,6 +152,19 @@ impl SweepSpec {
         })
     }
 
+    /// `points` values (at least two) from `lo` to `hi`, spaced as a duration's sweep is: what
+    /// the sweeps over other inputs than [`SweepParam`]'s (a level's, a shape) visit.
+    pub fn spaced(lo: f64, hi: f64, points: usize, log: bool) -> Vec<f64> {
+        SweepSpec {
+            param: SweepParam::Cost,
+            lo,
+            hi,
+            points: points.max(2),
+            log,
+        }
+        .values()
+    }
+
     /// The values of the parameter, in increasing order (integers deduplicated).
     pub fn values(&self) -> Vec<f64> {
         let n = self.points;
@@ -228,6 +241,44 @@ pub struct SweepResult {
     pub sensitivity: Vec<Sensitivity>,
 }
 
+/// The one-level sweep: `inputs` with one parameter varied as `spec` says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPlan {
+    /// The validated model inputs.
+    pub inputs: IntervalInputs,
+    /// What varies, over which range.
+    pub spec: SweepSpec,
+}
+
+impl SweepPlan {
+    /// The values of the parameter, as [`SweepSpec::values`].
+    pub fn values(&self) -> Vec<f64> {
+        self.spec.values()
+    }
+}
+
+/// `point` at the values `range` of `values` (one shard's slice), computed in parallel and
+/// returned in order; `tick` is called once per finished point. Every kind of sweep slices its
+/// values this way, so that a shard's points are those of the whole sweep.
+pub fn slice_points<P: Send, E: Send>(
+    values: &[f64],
+    range: std::ops::Range<usize>,
+    tick: &(dyn Fn() + Sync),
+    point: impl Fn(f64) -> Result<P, E> + Sync,
+) -> Result<Vec<P>, E> {
+    use rayon::prelude::*;
+    values
+        .get(range)
+        .unwrap_or_default()
+        .par_iter()
+        .map(|&v| {
+            let p = point(v)?;
+            tick();
+            Ok(p)
+        })
+        .collect()
+}
+
 fn set(
     inputs: &IntervalInputs,
     param: SweepParam,
@@ -281,9 +332,13 @@ pub fn run(
     spec: &SweepSpec,
     tick: &(dyn Fn() + Sync),
 ) -> Result<SweepResult, SweepError> {
+    let plan = SweepPlan {
+        inputs: inputs.clone(),
+        spec: *spec,
+    };
     let n = spec.values().len();
-    let points = points(inputs, spec, 0..n, tick)?;
-    finish(inputs, spec, points)
+    let points = points(&plan, 0..n, tick)?;
+    finish(&plan, points)
 }
 
 fn base_answer(
@@ -303,32 +358,21 @@ fn base_answer(
 /// The points `range` of [`SweepSpec::values`] (one shard's slice), in order; `tick` is
 /// called once per finished point.
 pub fn points(
-    inputs: &IntervalInputs,
-    spec: &SweepSpec,
+    plan: &SweepPlan,
     range: std::ops::Range<usize>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<SweepPoint>, SweepError> {
-    use rayon::prelude::*;
+    let (inputs, spec) = (&plan.inputs, &plan.spec);
     let (base, reference) = base_answer(inputs, spec)?;
-    let values = spec.values();
-    let values = values.get(range).unwrap_or_default();
-    values
-        .par_iter()
-        .map(|&value| {
-            let p = point(inputs, &base, reference.as_ref(), spec.param, value);
-            tick();
-            p
-        })
-        .collect()
+    slice_points(&spec.values(), range, tick, |value| {
+        point(inputs, &base, reference.as_ref(), spec.param, value)
+    })
 }
 
 /// The sweep from all its points in order (those [`points`] gives for the whole range, or
 /// the concatenated slices of shards): the base answer, the curves and the sensitivity.
-pub fn finish(
-    inputs: &IntervalInputs,
-    spec: &SweepSpec,
-    points: Vec<SweepPoint>,
-) -> Result<SweepResult, SweepError> {
+pub fn finish(plan: &SweepPlan, points: Vec<SweepPoint>) -> Result<SweepResult, SweepError> {
+    let (inputs, spec) = (&plan.inputs, &plan.spec);
     let (base, _) = base_answer(inputs, spec)?;
     let curves = curves(inputs, &base, spec);
     let sensitivity = sensitivity_factors()

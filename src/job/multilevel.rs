@@ -1,16 +1,14 @@
 //! Multi-level checkpointing as jobs: `simulate multilevel`, `validate --level` and
 //! `sweep --level`, each run whole or in shards like the other commands.
 
-use super::paired::{Paired, PairedRuns};
-use super::{JobError, Output, Reporting, Slice, Task};
+use super::paired::Paired;
+use super::{JobError, Output, Slice, Task};
 use crate::model::multilevel::{Levels, Pattern};
 use crate::report::{self, Format};
-use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig, MultilevelRun};
 use crate::sim::run::Scenario;
-use crate::validate::multilevel::{self as mval, MultilevelValidateOptions};
+pub use crate::validate::multilevel::PatternCheck;
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 
 /// How `simulate multilevel` prints: the generic [`super::Simulate`] job knows only a table and
 /// JSON, this one also a CSV, which is why it is a job of its own.
@@ -92,53 +90,6 @@ impl SimulateMultilevel {
 /// `ckpt validate --level ...`: the model's pattern, a grid of base intervals and the
 /// neighbouring strides against the simulator.
 pub type ValidateMultilevel = Paired<PatternCheck>;
-
-/// What `validate --level` simulates.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PatternCheck {
-    /// The levels.
-    pub levels: Levels,
-    /// The model's optimal pattern, computed once when the job is made.
-    pub pattern: Pattern,
-    /// Work, runs, seed, grid.
-    pub options: MultilevelValidateOptions,
-}
-
-impl PairedRuns for PatternCheck {
-    const LABEL: &'static str = "validate multilevel";
-    fn runs(&self) -> u64 {
-        self.options.runs
-    }
-    fn check(&self) -> Result<(), JobError> {
-        mval::plan(&self.levels, &self.pattern, &self.options)?;
-        Ok(())
-    }
-    fn per_run(
-        &self,
-        threads: usize,
-        range: Range<u64>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Vec<Nanos>>, JobError> {
-        let (levels, pattern) = (&self.levels, &self.pattern);
-        Ok(mval::per_run(
-            levels,
-            pattern,
-            &self.options,
-            threads,
-            range,
-            tick,
-        )?)
-    }
-    fn report(&self, runs: Vec<Vec<Nanos>>, report: &Reporting) -> Result<Output, JobError> {
-        let v = mval::finish(&self.levels, &self.pattern, &self.options, runs)?;
-        use report::validate_multilevel as r;
-        report.output(
-            || r::table(&v),
-            || r::json(&v),
-            |command| r::files(&v, command),
-        )
-    }
-}
 
 impl From<Format> for MultilevelFormat {
     fn from(f: Format) -> MultilevelFormat {

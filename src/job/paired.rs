@@ -3,6 +3,8 @@
 
 use super::{JobError, Output, Reporting, Slice, Task};
 use crate::sim::engine::Nanos;
+use crate::validate::multilevel::{self, PatternCheck};
+use crate::validate::renewal::{self, PolicyCheck};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -38,6 +40,49 @@ pub struct Paired<P: PairedRuns> {
     /// How to report.
     pub report: Reporting,
 }
+
+/// The [`PairedRuns`] of a validation whose module has `check(&setup)`,
+/// `per_run(&setup, threads, range, tick)` and `finish(&setup, runs)`, and whose report module
+/// has `table`, `json` and `files`: every such validation is wired to the job the same way, so
+/// the wiring is written once.
+macro_rules! paired_runs {
+    ($setup:ty, $label:literal, $validate:ident, $report:ident) => {
+        impl PairedRuns for $setup {
+            const LABEL: &'static str = $label;
+            fn runs(&self) -> u64 {
+                self.options.runs
+            }
+            fn check(&self) -> Result<(), JobError> {
+                Ok($validate::check(self)?)
+            }
+            fn per_run(
+                &self,
+                threads: usize,
+                range: Range<u64>,
+                tick: &(dyn Fn() + Sync),
+            ) -> Result<Vec<Vec<Nanos>>, JobError> {
+                Ok($validate::per_run(self, threads, range, tick)?)
+            }
+            fn report(
+                &self,
+                runs: Vec<Vec<Nanos>>,
+                report: &Reporting,
+            ) -> Result<Output, JobError> {
+                let v = $validate::finish(self, runs)?;
+                use crate::report::$report as r;
+                report.output(&v, r::table, r::json, r::files)
+            }
+        }
+    };
+}
+
+paired_runs!(
+    PatternCheck,
+    "validate multilevel",
+    multilevel,
+    validate_multilevel
+);
+paired_runs!(PolicyCheck, "validate renewal", renewal, validate_renewal);
 
 impl<P: PairedRuns> Task for Paired<P> {
     /// One run's wall time under every candidate.

@@ -2,10 +2,11 @@
 //! multi-level ones alike.
 
 use super::{JobError, Output, Slice, Task, command_line};
-use crate::interval::IntervalInputs;
 use crate::report;
+pub use crate::sweep::SweepPlan;
 use crate::sweep::multilevel::{self as msweep, LevelSweep, LevelSweepPoint};
-use crate::sweep::{self, SweepPoint, SweepSpec};
+use crate::sweep::renewal::{self as rsweep, ShapePoint, ShapeSweep};
+use crate::sweep::{self, SweepPoint};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -49,15 +50,6 @@ pub struct Sweep<S: Sweeping> {
     pub args: Vec<String>,
 }
 
-/// The one-level sweep: `inputs` with one parameter varied as `spec` says.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepPlan {
-    /// The validated model inputs.
-    pub inputs: IntervalInputs,
-    /// What varies, over which range.
-    pub spec: SweepSpec,
-}
-
 /// `ckpt sweep` of the one-level models.
 pub type SweepJob = Sweep<SweepPlan>;
 /// `ckpt sweep --level ... --vary levelN.X=LO..HI`.
@@ -93,52 +85,45 @@ impl<S: Sweeping> Task for Sweep<S> {
     }
 }
 
-impl Sweeping for SweepPlan {
-    type Point = SweepPoint;
-    const LABEL: &'static str = "sweep";
-    fn count(&self) -> u64 {
-        self.spec.values().len() as u64
-    }
-    fn points(
-        &self,
-        range: Range<usize>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<SweepPoint>, JobError> {
-        Ok(sweep::points(&self.inputs, &self.spec, range, tick)?)
-    }
-    fn report(
-        &self,
-        points: Vec<SweepPoint>,
-        command: &str,
-        out: &Path,
-    ) -> Result<(String, report::Files), JobError> {
-        let result = sweep::finish(&self.inputs, &self.spec, points)?;
-        let files = report::sweep::files(&result, command)?;
-        Ok((report::sweep::summary_line(&result, out), files))
-    }
+/// The [`Sweeping`] of a kind of sweep, from its module's `points(&kind, range, tick)` and
+/// `finish(&kind, points)` and its report module's `files(&result, command)` and
+/// `summary_line(&result, out)`: every kind is wired to the job the same way, so the wiring is
+/// written once.
+macro_rules! sweeping {
+    ($kind:ty, $point:ty, $label:literal, $sweep:ident, $report:ident) => {
+        impl Sweeping for $kind {
+            type Point = $point;
+            const LABEL: &'static str = $label;
+            fn count(&self) -> u64 {
+                self.values().len() as u64
+            }
+            fn points(
+                &self,
+                range: Range<usize>,
+                tick: &(dyn Fn() + Sync),
+            ) -> Result<Vec<$point>, JobError> {
+                Ok($sweep::points(self, range, tick)?)
+            }
+            fn report(
+                &self,
+                points: Vec<$point>,
+                command: &str,
+                out: &Path,
+            ) -> Result<(String, report::Files), JobError> {
+                let result = $sweep::finish(self, points)?;
+                let files = report::$report::files(&result, command)?;
+                Ok((report::$report::summary_line(&result, out), files))
+            }
+        }
+    };
 }
 
-impl Sweeping for LevelSweep {
-    type Point = LevelSweepPoint;
-    const LABEL: &'static str = "sweep multilevel";
-    fn count(&self) -> u64 {
-        self.values().len() as u64
-    }
-    fn points(
-        &self,
-        range: Range<usize>,
-        tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<LevelSweepPoint>, JobError> {
-        Ok(msweep::points(self, range, tick)?)
-    }
-    fn report(
-        &self,
-        points: Vec<LevelSweepPoint>,
-        command: &str,
-        out: &Path,
-    ) -> Result<(String, report::Files), JobError> {
-        let result = msweep::finish(self, points)?;
-        let files = report::sweep_multilevel::files(&result, command)?;
-        Ok((report::sweep_multilevel::summary_line(&result, out), files))
-    }
-}
+sweeping!(SweepPlan, SweepPoint, "sweep", sweep, sweep);
+sweeping!(
+    LevelSweep,
+    LevelSweepPoint,
+    "sweep multilevel",
+    msweep,
+    sweep_multilevel
+);
+sweeping!(ShapeSweep, ShapePoint, "sweep shape", rsweep, sweep_renewal);

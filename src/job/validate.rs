@@ -36,18 +36,19 @@ pub struct ValidateStencil {
 
 impl Reporting {
     /// The table or JSON on stdout, and the report files when a folder is asked for.
-    pub(super) fn output(
+    pub(super) fn output<V>(
         &self,
-        table: impl FnOnce() -> String,
-        json: impl FnOnce() -> String,
-        files: impl FnOnce(&str) -> Result<Vec<(String, Vec<u8>)>, report::plot::ReportError>,
+        v: &V,
+        table: fn(&V) -> String,
+        json: fn(&V) -> String,
+        files: fn(&V, &str) -> Result<report::Files, report::plot::ReportError>,
     ) -> Result<Output, JobError> {
         let text = match self.format {
-            Format::Table => table(),
-            Format::Json => json(),
+            Format::Table => table(v),
+            Format::Json => json(v),
         };
         let files = match self.out {
-            Some(_) => files(&self.command())?,
+            Some(_) => files(v, &self.command())?,
             None => Vec::new(),
         };
         Ok(Output {
@@ -74,11 +75,8 @@ impl Task for ValidateIntervals {
     }
     fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
         let v = validate::finish(&self.inputs, self.sim, &self.options, runs)?;
-        self.report.output(
-            || report::validate::table(&v),
-            || report::validate::json(&v),
-            |command| report::validate::files(&v, command),
-        )
+        use report::validate as r;
+        self.report.output(&v, r::table, r::json, r::files)
     }
 }
 
@@ -96,10 +94,7 @@ impl Task for ValidateStencil {
     }
     fn finish(&self, runs: Vec<Self::Item>) -> Result<Output, JobError> {
         let v = validate::stencil::finish(&self.config, self.seed, runs)?;
-        self.report.output(
-            || report::validate_stencil::table(&v),
-            || report::validate_stencil::json(&v),
-            |command| report::validate_stencil::files(&v, command),
-        )
+        use report::validate_stencil as r;
+        self.report.output(&v, r::table, r::json, r::files)
     }
 }

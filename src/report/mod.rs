@@ -1,5 +1,37 @@
 //! Reports: pure functions from results to bytes. Nothing here touches the disk or a terminal.
 
+/// The report folder's functions of a report module, which are the same wiring in every
+/// module: `files`, the folder (`STEM.json`, `STEM.csv`, each plot's images, `report.md`) from
+/// the module's `json`, `csv`, `plots` and `markdown`; with `sweep`, also the sweep's
+/// `markdown`: the heading, the `describe` paragraph, every plot under its own title, then the
+/// line on the data files.
+macro_rules! folder {
+    (sweep $result:ty, $title:literal, $data:literal) => {
+        /// `report.md`: the plots embedded, one paragraph on what they show.
+        pub fn markdown(r: &$result, command: &str) -> String {
+            let plots = plots(r);
+            let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
+            super::markdown::document($title, command, &describe(r), &figures, "sweep.json", $data)
+        }
+
+        super::folder!("sweep", $result);
+    };
+    ($stem:literal, $result:ty) => {
+        /// Every file of the report, `(name, bytes)`, in a fixed order.
+        pub fn files(r: &$result, command: &str) -> Result<super::Files, super::plot::ReportError> {
+            let plots = plots(r);
+            super::plot::folder(
+                $stem,
+                [json(r), csv(r)],
+                &plots,
+                vec![],
+                markdown(r, command),
+            )
+        }
+    };
+}
+pub(crate) use folder;
+
 pub mod encoding;
 pub mod finite;
 pub mod fit;

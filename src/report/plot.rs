@@ -53,6 +53,36 @@ pub struct Axis {
     pub unit: Unit,
 }
 
+impl Axis {
+    /// The overhead (wall time / work) that the sweeps and validations plot, on a `log` scale
+    /// or not.
+    pub fn overhead(log: bool) -> Axis {
+        Axis {
+            label: "overhead (wall time / work)".into(),
+            log,
+            unit: Unit::Plain,
+        }
+    }
+
+    /// The checkpoint interval, a duration, on a `log` scale or not.
+    pub fn interval(log: bool) -> Axis {
+        Axis {
+            label: "checkpoint interval".into(),
+            log,
+            unit: Unit::Seconds,
+        }
+    }
+
+    /// A percentage (a gain, a regret) under `label`: linear, as a percentage can be negative.
+    pub fn percent(label: &str) -> Axis {
+        Axis {
+            label: label.into(),
+            log: false,
+            unit: Unit::Percent,
+        }
+    }
+}
+
 /// A line through points.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {

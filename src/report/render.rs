@@ -117,31 +117,19 @@ fn draw<DB: DrawingBackend>(
     plot: &Plot,
     root: DrawingArea<DB, plotters::coord::Shift>,
 ) -> Result<(), ReportError> {
-    let fail = |e: String| ReportError::Draw {
-        plot: plot.id.clone(),
-        message: e,
-    };
+    let fail = draw_error(&plot.id);
     let Some(l) = layout(plot) else {
         return Err(ReportError::Empty {
             plot: plot.id.clone(),
         });
     };
     let (xr, yr) = (l.x_range, l.y_range);
-    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-    // The title spans the whole width, legend column included, so a long one is not clipped.
-    let root = root
-        .titled(&plot.title, ("sans-serif", 22))
-        .map_err(|e| fail(e.to_string()))?;
-    let (w, _) = root.dim_in_pixel();
-    // The legend gets a column of its own, so it can never cover the data.
-    let longest = l
-        .legend
-        .iter()
-        .map(|item| legend_name(plot, *item).chars().count())
-        .max()
-        .unwrap_or(0) as u32;
-    let legend_w = (longest * 8 + 50).clamp(120, w / 2);
-    let (chart_area, legend_area) = root.split_horizontally(w - legend_w);
+    let legend_names = l.legend.iter().map(|item| legend_name(plot, *item));
+    let Frame {
+        root,
+        chart: chart_area,
+        legend: legend_area,
+    } = frame(root, &plot.title, legend_names).map_err(fail)?;
     let xl = || (xr.0..xr.1).log_scale().with_key_points(l.x.ticks.clone());
     let yl = || (yr.0..yr.1).log_scale().with_key_points(l.y.ticks.clone());
     let xn = || Ticked::new(xr.0, xr.1, l.x.ticks.clone());
@@ -156,6 +144,46 @@ fn draw<DB: DrawingBackend>(
     legend(plot, &l, &legend_area).map_err(fail)?;
     root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
+}
+
+/// The error of drawing the figure `id`, from what the backend said.
+fn draw_error(id: &str) -> impl Fn(String) -> ReportError + Copy + '_ {
+    move |message| ReportError::Draw {
+        plot: id.to_string(),
+        message,
+    }
+}
+
+type Area<DB> = DrawingArea<DB, plotters::coord::Shift>;
+
+/// A figure's areas: the whole, titled; the chart's; the legend's.
+struct Frame<DB: DrawingBackend> {
+    root: Area<DB>,
+    chart: Area<DB>,
+    legend: Area<DB>,
+}
+
+/// A figure's frame on a white ground: the title across the whole width, legend column
+/// included, so a long one is not clipped; the legend gets a column of its own, as wide as its
+/// longest name needs, so it can never cover the data.
+fn frame<'a, DB: DrawingBackend>(
+    root: Area<DB>,
+    title: &str,
+    legend_names: impl Iterator<Item = &'a str>,
+) -> Result<Frame<DB>, String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let root = root
+        .titled(title, ("sans-serif", 22))
+        .map_err(|e| e.to_string())?;
+    let (w, _) = root.dim_in_pixel();
+    let longest = legend_names.map(|n| n.chars().count()).max().unwrap_or(0) as u32;
+    let legend_w = (longest * 8 + 50).clamp(120, w / 2);
+    let (chart, legend) = root.split_horizontally(w - legend_w);
+    Ok(Frame {
+        root,
+        chart,
+        legend,
+    })
 }
 
 fn legend_name(plot: &Plot, item: LegendItem) -> &str {
@@ -401,10 +429,7 @@ fn draw_bars<DB: DrawingBackend>(
     bars: &StackedBars,
     root: DrawingArea<DB, plotters::coord::Shift>,
 ) -> Result<(), ReportError> {
-    let fail = |e: String| ReportError::Draw {
-        plot: bars.id.clone(),
-        message: e,
-    };
+    let fail = draw_error(&bars.id);
     let n = bars.categories.len();
     let totals: Vec<f64> = (0..n)
         .map(|i| {
@@ -420,19 +445,12 @@ fn draw_bars<DB: DrawingBackend>(
             plot: bars.id.clone(),
         });
     }
-    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
-    let root = root
-        .titled(&bars.title, ("sans-serif", 22))
-        .map_err(|e| fail(e.to_string()))?;
-    let (w, _) = root.dim_in_pixel();
-    let longest = bars
-        .components
-        .iter()
-        .map(|(c, _)| c.chars().count())
-        .max()
-        .unwrap_or(0) as u32;
-    let legend_w = (longest * 8 + 50).clamp(120, w / 2);
-    let (area, legend_area) = root.split_horizontally(w - legend_w);
+    let legend_names = bars.components.iter().map(|(c, _)| c.as_str());
+    let Frame {
+        root,
+        chart: area,
+        legend: legend_area,
+    } = frame(root, &bars.title, legend_names).map_err(fail)?;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| fail(e.to_string());
     let y_axis = super::plot::Axis {
         label: bars.y_label.clone(),

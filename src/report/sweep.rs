@@ -2,22 +2,40 @@
 //! bytes; the binary writes them.
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
-use super::markdown;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::interval::Sensitivity;
 use crate::sweep::{Curve, SweepParam, SweepPoint, SweepResult};
 use crate::units::format_duration;
 use serde::Serialize;
+
+/// The values a `sweep.json` was asked for, as every kind of sweep echoes them.
+#[derive(Serialize)]
+pub(crate) struct JsonRange {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    points_requested: usize,
+}
+
+impl JsonRange {
+    /// `points` values from `lo` to `hi`, `log`-spaced or not.
+    pub(crate) fn new(lo: f64, hi: f64, log: bool, points: usize) -> JsonRange {
+        JsonRange {
+            lo,
+            hi,
+            log,
+            points_requested: points,
+        }
+    }
+}
 
 #[derive(Serialize)]
 struct JsonSweep<'a> {
     schema_version: u32,
     command: &'static str,
     param: SweepParam,
-    lo: f64,
-    hi: f64,
-    log: bool,
-    points_requested: usize,
+    #[serde(flatten)]
+    range: JsonRange,
     inputs: JsonInputs,
     recommended: &'static str,
     recommended_interval_s: f64,
@@ -33,10 +51,7 @@ pub fn json(r: &SweepResult) -> String {
         schema_version: SCHEMA_VERSION,
         command: "sweep",
         param: r.spec.param,
-        lo: r.spec.lo,
-        hi: r.spec.hi,
-        log: r.spec.log,
-        points_requested: r.spec.points,
+        range: JsonRange::new(r.spec.lo, r.spec.hi, r.spec.log, r.spec.points),
         inputs: JsonInputs::of(&r.base.inputs),
         recommended: r.base.recommended,
         recommended_interval_s: r.base.recommended_interval_s,
@@ -149,11 +164,7 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
             param_name(r.spec.param)
         ),
         x: param_axis(r.spec.param, r.spec.log),
-        y: Axis {
-            label: "checkpoint interval".into(),
-            log: log_y,
-            unit: Unit::Seconds,
-        },
+        y: Axis::interval(log_y),
         bands: vec![],
         series,
         markers: given_point(r).into_iter().collect(),
@@ -211,11 +222,7 @@ pub fn overhead_plot(r: &SweepResult) -> Plot {
     Plot {
         id: "overhead".into(),
         title: "Expected overhead vs checkpoint interval, each model's choice marked".into(),
-        x: Axis {
-            label: "checkpoint interval".into(),
-            log: true,
-            unit: Unit::Seconds,
-        },
+        x: Axis::interval(true),
         y: overhead_axis(&series),
         bands: vec![],
         series,
@@ -388,31 +395,11 @@ fn describe(r: &SweepResult) -> String {
     text
 }
 
-/// `report.md`: the plots embedded, one paragraph on what they show.
-pub fn markdown(r: &SweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, `(name, bytes)`, in a fixed order.
-pub fn files(r: &SweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = plots(r);
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots,
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep SweepResult,
+    "ckpt sweep",
+    "Data: `sweep.json` (every row at every point, seconds) and `sweep.csv` (the same, one line per point and row). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep` prints: the points, the answer at the given inputs, where the report is.
 pub fn summary_line(r: &SweepResult, out: &std::path::Path) -> String {
@@ -432,9 +419,5 @@ fn overhead_axis(series: &[Series]) -> Axis {
     let losses = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1 - 1.0));
-    Axis {
-        label: "overhead (wall time / work)".into(),
-        log: spans(losses, 30.0),
-        unit: Unit::Plain,
-    }
+    Axis::overhead(spans(losses, 30.0))
 }

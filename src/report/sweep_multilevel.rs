@@ -1,9 +1,8 @@
 //! The multi-level sweep report (`sweep --level ... --vary levelN.X=LO..HI`): `sweep.json`,
 //! `sweep.csv`, the `intervals`, `strides`, `gain` and `overhead` plots and `report.md`.
 
-use super::markdown;
 use super::multilevel::JsonLevelInputs;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::sweep::multilevel::{LevelSweepPoint, LevelSweepResult};
 use crate::units::format_duration;
 use serde::Serialize;
@@ -13,10 +12,8 @@ struct Doc<'a> {
     schema_version: u32,
     command: &'static str,
     param: String,
-    lo: f64,
-    hi: f64,
-    log: bool,
-    points_requested: usize,
+    #[serde(flatten)]
+    range: super::sweep::JsonRange,
     inputs: JsonLevelInputs,
     recommended_interval_s: f64,
     recommended_overhead: f64,
@@ -31,10 +28,7 @@ pub fn json(r: &LevelSweepResult) -> String {
         schema_version: super::interval::SCHEMA_VERSION,
         command: "sweep",
         param: s.name(),
-        lo: s.lo,
-        hi: s.hi,
-        log: s.log,
-        points_requested: s.points,
+        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
         inputs: JsonLevelInputs::of(&s.levels, None),
         recommended_interval_s: r.base.pattern.interval(),
         recommended_overhead: r.base.overhead,
@@ -175,11 +169,7 @@ pub fn gain_plot(r: &LevelSweepResult) -> Plot {
         id: "gain".into(),
         title: "Wall time saved against checkpointing only the top level".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "gain (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("gain (%)"),
         bands: vec![],
         series: vec![Series {
             name: "multi-level gain".into(),
@@ -197,11 +187,7 @@ pub fn overhead_plot(r: &LevelSweepResult) -> Plot {
         id: "overhead".into(),
         title: "Expected overhead at the optimum".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![],
         series: vec![
             Series {
@@ -261,31 +247,11 @@ fn describe(r: &LevelSweepResult) -> String {
     )
 }
 
-/// `report.md`: the plots embedded, one paragraph on the ends of the range.
-pub fn markdown(r: &LevelSweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep (multi-level)",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, in a fixed order.
-pub fn files(r: &LevelSweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = plots(r);
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots,
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep LevelSweepResult,
+    "ckpt sweep (multi-level)",
+    "Data: `sweep.json` (the optimum at every point, seconds) and `sweep.csv` (one line per point and level). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep --level` prints.
 pub fn summary_line(r: &LevelSweepResult, out: &std::path::Path) -> String {

@@ -1,8 +1,7 @@
 //! The shape sweep report (`sweep --dist FAMILY:K --vary shape=LO..HI` for one job):
 //! `sweep.json`, `sweep.csv`, the `gain` and `overhead` plots and `report.md`.
 
-use super::markdown;
-use super::plot::{self, Axis, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::sweep::renewal::{ShapePoint, ShapeSweepResult, shape_of};
 use crate::units::format_duration;
 use serde::Serialize;
@@ -21,10 +20,8 @@ struct Doc<'a> {
     command: &'static str,
     param: &'static str,
     family: &'static str,
-    lo: f64,
-    hi: f64,
-    log: bool,
-    points_requested: usize,
+    #[serde(flatten)]
+    range: super::sweep::JsonRange,
     inputs: Inputs,
     given: &'a ShapePoint,
     points: &'a [ShapePoint],
@@ -38,10 +35,7 @@ pub fn json(r: &ShapeSweepResult) -> String {
         command: "sweep",
         param: "shape",
         family: s.family(),
-        lo: s.lo,
-        hi: s.hi,
-        log: s.log,
-        points_requested: s.points,
+        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
         inputs: Inputs {
             mtbf_s: s.mtbf_s,
             cost_s: s.cost_s,
@@ -113,11 +107,7 @@ pub fn gain_plot(r: &ShapeSweepResult) -> Plot {
         id: "gain".into(),
         title: "Wall time the schedule saves over the best period".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "gain (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("gain (%)"),
         bands: vec![],
         series: vec![Series {
             name: "schedule over best period".into(),
@@ -144,11 +134,7 @@ pub fn overhead_plot(r: &ShapeSweepResult) -> Plot {
         id: "overhead".into(),
         title: "Long-run overhead of each policy under the failure distribution".into(),
         x: x_axis(r),
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![],
         series: vec![
             series("renewal-schedule", false, &|p| Some(p.schedule_overhead)),
@@ -201,30 +187,11 @@ fn describe(r: &ShapeSweepResult) -> String {
     )
 }
 
-/// `report.md`: the plots embedded, one paragraph on the ends of the range.
-pub fn markdown(r: &ShapeSweepResult, command: &str) -> String {
-    let plots = plots(r);
-    let figures: Vec<(&str, &Plot)> = plots.iter().map(|p| (p.title.as_str(), p)).collect();
-    markdown::document(
-        "ckpt sweep (one job, renewal failures)",
-        command,
-        &describe(r),
-        &figures,
-        "sweep.json",
-        "Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n",
-    )
-}
-
-/// Every file of the report, in a fixed order.
-pub fn files(r: &ShapeSweepResult, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    plot::folder(
-        "sweep",
-        [json(r), csv(r)],
-        &plots(r),
-        vec![],
-        markdown(r, command),
-    )
-}
+super::folder!(
+    sweep ShapeSweepResult,
+    "ckpt sweep (one job, renewal failures)",
+    "Data: `sweep.json` (every point's four overheads, intervals and gain, seconds) and `sweep.csv` (one line per point). PNG copies of the plots sit beside the SVG files.\n"
+);
 
 /// The line `sweep --vary shape` prints.
 pub fn summary_line(r: &ShapeSweepResult, out: &std::path::Path) -> String {

@@ -2,7 +2,7 @@
 
 use super::interval::{JsonInputs, SCHEMA_VERSION};
 use super::markdown;
-use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::table::{self, Align};
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
@@ -121,16 +121,8 @@ pub fn overhead_plot(v: &Validation) -> Plot {
             sim_name(v.sim),
             v.options.runs
         ),
-        x: Axis {
-            label: "checkpoint interval".into(),
-            log: true,
-            unit: Unit::Seconds,
-        },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        x: Axis::interval(true),
+        y: Axis::overhead(false),
         bands: vec![band],
         series,
         markers,
@@ -148,11 +140,7 @@ pub fn regret_plot(v: &Validation) -> Plot {
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis {
-            label: "extra wall time (%), 95% CI".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("extra wall time (%), 95% CI"),
         bands: vec![],
         series: vec![],
         markers: v
@@ -297,14 +285,9 @@ pub fn markdown(v: &Validation, command: &str) -> String {
     )
 }
 
-/// Every file of the report.
-pub fn files(v: &Validation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = [overhead_plot(v), regret_plot(v)];
-    plot::folder(
-        "validate",
-        [json(v), csv(v)],
-        &plots,
-        vec![],
-        markdown(v, command),
-    )
+/// The plots, in report order.
+fn plots(v: &Validation) -> [Plot; 2] {
+    [overhead_plot(v), regret_plot(v)]
 }
+
+super::folder!("validate", Validation);

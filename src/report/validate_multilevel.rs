@@ -4,7 +4,7 @@
 
 use super::markdown;
 use super::multilevel::JsonLevelInputs;
-use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::table::{self, Align};
 use crate::units::format_duration;
 use crate::validate::multilevel::{
@@ -125,11 +125,7 @@ pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis {
-            label: "overhead (wall time / work)".into(),
-            log: false,
-            unit: Unit::Plain,
-        },
+        y: Axis::overhead(false),
         bands: vec![Band {
             name: "simulated 95% CI".into(),
             points: curve
@@ -178,11 +174,7 @@ pub fn regret_plot(v: &MultilevelValidation) -> Plot {
             log: false,
             unit: Unit::Plain,
         },
-        y: Axis {
-            label: "extra wall time (%), 95% CI".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("extra wall time (%), 95% CI"),
         bands: vec![],
         series: vec![],
         markers: shown
@@ -316,17 +308,9 @@ pub fn markdown(v: &MultilevelValidation, command: &str) -> String {
     )
 }
 
-/// Every file of the report.
-pub fn files(
-    v: &MultilevelValidation,
-    command: &str,
-) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = [overhead_plot(v), regret_plot(v)];
-    plot::folder(
-        "validate",
-        [json(v), csv(v)],
-        &plots,
-        vec![],
-        markdown(v, command),
-    )
+/// The plots, in report order.
+fn plots(v: &MultilevelValidation) -> [Plot; 2] {
+    [overhead_plot(v), regret_plot(v)]
 }
+
+super::folder!("validate", MultilevelValidation);

@@ -3,7 +3,7 @@
 //! `report.md`, in the shapes of the other validation reports.
 
 use super::markdown;
-use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, Unit};
+use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::renewal::RenewalInputsJson;
 use super::table::{self, Align};
 use crate::failure::Lifetime;
@@ -292,11 +292,7 @@ pub fn difference_plot(v: &RenewalValidation) -> Plot {
             log: false,
             unit: Unit::Plain,
         },
-        y: Axis {
-            label: "overhead over the schedule's (%)".into(),
-            log: false,
-            unit: Unit::Percent,
-        },
+        y: Axis::percent("overhead over the schedule's (%)"),
         bands,
         series: vec![
             Series {
@@ -457,14 +453,9 @@ pub fn markdown(v: &RenewalValidation, command: &str) -> String {
     )
 }
 
-/// Every file of the report.
-pub fn files(v: &RenewalValidation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = [schedule_plot(v), hazard_plot(v), difference_plot(v)];
-    plot::folder(
-        "validate",
-        [json(v), csv(v)],
-        &plots,
-        vec![],
-        markdown(v, command),
-    )
+/// The plots, in report order.
+fn plots(v: &RenewalValidation) -> [Plot; 3] {
+    [schedule_plot(v), hazard_plot(v), difference_plot(v)]
 }
+
+super::folder!("validate", RenewalValidation);

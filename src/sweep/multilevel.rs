@@ -1,7 +1,7 @@
 //! `ckpt sweep --level ... --vary levelN.cost|restart|mtbf=LO..HI`: how the multi-level optimum
 //! (strides, base interval, levels used, gain over a single level) moves with one level's input.
 
-use super::{SweepParam, SweepSpec};
+use super::SweepSpec;
 use crate::model::multilevel::{Level, Levels, MultilevelAnswer, MultilevelError};
 use serde::{Deserialize, Serialize};
 
@@ -57,14 +57,7 @@ impl LevelSweep {
 
     /// The values, as `ckpt sweep` spaces them (ends exact).
     pub fn values(&self) -> Vec<f64> {
-        let spec = SweepSpec {
-            param: SweepParam::Cost,
-            lo: self.lo,
-            hi: self.hi,
-            points: self.points.max(2),
-            log: self.log,
-        };
-        spec.values()
+        SweepSpec::spaced(self.lo, self.hi, self.points, self.log)
     }
 
     /// The levels with the swept input at `value`.
@@ -161,22 +154,15 @@ pub fn points(
     range: std::ops::Range<usize>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<LevelSweepPoint>, PointError> {
-    use rayon::prelude::*;
-    let values = sweep.values();
-    let values = values.get(range).unwrap_or_default();
-    values
-        .par_iter()
-        .map(|&v| {
-            let at = |source| PointError {
-                name: sweep.name(),
-                value: v,
-                source,
-            };
-            let a = sweep.levels_at(v).map_err(at)?.optimize().map_err(at)?;
-            tick();
-            Ok(LevelSweepPoint::of(v, &a))
-        })
-        .collect()
+    super::slice_points(&sweep.values(), range, tick, |v| {
+        let at = |source| PointError {
+            name: sweep.name(),
+            value: v,
+            source,
+        };
+        let a = sweep.levels_at(v).map_err(at)?.optimize().map_err(at)?;
+        Ok(LevelSweepPoint::of(v, &a))
+    })
 }
 
 /// The sweep from all its points.

@@ -2,7 +2,7 @@
 //! schedule gains over the best period, and what Young's and Daly's intervals lose, as the
 //! shape of the failure distribution moves at a fixed mean (`docs/models.md` §13).
 
-use super::{SweepParam, SweepSpec};
+use super::SweepSpec;
 use crate::failure::{Lifetime, Shape};
 use crate::model::ModelError;
 use crate::model::renewal::Renewal;
@@ -51,14 +51,7 @@ pub fn shape_of(shape: Shape) -> Option<f64> {
 impl ShapeSweep {
     /// The shapes, as `ckpt sweep` spaces its values (ends exact).
     pub fn values(&self) -> Vec<f64> {
-        SweepSpec {
-            param: SweepParam::Cost,
-            lo: self.lo,
-            hi: self.hi,
-            points: self.points.max(2),
-            log: self.log,
-        }
-        .values()
+        SweepSpec::spaced(self.lo, self.hi, self.points, self.log)
     }
 
     /// The family's name as `--dist` spells it.
@@ -172,17 +165,7 @@ pub fn points(
     range: std::ops::Range<usize>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<ShapePoint>, ShapePointError> {
-    use rayon::prelude::*;
-    let values = sweep.values();
-    let values = values.get(range).unwrap_or_default();
-    values
-        .par_iter()
-        .map(|&v| {
-            let p = sweep.point(v)?;
-            tick();
-            Ok(p)
-        })
-        .collect()
+    super::slice_points(&sweep.values(), range, tick, |v| sweep.point(v))
 }
 
 /// The sweep from all its points.

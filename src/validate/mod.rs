@@ -335,13 +335,7 @@ fn plan(
     sim: SimKind,
     options: &SimOptions,
 ) -> Result<Plan, ValidateError> {
-    if options.runs < 2 {
-        return Err(ValidateError::Sim(SimError::Invalid {
-            field: "runs",
-            value: options.runs.to_string(),
-            accepted: "at least 2 (confidence intervals need two runs)".into(),
-        }));
-    }
+    enough_runs(options.runs)?;
     let answer = interval::compute(inputs)?;
     let setup = Setup::new(inputs, sim, options)?;
     let reference = Predictor::new(inputs, options)?;
@@ -375,6 +369,56 @@ fn plan(
     })
 }
 
+/// Refuses fewer than two runs: every validation reports confidence intervals.
+pub(crate) fn enough_runs(runs: u64) -> Result<(), ValidateError> {
+    if runs < 2 {
+        return Err(ValidateError::Sim(SimError::Invalid {
+            field: "runs",
+            value: runs.to_string(),
+            accepted: "at least 2 (confidence intervals need two runs)".into(),
+        }));
+    }
+    Ok(())
+}
+
+/// The wall time of runs `range` (one shard's slice) under each candidate (an interval, a
+/// pattern, a policy), in run order: one task per run, simulating every candidate on the run's
+/// own stream, so that differences between candidates are measured on the same failures.
+pub(crate) fn paired_walls<C: Sync>(
+    candidates: &[C],
+    range: std::ops::Range<u64>,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+    wall: impl Fn(&C, u64) -> Result<Nanos, ValidateError> + Sync,
+) -> Result<Vec<Vec<Nanos>>, ValidateError> {
+    replicate_range(range, threads, tick, |i| {
+        candidates.iter().map(|c| wall(c, i)).collect()
+    })
+}
+
+/// Every candidate's overhead run by run, `[candidate][run]`: wall time over `work(candidate)`
+/// (ns). Shard files are only as good as their content, so `per_run` must hold `runs` runs of
+/// all `n` candidates (`what` names them in the refusal) rather than be indexed out of range.
+pub(crate) fn overheads(
+    per_run: &[Vec<Nanos>],
+    runs: u64,
+    n: usize,
+    what: &str,
+    work: impl Fn(usize) -> f64,
+) -> Result<Vec<Vec<f64>>, ValidateError> {
+    if per_run.len() as u64 != runs || per_run.iter().any(|r| r.len() != n) {
+        return Err(ValidateError::Conflict(format!(
+            "{runs} runs of {n} {what} were expected; the results given do not match"
+        )));
+    }
+    Ok((0..n)
+        .map(|j| {
+            let work = work(j);
+            per_run.iter().map(|r| r[j] as f64 / work).collect()
+        })
+        .collect())
+}
+
 /// The wall time of runs `range` at every simulated interval (one shard's slice), in run order.
 pub fn per_run(
     inputs: &IntervalInputs,
@@ -385,16 +429,10 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let p = plan(inputs, sim, options)?;
-    // One task per run, simulating every interval on the run's own stream.
-    replicate_range(range, threads, tick, |i| {
-        p.intervals
-            .iter()
-            .map(|&t| {
-                p.setup
-                    .wall(t, options.seed, i)
-                    .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
-            })
-            .collect::<Result<Vec<Nanos>, ValidateError>>()
+    paired_walls(&p.intervals, range, threads, tick, |&t, i| {
+        p.setup
+            .wall(t, options.seed, i)
+            .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
     })
 }
 
@@ -424,19 +462,11 @@ pub fn finish(
         intervals,
         ..
     } = plan(inputs, sim, options)?;
-    // Shard files are only as good as their content: refuse rather than index out of range.
-    if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != intervals.len()) {
-        return Err(ValidateError::Conflict(format!(
-            "{} runs of {} intervals were expected; the results given do not match",
-            options.runs,
-            intervals.len()
-        )));
-    }
     let work = secs_to_ns(options.work_s) as f64;
     // overhead[j][i]: interval j, run i.
-    let overhead: Vec<Vec<f64>> = (0..intervals.len())
-        .map(|j| per_run.iter().map(|r| r[j] as f64 / work).collect())
-        .collect();
+    let overhead = overheads(&per_run, options.runs, intervals.len(), "intervals", |_| {
+        work
+    })?;
     let means: Vec<Estimate> = overhead.iter().map(|o| Estimate::from_samples(o)).collect();
 
     // Every simulated interval competes, the rows' own included: an optimum taken over the grid

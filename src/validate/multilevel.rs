@@ -4,11 +4,11 @@
 //! one more or one less) runs at `w`; all with common random numbers, so that each pattern's
 //! regret against the empirical optimum is paired run by run.
 
-use super::{ValidateError, grid, paired, scaled};
+use super::{ValidateError, grid, overheads, paired, paired_walls, scaled};
 use crate::model::multilevel::{Levels, MultilevelError, Pattern};
 use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
-use crate::sim::run::{Scenario, SimError, replicate_range};
+use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +152,23 @@ pub fn neighbours(strides: &[u64]) -> Vec<Vec<u64>> {
     out
 }
 
+/// What `validate --level` simulates: the levels, the model's optimal pattern (computed once
+/// when the job is made, carried by shard files) and the settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternCheck {
+    /// The levels.
+    pub levels: Levels,
+    /// The model's optimal pattern.
+    pub pattern: Pattern,
+    /// Work, runs, seed, grid.
+    pub options: MultilevelValidateOptions,
+}
+
+/// Checks `c` as [`plan`] does before any run (a setup read back from a shard file included).
+pub fn check(c: &PatternCheck) -> Result<(), ValidateError> {
+    plan(&c.levels, &c.pattern, &c.options).map(|_| ())
+}
+
 /// The patterns of a validation around `best` (the model's optimum, [`Levels::optimize`]) and
 /// their simulator configs, checked before any run.
 pub fn plan(
@@ -159,13 +176,7 @@ pub fn plan(
     best: &Pattern,
     options: &MultilevelValidateOptions,
 ) -> Result<Plan, ValidateError> {
-    if options.runs < 2 {
-        return Err(ValidateError::Sim(SimError::Invalid {
-            field: "runs",
-            value: options.runs.to_string(),
-            accepted: "at least 2 (confidence intervals need two runs)".into(),
-        }));
-    }
+    super::enough_runs(options.runs)?;
     levels.check_pattern(best).map_err(model_error)?;
     let w = best.interval();
     let mut patterns: Vec<(Pattern, PointKind)> = Vec::new();
@@ -214,43 +225,28 @@ pub fn plan(
 /// The wall time of runs `range` under every pattern of the plan (one shard's slice), in run
 /// order.
 pub fn per_run(
-    levels: &Levels,
-    best: &Pattern,
-    options: &MultilevelValidateOptions,
+    c: &PatternCheck,
     threads: usize,
     range: std::ops::Range<u64>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let p = plan(levels, best, options)?;
-    replicate_range(range, threads, tick, |i| {
-        p.configs
-            .iter()
-            .map(|c| Ok(msim::simulate_run(c, options.seed, i)?.wall))
-            .collect::<Result<Vec<Nanos>, ValidateError>>()
+    let p = plan(&c.levels, &c.pattern, &c.options)?;
+    paired_walls(&p.configs, range, threads, tick, |config, i| {
+        Ok(msim::simulate_run(config, c.options.seed, i)?.wall)
     })
 }
 
 /// The validation from every run's wall times (what [`per_run`] gives for all runs).
 pub fn finish(
-    levels: &Levels,
-    model: &Pattern,
-    options: &MultilevelValidateOptions,
+    c: &PatternCheck,
     per_run: Vec<Vec<Nanos>>,
 ) -> Result<MultilevelValidation, ValidateError> {
+    let (levels, model, options) = (&c.levels, &c.pattern, &c.options);
     let Plan { patterns, configs } = plan(levels, model, options)?;
     let n = patterns.len();
-    if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != n) {
-        return Err(ValidateError::Conflict(format!(
-            "{} runs of {n} patterns were expected; the results given do not match",
-            options.runs
-        )));
-    }
-    let overhead: Vec<Vec<f64>> = (0..n)
-        .map(|j| {
-            let work = configs[j].work as f64;
-            per_run.iter().map(|r| r[j] as f64 / work).collect()
-        })
-        .collect();
+    let overhead = overheads(&per_run, options.runs, n, "patterns", |j| {
+        configs[j].work as f64
+    })?;
     let means: Vec<Estimate> = overhead.iter().map(|o| Estimate::from_samples(o)).collect();
     let super::Optimum { best, region } = super::optimum(&overhead)
         .ok_or_else(|| ValidateError::Conflict("no pattern was simulated".into()))?;
@@ -344,8 +340,13 @@ mod tests {
             grid_points: 5,
         };
         let best = levels.optimize().unwrap().pattern;
-        let runs = per_run(&levels, &best, &o, 1, 0..o.runs, &|| {}).unwrap();
-        let v = finish(&levels, &best, &o, runs).unwrap();
+        let c = PatternCheck {
+            levels,
+            pattern: best.clone(),
+            options: o,
+        };
+        let runs = per_run(&c, 1, 0..o.runs, &|| {}).unwrap();
+        let v = finish(&c, runs).unwrap();
         assert_eq!(v.verdict.interval_s, best.interval());
         assert_eq!(
             v.points
@@ -363,6 +364,6 @@ mod tests {
             assert!((periods - periods.round()).abs() < 1e-6, "{p:?}");
         }
         // A wrong number of results is refused.
-        assert!(finish(&levels, &best, &o, vec![vec![1; 3]; 40]).is_err());
+        assert!(finish(&c, vec![vec![1; 3]; 40]).is_err());
     }
 }

@@ -5,13 +5,13 @@
 //! in the same order whatever the policy, so each policy's difference to the schedule is paired
 //! run by run, and its confidence interval is far tighter than the means' own.
 
-use super::{ValidateError, paired};
+use super::{ValidateError, overheads, paired, paired_walls};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
 use crate::model::renewal::Renewal;
 use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
-use crate::sim::run::{Scenario, SimError, replicate_range};
+use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
 use serde::{Deserialize, Serialize};
 
@@ -190,18 +190,29 @@ fn model_error(e: ModelError) -> ValidateError {
     ValidateError::Conflict(e.to_string())
 }
 
+/// What `validate --dist` for one job simulates: the job and its policies (computed once when
+/// the job is made, carried by shard files) and the settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyCheck {
+    /// The job and its policies.
+    pub policies: RenewalPolicies,
+    /// Work, runs, seed.
+    pub options: RenewalValidateOptions,
+}
+
+/// Checks `c` as [`configs`] and the model do before any run (a setup read back from a shard
+/// file included).
+pub fn check(c: &PolicyCheck) -> Result<(), ValidateError> {
+    c.policies.model()?;
+    configs(&c.policies, &c.options).map(|_| ())
+}
+
 /// The simulator setups of the policies, checked before any run.
 pub fn configs(
     p: &RenewalPolicies,
     options: &RenewalValidateOptions,
 ) -> Result<Vec<ScheduleConfig>, ValidateError> {
-    if options.runs < 2 {
-        return Err(ValidateError::Sim(SimError::Invalid {
-            field: "runs",
-            value: options.runs.to_string(),
-            accepted: "at least 2 (confidence intervals need two runs)".into(),
-        }));
-    }
+    super::enough_runs(options.runs)?;
     if p.policies.is_empty() {
         return Err(ValidateError::Conflict("no policy to validate".into()));
     }
@@ -242,18 +253,14 @@ pub fn configs(
 /// from `run_rng(seed, run)` one by one, as the job reaches them, and nothing else draws from
 /// it, so a policy only decides how many of the same draws it consumes.
 pub fn per_run(
-    p: &RenewalPolicies,
-    options: &RenewalValidateOptions,
+    c: &PolicyCheck,
     threads: usize,
     range: std::ops::Range<u64>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let configs = configs(p, options)?;
-    replicate_range(range, threads, tick, |i| {
-        configs
-            .iter()
-            .map(|c| Ok(c.run(options.seed, i)?.wall))
-            .collect::<Result<Vec<Nanos>, ValidateError>>()
+    let configs = configs(&c.policies, &c.options)?;
+    paired_walls(&configs, range, threads, tick, |config, i| {
+        Ok(config.run(c.options.seed, i)?.wall)
     })
 }
 
@@ -266,23 +273,17 @@ fn z_of(predicted: Option<f64>, sim: &Estimate) -> Option<f64> {
 
 /// The validation from every run's wall times (what [`per_run`] gives for all runs).
 pub fn finish(
-    p: &RenewalPolicies,
-    options: &RenewalValidateOptions,
+    c: &PolicyCheck,
     per_run: Vec<Vec<Nanos>>,
 ) -> Result<RenewalValidation, ValidateError> {
+    let (p, options) = (&c.policies, &c.options);
     let configs = configs(p, options)?;
     let n = configs.len();
-    if per_run.len() as u64 != options.runs || per_run.iter().any(|r| r.len() != n) {
-        return Err(ValidateError::Conflict(format!(
-            "{} runs of {n} policies were expected; the results given do not match",
-            options.runs
-        )));
-    }
+    // Every policy simulates the same work.
+    let overhead = overheads(&per_run, options.runs, n, "policies", |_| {
+        configs[0].base.work as f64
+    })?;
     let model = p.model()?;
-    let work = configs[0].base.work as f64;
-    let overhead: Vec<Vec<f64>> = (0..n)
-        .map(|j| per_run.iter().map(|r| r[j] as f64 / work).collect())
-        .collect();
     let predicted: Vec<Option<f64>> = p
         .policies
         .iter()
@@ -354,20 +355,24 @@ mod tests {
             runs: 30,
             seed: 9,
         };
-        let runs = per_run(&p, &o, 1, 0..o.runs, &|| {}).unwrap();
+        let c = PolicyCheck {
+            policies: p.clone(),
+            options: o,
+        };
+        let runs = per_run(&c, 1, 0..o.runs, &|| {}).unwrap();
         // Threads and slices change nothing.
         let split: Vec<Vec<Nanos>> = [0..7, 7..30]
             .into_iter()
-            .flat_map(|r| per_run(&p, &o, 2, r, &|| {}).unwrap())
+            .flat_map(|r| per_run(&c, 2, r, &|| {}).unwrap())
             .collect();
         assert_eq!(runs, split);
-        let v = finish(&p, &o, runs.clone()).unwrap();
+        let v = finish(&c, runs.clone()).unwrap();
         assert_eq!(v.results[0].diff_vs_schedule.point, 0.0);
         // The schedule's own row: the difference to itself is exactly nothing.
         assert_eq!(v.results[0].diff_vs_schedule.ci95, [0.0, 0.0]);
         // A wrong number of results is refused.
-        assert!(finish(&p, &o, runs[..29].to_vec()).is_err());
-        assert!(finish(&p, &o, vec![vec![1; 3]; 30]).is_err());
+        assert!(finish(&c, runs[..29].to_vec()).is_err());
+        assert!(finish(&c, vec![vec![1; 3]; 30]).is_err());
         let bad = RenewalValidateOptions { runs: 1, ..o };
         assert!(configs(&p, &bad).is_err());
     }
