@@ -548,9 +548,15 @@ fn run_chunks(
         // step, so a run costs O(failures) however short the chunk; each still counts as an
         // event. The job's last chunk is never among them (it may have no checkpoint).
         if k >= repeating && next > t {
-            let whole_left = (left - 1) / chunk;
+            // The chunks that fit before the failure first: right after a skip none does, and
+            // the count of whole chunks left (a second division) is then not needed.
             let span = chunk.saturating_add(cfg.cost);
-            let n = whole_left.min((next - t - 1) / span);
+            let fit = (next - t - 1) / span;
+            let n = if fit > 0 {
+                fit.min((left - 1) / chunk)
+            } else {
+                0
+            };
             if n > 0 {
                 t += n * span;
                 out.work += n * chunk;
