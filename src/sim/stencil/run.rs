@@ -206,13 +206,6 @@ fn live(wk: &Worker, time: Nanos, rule: u32) -> bool {
         }
 }
 
-/// The shortest producer list worth compacting.
-const COMPACT_MIN: u32 = if cfg!(any(test, debug_assertions, feature = "invariants")) {
-    4
-} else {
-    64
-};
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Act {
     Idle,
@@ -313,8 +306,10 @@ pub(super) struct State<'a> {
     pub now: Nanos,
     pub tasks: Vec<TaskState>,
     pub workers: Vec<Worker>,
-    /// Tasks ever completed by each worker index (may hold stale entries; filtered on use).
-    pub produced: Vec<Vec<u32>>,
+    /// No task below this id holds a copy: a task gains copies only when it completes (which
+    /// lowers this to it) or while it holds one, so a failure finds the copies of a worker
+    /// in `copy_low..cursor`, with no list per worker kept on every completion.
+    copy_low: u32,
     pub idle: Vec<u64>,
     pub cursor: u32,
     /// No task below this id is incomplete (lowered by cancellations, raised lazily).
@@ -323,8 +318,6 @@ pub(super) struct State<'a> {
     pub events: Ends,
     /// The ends of one class at one instant, being handled.
     batch: Vec<u32>,
-    /// Per worker, the length of its producer list at which to compact it next.
-    compact_at: Vec<u32>,
     pub ready: Vec<u32>,
     /// Per triangle, its incomplete tasks and its checkpoint tasks whose remote copy was not
     /// made: side by side, so the securing test (both zero) is one load. Empty when every
@@ -371,14 +364,13 @@ impl<'a> State<'a> {
                 };
                 w
             ],
-            produced: vec![Vec::new(); w],
+            copy_low: 0,
             idle,
             cursor: 0,
             low: 0,
             requeued: Requeued::new(n),
             events: Ends::new(cfg.workers, &LANES),
             batch: Vec::new(),
-            compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
             tri,
             one_task_tris,
@@ -592,7 +584,7 @@ impl<'a> State<'a> {
             self.tri[self.l.tri_of[ti] as usize].incomplete -= 1;
         }
         self.f.transfer += transfer;
-        self.produced[w as usize].push(t);
+        self.copy_low = self.copy_low.min(t);
         let wk = &mut self.workers[w as usize];
         if self.l.is_checkpoint[ti] {
             self.tasks[ti].flags = LOCAL;
@@ -608,13 +600,6 @@ impl<'a> State<'a> {
             wk.act = Act::Idle;
             wk.since = now;
             self.set_idle(w);
-        }
-        if self.produced[w as usize].len() as u32 >= self.compact_at[w as usize] {
-            // Most entries hold no copy any more: compacting now and then (once `t` holds its
-            // copy) keeps the lists as long as the copies held, not as the tasks run.
-            self.compact(w);
-            self.compact_at[w as usize] =
-                (2 * self.produced[w as usize].len() as u32).max(COMPACT_MIN);
         }
         self.release_tests(t);
         for c in self.l.consumers[ti].iter() {
@@ -806,76 +791,54 @@ impl<'a> State<'a> {
     /// Step 1 of 3.4 for worker `w`: its activity stops and its memory is gone.
     fn fail_worker(&mut self, w: u32) {
         self.stop(w);
-        let list = std::mem::take(&mut self.produced[w as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == w {
-                self.drop_copies(t, PLAIN | LOCAL);
-            }
-        }
-        self.produced[w as usize] = list;
+        self.for_each_held(w, |s, t| s.drop_copies(t, PLAIN | LOCAL));
         let q = self.protectee(w);
-        let list = std::mem::take(&mut self.produced[q as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == q {
-                self.drop_copies(t, REMOTE);
-            }
-        }
-        self.produced[q as usize] = list;
-        self.compact(w);
-        self.compact(q);
+        self.for_each_held(q, |s, t| s.drop_copies(t, REMOTE));
     }
 
     /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Adds to
     /// `touched` the triangles whose securing must be tested once every repair of the instant
     /// is done, so the order of failures within an instant cannot matter.
     fn repair_ring(&mut self, w: u32, touched: &mut Vec<u32>) {
+        // The protectee's checkpoints lost their remote copies with `w`: sent again.
         let q = self.protectee(w);
-        let list = std::mem::take(&mut self.produced[q as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE
-                && ts.who == q
-                && ts.flags & LOCAL != 0
-                && ts.flags & REMOTE == 0
-            {
-                self.tasks[t as usize].flags |= REMOTE;
-                self.copies_held += 1;
-                self.f.resent_copies += 1;
-                self.f.resend += self.cfg.backup_cost;
-                self.mark_remote_done(t);
-                touched.push(self.l.tri_of[t as usize]);
+        self.for_each_held(q, |s, t| {
+            if s.resend(t, LOCAL, REMOTE) {
+                s.mark_remote_done(t);
+                touched.push(s.l.tri_of[t as usize]);
             }
-        }
-        self.produced[q as usize] = list;
-        let list = std::mem::take(&mut self.produced[w as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE
-                && ts.who == w
-                && ts.flags & REMOTE != 0
-                && ts.flags & LOCAL == 0
-            {
-                self.tasks[t as usize].flags |= LOCAL;
-                self.copies_held += 1;
-                self.f.resent_copies += 1;
-                self.f.resend += self.cfg.backup_cost;
-            }
-        }
-        self.produced[w as usize] = list;
+        });
+        // The replacement gets back its local copies from the remote ones its guard holds.
+        self.for_each_held(w, |s, t| {
+            s.resend(t, REMOTE, LOCAL);
+        });
     }
 
-    /// Drops the entries of `w`'s producer list that hold no copy any more.
-    fn compact(&mut self, w: u32) {
-        let tasks = &self.tasks;
-        let v = &mut self.produced[w as usize];
-        v.retain(|&t| {
-            let ts = tasks[t as usize];
-            ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0
-        });
-        v.sort_unstable();
-        v.dedup();
+    /// Re-sends copy `make` of `t` from its copy `have`, if it has that one and not this.
+    fn resend(&mut self, t: u32, have: u8, make: u8) -> bool {
+        let flags = self.tasks[t as usize].flags;
+        if flags & have == 0 || flags & make != 0 {
+            return false;
+        }
+        self.tasks[t as usize].flags |= make;
+        self.copies_held += 1;
+        self.f.resent_copies += 1;
+        self.f.resend += self.cfg.backup_cost;
+        true
+    }
+
+    /// Calls `f` on each complete task produced by `w` that holds a copy, ascending.
+    fn for_each_held(&mut self, w: u32, mut f: impl FnMut(&mut Self, u32)) {
+        while self.copy_low < self.cursor && self.tasks[self.copy_low as usize].flags & COPIES == 0
+        {
+            self.copy_low += 1;
+        }
+        for t in self.copy_low..self.cursor {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0 {
+                f(self, t);
+            }
+        }
     }
 
     /// The smallest incomplete task id (every task below it is complete).
@@ -979,10 +942,7 @@ impl<'a> State<'a> {
             }
             if ts.status == COMPLETE {
                 if ts.flags & COPIES != 0 {
-                    assert!(
-                        self.produced[ts.who as usize].contains(&(t as u32)),
-                        "producer list misses {t}"
-                    );
+                    assert!(t as u32 >= self.copy_low, "{t} holds a copy below copy_low");
                 }
                 let consumers = l.consumers[t].as_slice();
                 if !l.is_checkpoint[t]
@@ -1113,7 +1073,7 @@ pub fn simulate(
             }
         }
         let mut first = true;
-        loop {
+        let next = loop {
             // (2) ends of processing, (3) ends of remote copies, each by worker index.
             s.handle_ends::<RULE_PROCESSING>();
             s.handle_ends::<RULE_COPY>();
@@ -1142,10 +1102,11 @@ pub fn simulate(
                     what: e,
                 });
             }
-            if s.next_end() != Some(s.now) {
-                break;
+            let next = s.next_end();
+            if next != Some(s.now) {
+                break next;
             }
-        }
+        };
         s.f.max_copies_held = s.f.max_copies_held.max(s.copies_held);
         if cfg!(any(debug_assertions, feature = "invariants")) && total <= 4096 {
             s.check_consistency();
@@ -1155,7 +1116,7 @@ pub fn simulate(
         }
         // Instants of only stale entries are skipped: they would change nothing (an idle worker
         // exists only while the queue is empty). No live end left is a stall.
-        let Some(next_event) = s.next_end() else {
+        let Some(next_event) = next else {
             return Err(SimError::Protocol {
                 time: s.now,
                 what: format!(
