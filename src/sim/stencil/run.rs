@@ -586,7 +586,8 @@ impl<'a> State<'a> {
         self.f.transfer += transfer;
         self.copy_low = self.copy_low.min(t);
         let wk = &mut self.workers[w as usize];
-        if self.l.is_checkpoint[ti] {
+        let checkpoint = self.l.is_checkpoint[ti];
+        if checkpoint {
             self.tasks[ti].flags = LOCAL;
             self.f.local_copies += 1;
             self.copies_held += 1;
@@ -601,7 +602,7 @@ impl<'a> State<'a> {
             wk.since = now;
             self.set_idle(w);
         }
-        self.release_tests(t);
+        self.release_tests(t, checkpoint);
         for c in self.l.consumers[ti].iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
@@ -610,16 +611,18 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Release tests after `t` completed: its plain dependencies, itself, its triangle.
+    /// Release tests after `t` completed: its plain dependencies, itself, its triangle. `t`
+    /// holds its plain output, or its local copy if `checkpoint`.
     #[inline(always)]
-    fn release_tests(&mut self, t: u32) {
+    fn release_tests(&mut self, t: u32, checkpoint: bool) {
         let l = self.l;
         for d in l.deps[t as usize].iter() {
             self.try_release_plain(d);
         }
-        self.try_release_plain(t);
-        if l.is_checkpoint[t as usize] {
+        if checkpoint {
             self.try_release_checkpoint(t);
+        } else {
+            self.release_plain_if_read(t);
         }
         self.check_secured_of(t);
     }
@@ -627,9 +630,14 @@ impl<'a> State<'a> {
     #[inline(always)]
     fn try_release_plain(&mut self, d: u32) {
         let ds = self.tasks[d as usize];
-        if ds.status != COMPLETE || ds.flags & PLAIN == 0 {
-            return;
+        if ds.status == COMPLETE && ds.flags & PLAIN != 0 {
+            self.release_plain_if_read(d);
         }
+    }
+
+    /// Drops the plain output of complete `d` once every consumer is complete.
+    #[inline(always)]
+    fn release_plain_if_read(&mut self, d: u32) {
         if self.l.consumers[d as usize]
             .iter()
             .all(|c| self.tasks[c as usize].status == COMPLETE)
@@ -670,6 +678,7 @@ impl<'a> State<'a> {
         !self.one_task_tris && self.tri[x as usize].incomplete == self.l.tri_size(x)
     }
 
+    #[inline(never)]
     pub fn check_secured(&mut self, x: u32) {
         if !self.secured(x) {
             return;
@@ -686,19 +695,26 @@ impl<'a> State<'a> {
         ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
     }
 
-    /// [`State::check_secured`] for the triangle of task `t`.
+    /// [`State::check_secured`] for the triangle of task `t`. At level 1 the triangle is `t`
+    /// alone and watches the checkpoints among its dependencies: enumerating it from the
+    /// geometry cost more than the rest of a level-1 securing.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
-        let secured = if self.one_task_tris {
-            self.task_secured(t)
-        } else {
-            self.secured(self.l.tri_of[t as usize])
-        };
-        if !secured {
-            return;
+        if !self.one_task_tris {
+            // Tested here, so that the walk of the triangle is called only once it is secured.
+            let x = self.l.tri_of[t as usize];
+            let n = self.tri[x as usize];
+            if n.incomplete | n.pending == 0 {
+                self.check_secured(x);
+            }
+        } else if self.task_secured(t) {
+            let l = self.l;
+            for d in l.deps[t as usize].iter() {
+                if l.is_checkpoint[d as usize] {
+                    self.try_release_checkpoint(d);
+                }
+            }
         }
-        let l = self.l;
-        l.for_each_watched_of(t, |c| self.try_release_checkpoint(c));
     }
 
     #[inline(always)]

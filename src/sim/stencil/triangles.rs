@@ -372,22 +372,6 @@ impl Layout {
         })
     }
 
-    /// [`Layout::for_each_watched`] for the triangle of task `t`. At level 1 every triangle is
-    /// one task, `t` itself, whose checkpoint dependencies are all it watches: enumerating it
-    /// from the geometry cost more than the rest of a level-1 securing.
-    #[inline(always)]
-    pub fn for_each_watched_of(&self, t: u32, mut f: impl FnMut(u32)) {
-        if self.tris.is_some_and(|tr| tr.height() == 1) {
-            for d in self.deps[t as usize].iter() {
-                if self.is_checkpoint[d as usize] {
-                    f(d);
-                }
-            }
-        } else {
-            self.for_each_watched(self.tri_of[t as usize], f)
-        }
-    }
-
     /// Tasks of other triangles that triangle `x` reads (repeats possible).
     pub fn entries_of(&self, x: u32) -> impl Iterator<Item = u32> + '_ {
         self.tasks_of(x)
