@@ -122,10 +122,18 @@ impl Triangles {
         // so that position 0 comes first.
         let row = &mut ext[1..=wu];
         let up = (2 * (h - 1 - k) + 1) as usize;
-        for (j, run) in (0..).zip(row.chunks_exact_mut(2 * h as usize)) {
-            let (u, d) = run.split_at_mut(up);
-            u.fill(base + 2 * j);
-            d.fill(base + 2 * j + 1);
+        if h == 1 {
+            // Runs of one position each (every row at level 1).
+            for (j, run) in (0..).zip(row.chunks_exact_mut(2)) {
+                run[0] = base + 2 * j;
+                run[1] = base + 2 * j + 1;
+            }
+        } else {
+            for (j, run) in (0..).zip(row.chunks_exact_mut(2 * h as usize)) {
+                let (u, d) = run.split_at_mut(up);
+                u.fill(base + 2 * j);
+                d.fill(base + 2 * j + 1);
+            }
         }
         row.rotate_right(p);
         ext[0] = ext[wu];
@@ -218,20 +226,13 @@ impl Layout {
             if t < rows {
                 tr.fill_row(t + 1, &mut next_tri);
             }
-            // The positions 2j, 2j + 1 and their neighbours are `ext[2j..2j + 4]`: U_j sits at
-            // 2j + o and feeds the positions beside it; D_j sits at 2j + 1 - o and feeds the
-            // same position in the next row.
-            let o = odd as usize;
-            let cur = quads(&row_tri);
-            tri_of.extend(cur.clone().map(|q| q[1 + o]));
-            tri_of.extend(cur.clone().map(|q| q[2 - o]));
-            is_checkpoint.extend(
-                cur.clone()
-                    .map(|q| q[o] != q[1 + o] || q[2 + o] != q[1 + o]),
-            );
             // The last row feeds no row: compared with itself, no D of it is a checkpoint.
-            let up = quads(if t < rows { &next_tri } else { &row_tri });
-            is_checkpoint.extend(cur.zip(up).map(|(q, r)| r[2 - o] != q[2 - o]));
+            let up = if t < rows { &next_tri } else { &row_tri };
+            if odd {
+                row_triangles::<1>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
+            } else {
+                row_triangles::<0>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
+            }
             std::mem::swap(&mut row_tri, &mut next_tri);
         }
         let count = tris.map_or(1, |tr| tr.count()) as usize;
@@ -386,6 +387,24 @@ impl Layout {
             .iter()
             .all(|c| f(self.tri_of[c as usize]))
     }
+}
+
+/// Appends the triangles and checkpoint flags of a row's Us then Ds, from the row's triangles
+/// and the next row's (`cur`, `up`, extended by [`Triangles::fill_row`]), with `O` = (t-1) % 2
+/// (a constant, so that the positions below are too). The positions 2j, 2j + 1 and their
+/// neighbours are `ext[2j..2j + 4]`: U_j sits at 2j + O and feeds the positions beside it; D_j
+/// sits at 2j + 1 - O and feeds the same position in the next row.
+fn row_triangles<const O: usize>(
+    cur: &[u32],
+    up: &[u32],
+    tri_of: &mut Vec<u32>,
+    is_checkpoint: &mut Vec<bool>,
+) {
+    let q = quads(cur);
+    tri_of.extend(q.clone().map(|q| q[1 + O]));
+    tri_of.extend(q.clone().map(|q| q[2 - O]));
+    is_checkpoint.extend(q.clone().map(|q| q[O] != q[1 + O] || q[2 + O] != q[1 + O]));
+    is_checkpoint.extend(q.zip(quads(up)).map(|(q, r)| r[2 - O] != q[2 - O]));
 }
 
 /// The positions 2j - 1 .. 2j + 3 of a row extended by [`Triangles::fill_row`], for each j.
