@@ -421,20 +421,16 @@ fn row_triangles<const O: usize>(
     tri_of: &mut Vec<u32>,
     is_checkpoint: &mut Vec<bool>,
 ) {
-    let q = quads(cur);
-    tri_of.extend(q.clone().map(|q| q[1 + O]));
-    tri_of.extend(q.clone().map(|q| q[2 - O]));
-    is_checkpoint.extend(q.clone().map(|q| q[O] != q[1 + O] || q[2 + O] != q[1 + O]));
-    is_checkpoint.extend(q.zip(quads(up)).map(|(q, r)| r[2 - O] != q[2 - O]));
-}
-
-/// The positions 2j - 1 .. 2j + 3 of a row extended by [`Triangles::fill_row`], for each j.
-fn quads(ext: &[u32]) -> impl Iterator<Item = [u32; 4]> + Clone + '_ {
-    let w = ext.len() - 2;
-    ext[..w]
-        .chunks_exact(2)
-        .zip(ext[2..].chunks_exact(2))
-        .map(|(a, b)| [a[0], a[1], b[0], b[1]])
+    let half = (cur.len() - 2) / 2;
+    // Cut to the length the indices below stay under, so that they need no test.
+    let (cur, up) = (&cur[..2 * half + 2], &up[..2 * half + 2]);
+    tri_of.extend((0..half).map(|j| cur[2 * j + 1 + O]));
+    tri_of.extend((0..half).map(|j| cur[2 * j + 2 - O]));
+    is_checkpoint.extend((0..half).map(|j| {
+        let p = 2 * j + O;
+        cur[p] != cur[p + 1] || cur[p + 2] != cur[p + 1]
+    }));
+    is_checkpoint.extend((0..half).map(|j| up[2 * j + 2 - O] != cur[2 * j + 2 - O]));
 }
 
 /// Division of 32-bit numbers by a fixed divisor as a multiplication (Lemire, Kaser and Kurz,
