@@ -568,6 +568,7 @@ impl<'a> State<'a> {
         ));
     }
 
+    #[inline(always)]
     fn end_processing(&mut self, w: u32) {
         let Act::Running { task: t, inputs } = self.workers[w as usize].act else {
             return;
@@ -745,6 +746,7 @@ impl<'a> State<'a> {
         ts.flags &= !which;
     }
 
+    #[inline(always)]
     fn end_copy(&mut self, w: u32) {
         let Act::Sending(t) = self.workers[w as usize].act else {
             return;
