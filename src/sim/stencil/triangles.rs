@@ -315,16 +315,8 @@ impl Layout {
 
     /// Calls `f` on each task of triangle `x`, row by row (within a row in no particular
     /// order).
-    pub fn for_each_task(&self, x: u32, mut f: impl FnMut(u32)) {
-        let s = self.span(x);
-        let g = self.grid;
-        for k in 0..s.rows {
-            let t = s.first_row + k;
-            let (start, len) = s.row(k);
-            for i in 0..len as u64 {
-                f(g.id(t, wrap(start as u64 + i, s.w) + 1));
-            }
-        }
+    pub fn for_each_task(&self, x: u32, f: impl FnMut(u32)) {
+        self.walk(x, false, f)
     }
 
     /// Calls `f` on the tasks of triangle `x` that may read outside it, in the order of
@@ -332,13 +324,20 @@ impl Layout {
     /// task inside a later row reads the task below it, in the wider (U) or one-narrower (D)
     /// row beneath, or its neighbours in its own row, all in `x`; so these are a superset of the
     /// tasks with an entry, at O(H) of the triangle's O(H^2) tasks.
-    pub fn for_each_edge_task(&self, x: u32, mut f: impl FnMut(u32)) {
+    pub fn for_each_edge_task(&self, x: u32, f: impl FnMut(u32)) {
+        self.walk(x, true, f)
+    }
+
+    /// The walk of [`Layout::for_each_task`], or of [`Layout::for_each_edge_task`] if
+    /// `edges`.
+    #[inline(always)]
+    fn walk(&self, x: u32, edges: bool, mut f: impl FnMut(u32)) {
         let s = self.span(x);
         let g = self.grid;
         for k in 0..s.rows {
             let t = s.first_row + k;
             let (start, len) = s.row(k);
-            if k == 0 || len <= 2 {
+            if !edges || k == 0 || len <= 2 {
                 for i in 0..len as u64 {
                     f(g.id(t, wrap(start as u64 + i, s.w) + 1));
                 }
