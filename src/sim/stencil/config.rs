@@ -268,6 +268,19 @@ fn config_invalid(key: &str, value: String, accepted: &str) -> ConfigError {
     }
 }
 
+/// A setting that was given neither on the command line nor in the file.
+fn missing(key: &str, hint: &str) -> ConfigError {
+    ConfigError::Missing {
+        key: key.to_string(),
+        hint: hint.to_string(),
+    }
+}
+
+/// `value`, or the [`missing`] error for `key`.
+fn required<T>(value: Option<T>, key: &str, hint: &str) -> Result<T, ConfigError> {
+    value.ok_or_else(|| missing(key, hint))
+}
+
 impl Settings {
     /// `self` with every field that `over` sets replaced. Setting an MTBF clears a trace and
     /// the other way round, so a flag overrides the file's choice of failure source.
@@ -538,30 +551,24 @@ impl Settings {
         seed_required: bool,
         trace_text: Option<&str>,
     ) -> Result<(StencilConfig, Option<u64>), ConfigError> {
-        let missing = |key: &str, hint: &str| ConfigError::Missing {
-            key: key.to_string(),
-            hint: hint.to_string(),
-        };
         let invalid = |key: &str, value: String, accepted: &str| ConfigError::Invalid {
             key: key.to_string(),
             value,
             accepted: accepted.to_string(),
         };
-        let width = self
-            .width
-            .ok_or_else(|| missing("width", "give --width or StencilSize"))?;
-        let rows = self
-            .rows
-            .ok_or_else(|| missing("rows", "give --rows or Timesteps"))?;
-        let workers = self
-            .workers
-            .ok_or_else(|| missing("workers", "give --workers or WorkerCount"))?;
-        let process_cost = self
-            .process_cost
-            .ok_or_else(|| missing("process cost", "give --process-cost or ProcessCost"))?;
-        let backup_cost = self
-            .backup_cost
-            .ok_or_else(|| missing("backup cost", "give --backup-cost or BackupCost"))?;
+        let width = required(self.width, "width", "give --width or StencilSize")?;
+        let rows = required(self.rows, "rows", "give --rows or Timesteps")?;
+        let workers = required(self.workers, "workers", "give --workers or WorkerCount")?;
+        let process_cost = required(
+            self.process_cost,
+            "process cost",
+            "give --process-cost or ProcessCost",
+        )?;
+        let backup_cost = required(
+            self.backup_cost,
+            "backup cost",
+            "give --backup-cost or BackupCost",
+        )?;
         let level = self.level.unwrap_or(1);
         let checkpoint = self.checkpoint.unwrap_or(true);
         let mut cfg = StencilConfig {

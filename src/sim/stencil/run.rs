@@ -206,13 +206,6 @@ fn live(wk: &Worker, time: Nanos, rule: u32) -> bool {
         }
 }
 
-/// The shortest producer list worth compacting.
-const COMPACT_MIN: u32 = if cfg!(any(test, debug_assertions, feature = "invariants")) {
-    4
-} else {
-    64
-};
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Act {
     Idle,
@@ -313,8 +306,10 @@ pub(super) struct State<'a> {
     pub now: Nanos,
     pub tasks: Vec<TaskState>,
     pub workers: Vec<Worker>,
-    /// Tasks ever completed by each worker index (may hold stale entries; filtered on use).
-    pub produced: Vec<Vec<u32>>,
+    /// No task below this id holds a copy: a task gains copies only when it completes (which
+    /// lowers this to it) or while it holds one, so a failure finds the copies of a worker
+    /// in `copy_low..cursor`, with no list per worker kept on every completion.
+    copy_low: u32,
     pub idle: Vec<u64>,
     pub cursor: u32,
     /// No task below this id is incomplete (lowered by cancellations, raised lazily).
@@ -323,8 +318,6 @@ pub(super) struct State<'a> {
     pub events: Ends,
     /// The ends of one class at one instant, being handled.
     batch: Vec<u32>,
-    /// Per worker, the length of its producer list at which to compact it next.
-    compact_at: Vec<u32>,
     pub ready: Vec<u32>,
     /// Per triangle, its incomplete tasks and its checkpoint tasks whose remote copy was not
     /// made: side by side, so the securing test (both zero) is one load. Empty when every
@@ -371,14 +364,13 @@ impl<'a> State<'a> {
                 };
                 w
             ],
-            produced: vec![Vec::new(); w],
+            copy_low: 0,
             idle,
             cursor: 0,
             low: 0,
             requeued: Requeued::new(n),
             events: Ends::new(cfg.workers, &LANES),
             batch: Vec::new(),
-            compact_at: vec![COMPACT_MIN; w],
             ready: Vec::new(),
             tri,
             one_task_tris,
@@ -576,6 +568,7 @@ impl<'a> State<'a> {
         ));
     }
 
+    #[inline(always)]
     fn end_processing(&mut self, w: u32) {
         let Act::Running { task: t, inputs } = self.workers[w as usize].act else {
             return;
@@ -592,9 +585,10 @@ impl<'a> State<'a> {
             self.tri[self.l.tri_of[ti] as usize].incomplete -= 1;
         }
         self.f.transfer += transfer;
-        self.produced[w as usize].push(t);
+        self.copy_low = self.copy_low.min(t);
         let wk = &mut self.workers[w as usize];
-        if self.l.is_checkpoint[ti] {
+        let checkpoint = self.l.is_checkpoint[ti];
+        if checkpoint {
             self.tasks[ti].flags = LOCAL;
             self.f.local_copies += 1;
             self.copies_held += 1;
@@ -609,14 +603,7 @@ impl<'a> State<'a> {
             wk.since = now;
             self.set_idle(w);
         }
-        if self.produced[w as usize].len() as u32 >= self.compact_at[w as usize] {
-            // Most entries hold no copy any more: compacting now and then (once `t` holds its
-            // copy) keeps the lists as long as the copies held, not as the tasks run.
-            self.compact(w);
-            self.compact_at[w as usize] =
-                (2 * self.produced[w as usize].len() as u32).max(COMPACT_MIN);
-        }
-        self.release_tests(t);
+        self.release_tests(t, checkpoint);
         for c in self.l.consumers[ti].iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
@@ -625,16 +612,18 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Release tests after `t` completed: its plain dependencies, itself, its triangle.
+    /// Release tests after `t` completed: its plain dependencies, itself, its triangle. `t`
+    /// holds its plain output, or its local copy if `checkpoint`.
     #[inline(always)]
-    fn release_tests(&mut self, t: u32) {
+    fn release_tests(&mut self, t: u32, checkpoint: bool) {
         let l = self.l;
         for d in l.deps[t as usize].iter() {
             self.try_release_plain(d);
         }
-        self.try_release_plain(t);
-        if l.is_checkpoint[t as usize] {
+        if checkpoint {
             self.try_release_checkpoint(t);
+        } else {
+            self.release_plain_if_read(t);
         }
         self.check_secured_of(t);
     }
@@ -642,9 +631,14 @@ impl<'a> State<'a> {
     #[inline(always)]
     fn try_release_plain(&mut self, d: u32) {
         let ds = self.tasks[d as usize];
-        if ds.status != COMPLETE || ds.flags & PLAIN == 0 {
-            return;
+        if ds.status == COMPLETE && ds.flags & PLAIN != 0 {
+            self.release_plain_if_read(d);
         }
+    }
+
+    /// Drops the plain output of complete `d` once every consumer is complete.
+    #[inline(always)]
+    fn release_plain_if_read(&mut self, d: u32) {
         if self.l.consumers[d as usize]
             .iter()
             .all(|c| self.tasks[c as usize].status == COMPLETE)
@@ -685,6 +679,7 @@ impl<'a> State<'a> {
         !self.one_task_tris && self.tri[x as usize].incomplete == self.l.tri_size(x)
     }
 
+    #[inline(never)]
     pub fn check_secured(&mut self, x: u32) {
         if !self.secured(x) {
             return;
@@ -701,19 +696,26 @@ impl<'a> State<'a> {
         ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
     }
 
-    /// [`State::check_secured`] for the triangle of task `t`.
+    /// [`State::check_secured`] for the triangle of task `t`. At level 1 the triangle is `t`
+    /// alone and watches the checkpoints among its dependencies: enumerating it from the
+    /// geometry cost more than the rest of a level-1 securing.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
-        let secured = if self.one_task_tris {
-            self.task_secured(t)
-        } else {
-            self.secured(self.l.tri_of[t as usize])
-        };
-        if !secured {
-            return;
+        if !self.one_task_tris {
+            // Tested here, so that the walk of the triangle is called only once it is secured.
+            let x = self.l.tri_of[t as usize];
+            let n = self.tri[x as usize];
+            if n.incomplete | n.pending == 0 {
+                self.check_secured(x);
+            }
+        } else if self.task_secured(t) {
+            let l = self.l;
+            for d in l.deps[t as usize].iter() {
+                if l.is_checkpoint[d as usize] {
+                    self.try_release_checkpoint(d);
+                }
+            }
         }
-        let l = self.l;
-        l.for_each_watched_of(t, |c| self.try_release_checkpoint(c));
     }
 
     #[inline(always)]
@@ -744,6 +746,7 @@ impl<'a> State<'a> {
         ts.flags &= !which;
     }
 
+    #[inline(always)]
     fn end_copy(&mut self, w: u32) {
         let Act::Sending(t) = self.workers[w as usize].act else {
             return;
@@ -806,76 +809,54 @@ impl<'a> State<'a> {
     /// Step 1 of 3.4 for worker `w`: its activity stops and its memory is gone.
     fn fail_worker(&mut self, w: u32) {
         self.stop(w);
-        let list = std::mem::take(&mut self.produced[w as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == w {
-                self.drop_copies(t, PLAIN | LOCAL);
-            }
-        }
-        self.produced[w as usize] = list;
+        self.for_each_held(w, |s, t| s.drop_copies(t, PLAIN | LOCAL));
         let q = self.protectee(w);
-        let list = std::mem::take(&mut self.produced[q as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE && ts.who == q {
-                self.drop_copies(t, REMOTE);
-            }
-        }
-        self.produced[q as usize] = list;
-        self.compact(w);
-        self.compact(q);
+        self.for_each_held(q, |s, t| s.drop_copies(t, REMOTE));
     }
 
     /// Step 2 of 3.4 for worker `w`: ring repair around its replacement. Adds to
     /// `touched` the triangles whose securing must be tested once every repair of the instant
     /// is done, so the order of failures within an instant cannot matter.
     fn repair_ring(&mut self, w: u32, touched: &mut Vec<u32>) {
+        // The protectee's checkpoints lost their remote copies with `w`: sent again.
         let q = self.protectee(w);
-        let list = std::mem::take(&mut self.produced[q as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE
-                && ts.who == q
-                && ts.flags & LOCAL != 0
-                && ts.flags & REMOTE == 0
-            {
-                self.tasks[t as usize].flags |= REMOTE;
-                self.copies_held += 1;
-                self.f.resent_copies += 1;
-                self.f.resend += self.cfg.backup_cost;
-                self.mark_remote_done(t);
-                touched.push(self.l.tri_of[t as usize]);
+        self.for_each_held(q, |s, t| {
+            if s.resend(t, LOCAL, REMOTE) {
+                s.mark_remote_done(t);
+                touched.push(s.l.tri_of[t as usize]);
             }
-        }
-        self.produced[q as usize] = list;
-        let list = std::mem::take(&mut self.produced[w as usize]);
-        for &t in &list {
-            let ts = self.tasks[t as usize];
-            if ts.status == COMPLETE
-                && ts.who == w
-                && ts.flags & REMOTE != 0
-                && ts.flags & LOCAL == 0
-            {
-                self.tasks[t as usize].flags |= LOCAL;
-                self.copies_held += 1;
-                self.f.resent_copies += 1;
-                self.f.resend += self.cfg.backup_cost;
-            }
-        }
-        self.produced[w as usize] = list;
+        });
+        // The replacement gets back its local copies from the remote ones its guard holds.
+        self.for_each_held(w, |s, t| {
+            s.resend(t, REMOTE, LOCAL);
+        });
     }
 
-    /// Drops the entries of `w`'s producer list that hold no copy any more.
-    fn compact(&mut self, w: u32) {
-        let tasks = &self.tasks;
-        let v = &mut self.produced[w as usize];
-        v.retain(|&t| {
-            let ts = tasks[t as usize];
-            ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0
-        });
-        v.sort_unstable();
-        v.dedup();
+    /// Re-sends copy `make` of `t` from its copy `have`, if it has that one and not this.
+    fn resend(&mut self, t: u32, have: u8, make: u8) -> bool {
+        let flags = self.tasks[t as usize].flags;
+        if flags & have == 0 || flags & make != 0 {
+            return false;
+        }
+        self.tasks[t as usize].flags |= make;
+        self.copies_held += 1;
+        self.f.resent_copies += 1;
+        self.f.resend += self.cfg.backup_cost;
+        true
+    }
+
+    /// Calls `f` on each complete task produced by `w` that holds a copy, ascending.
+    fn for_each_held(&mut self, w: u32, mut f: impl FnMut(&mut Self, u32)) {
+        while self.copy_low < self.cursor && self.tasks[self.copy_low as usize].flags & COPIES == 0
+        {
+            self.copy_low += 1;
+        }
+        for t in self.copy_low..self.cursor {
+            let ts = self.tasks[t as usize];
+            if ts.status == COMPLETE && ts.who == w && ts.flags & COPIES != 0 {
+                f(self, t);
+            }
+        }
     }
 
     /// The smallest incomplete task id (every task below it is complete).
@@ -979,10 +960,7 @@ impl<'a> State<'a> {
             }
             if ts.status == COMPLETE {
                 if ts.flags & COPIES != 0 {
-                    assert!(
-                        self.produced[ts.who as usize].contains(&(t as u32)),
-                        "producer list misses {t}"
-                    );
+                    assert!(t as u32 >= self.copy_low, "{t} holds a copy below copy_low");
                 }
                 let consumers = l.consumers[t].as_slice();
                 if !l.is_checkpoint[t]
@@ -1113,7 +1091,7 @@ pub fn simulate(
             }
         }
         let mut first = true;
-        loop {
+        let next = loop {
             // (2) ends of processing, (3) ends of remote copies, each by worker index.
             s.handle_ends::<RULE_PROCESSING>();
             s.handle_ends::<RULE_COPY>();
@@ -1142,10 +1120,11 @@ pub fn simulate(
                     what: e,
                 });
             }
-            if s.next_end() != Some(s.now) {
-                break;
+            let next = s.next_end();
+            if next != Some(s.now) {
+                break next;
             }
-        }
+        };
         s.f.max_copies_held = s.f.max_copies_held.max(s.copies_held);
         if cfg!(any(debug_assertions, feature = "invariants")) && total <= 4096 {
             s.check_consistency();
@@ -1155,7 +1134,7 @@ pub fn simulate(
         }
         // Instants of only stale entries are skipped: they would change nothing (an idle worker
         // exists only while the queue is empty). No live end left is a stall.
-        let Some(next_event) = s.next_end() else {
+        let Some(next_event) = next else {
             return Err(SimError::Protocol {
                 time: s.now,
                 what: format!(

@@ -102,10 +102,12 @@ impl Triangles {
         tri / self.per_band()
     }
 
-    /// The triangle of every task of row `t`, by 0-based position (`row[n - 1]` for T(t, n)):
-    /// along a row the big Us and Ds alternate in runs of 2(H-1-k) + 1 and 2k + 1 positions
+    /// The triangle of every task of row `t` into `ext`, by 0-based position plus one
+    /// (`ext[n]` for T(t, n)), with the row's last position copied before it and its first
+    /// after it, so that the neighbours of every position are read with no wrap-around test.
+    /// Along a row the big Us and Ds alternate in runs of 2(H-1-k) + 1 and 2k + 1 positions
     /// (row k of the band), the U of centre j starting H-1-k before the centre X_j.
-    fn fill_row(&self, t: u32, row: &mut [u32]) {
+    fn fill_row(&self, t: u32, ext: &mut Vec<u32>) {
         let w = self.grid.width();
         let h = self.h;
         let b = (t - 1) / h;
@@ -113,18 +115,29 @@ impl Triangles {
         let base = b * self.per_band();
         // X_0 - 1 = H(b + 1) - 1 (mod W), 0-based; the U of centre 0 starts H-1-k before.
         let x0 = ((h as u64 * (b as u64 + 1) - 1) % w as u64) as u32;
-        let mut p = ((x0 as u64 + w as u64 - (h - 1 - k) as u64) % w as u64) as u32;
-        for j in 0..w / (2 * h) {
-            for (x, len) in [
-                (base + 2 * j, 2 * (h - 1 - k) + 1),
-                (base + 2 * j + 1, 2 * k + 1),
-            ] {
-                for _ in 0..len {
-                    row[p as usize] = x;
-                    p = if p + 1 == w { 0 } else { p + 1 };
-                }
+        let p = ((x0 as u64 + w as u64 - (h - 1 - k) as u64) % w as u64) as usize;
+        let wu = w as usize;
+        ext.resize(wu + 2, 0);
+        // The runs in order from position p, a U and a D (2H positions) per centre, then turned
+        // so that position 0 comes first.
+        let row = &mut ext[1..=wu];
+        let up = (2 * (h - 1 - k) + 1) as usize;
+        if h == 1 {
+            // Runs of one position each (every row at level 1).
+            for (j, run) in (0..).zip(row.chunks_exact_mut(2)) {
+                run[0] = base + 2 * j;
+                run[1] = base + 2 * j + 1;
+            }
+        } else {
+            for (j, run) in (0..).zip(row.chunks_exact_mut(2 * h as usize)) {
+                let (u, d) = run.split_at_mut(up);
+                u.fill(base + 2 * j);
+                d.fill(base + 2 * j + 1);
             }
         }
+        row.rotate_right(p);
+        ext[0] = ext[wu];
+        ext[wu + 1] = ext[1];
     }
 }
 
@@ -170,71 +183,55 @@ impl Layout {
         //   o = 1: U_j feeds D_j, D_{j+1};  D_j reads U_{j-1}, U_j.
         // A task is a checkpoint task when a consumer (a D beside a U in its row, the U above a
         // D) lies in another triangle: read off the triangles of rows t and t + 1.
-        let mut deps = vec![Pair::default(); n];
-        let mut consumers = vec![Pair::default(); n];
-        let mut tri_of = vec![0u32; n];
-        let mut is_checkpoint = vec![false; n];
-        let mut row_tri = vec![0u32; w as usize];
-        let mut next_tri = vec![0u32; w as usize];
+        let mut deps = Vec::with_capacity(n);
+        let mut consumers = Vec::with_capacity(n);
+        let mut tri_of = Vec::with_capacity(n);
+        let mut is_checkpoint = Vec::with_capacity(n);
+        let mut row_tri = Vec::with_capacity(w as usize + 2);
+        let mut next_tri = Vec::with_capacity(w as usize + 2);
         if let Some(tr) = tris {
             tr.fill_row(1, &mut row_tri);
         }
         let wu = w as usize;
-        for (((t, dep), con), (tri, ckpt)) in (1..=rows)
-            .zip(deps.chunks_exact_mut(wu))
-            .zip(consumers.chunks_exact_mut(wu))
-            .zip(
-                tri_of
-                    .chunks_exact_mut(wu)
-                    .zip(is_checkpoint.chunks_exact_mut(wu)),
-            )
-        {
+        let prev = |j: u32| if j == 0 { half - 1 } else { j - 1 };
+        let next = |j: u32| if j + 1 == half { 0 } else { j + 1 };
+        for t in 1..=rows {
             let base = (t - 1) * w;
-            let odd = (t - 1) % 2;
-            let prev = |j: u32| if j == 0 { half - 1 } else { j - 1 };
-            let next = |j: u32| if j + 1 == half { 0 } else { j + 1 };
-            let (dep_u, dep_d) = dep.split_at_mut(half as usize);
-            let (con_u, con_d) = con.split_at_mut(half as usize);
-            for j in 0..half {
-                let ju = j as usize;
-                if t > 1 {
-                    dep_u[ju] = Pair::one(base - half + j);
-                }
-                con_u[ju] = if odd == 0 {
-                    Pair::two(base + half + prev(j), base + half + j)
-                } else {
-                    Pair::two(base + half + j, base + half + next(j))
-                };
-                dep_d[ju] = if odd == 0 {
-                    Pair::two(base + j, base + next(j))
-                } else {
-                    Pair::two(base + prev(j), base + j)
-                };
-                if t < rows {
-                    con_d[ju] = Pair::one(base + w + j);
-                }
+            let (u, d) = (base, base + half);
+            let odd = (t - 1) % 2 == 1;
+            // Each table is appended a row at a time, Us then Ds, from exact-size iterators.
+            if t > 1 {
+                deps.extend((0..half).map(|j| Pair::one(u - half + j)));
+            } else {
+                deps.extend((0..half).map(|_| Pair::default()));
+            }
+            if odd {
+                deps.extend((0..half).map(|j| Pair::two(u + prev(j), u + j)));
+                consumers.extend((0..half).map(|j| Pair::two(d + j, d + next(j))));
+            } else {
+                deps.extend((0..half).map(|j| Pair::two(u + j, u + next(j))));
+                consumers.extend((0..half).map(|j| Pair::two(d + prev(j), d + j)));
+            }
+            if t < rows {
+                consumers.extend((0..half).map(|j| Pair::one(base + w + j)));
+            } else {
+                consumers.extend((0..half).map(|_| Pair::default()));
             }
             // Without checkpoints every task is in triangle 0 and none is a checkpoint task.
-            let Some(tr) = tris else { continue };
+            let Some(tr) = tris else {
+                tri_of.extend(std::iter::repeat_n(0, wu));
+                is_checkpoint.extend(std::iter::repeat_n(false, wu));
+                continue;
+            };
             if t < rows {
                 tr.fill_row(t + 1, &mut next_tri);
             }
-            let (cur, up) = (&row_tri[..], &next_tri[..]);
-            let (tri_u, tri_d) = tri.split_at_mut(half as usize);
-            let (ckpt_u, ckpt_d) = ckpt.split_at_mut(half as usize);
-            // U_j sits at the 0-based position 2j + o and feeds the positions beside it; D_j
-            // sits at 2j + 1 - o and feeds the same position in the next row.
-            for j in 0..half as usize {
-                let p = 2 * j + odd as usize;
-                let x = cur[p];
-                let left = cur[if p == 0 { wu - 1 } else { p - 1 }];
-                let right = cur[if p + 1 == wu { 0 } else { p + 1 }];
-                tri_u[j] = x;
-                ckpt_u[j] = left != x || right != x;
-                let p = 2 * j + 1 - odd as usize;
-                let x = cur[p];
-                tri_d[j] = x;
-                ckpt_d[j] = t < rows && up[p] != x;
+            // The last row feeds no row: compared with itself, no D of it is a checkpoint.
+            let up = if t < rows { &next_tri } else { &row_tri };
+            if odd {
+                row_triangles::<1>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
+            } else {
+                row_triangles::<0>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
             }
             std::mem::swap(&mut row_tri, &mut next_tri);
         }
@@ -318,16 +315,8 @@ impl Layout {
 
     /// Calls `f` on each task of triangle `x`, row by row (within a row in no particular
     /// order).
-    pub fn for_each_task(&self, x: u32, mut f: impl FnMut(u32)) {
-        let s = self.span(x);
-        let g = self.grid;
-        for k in 0..s.rows {
-            let t = s.first_row + k;
-            let (start, len) = s.row(k);
-            for i in 0..len as u64 {
-                f(g.id(t, wrap(start as u64 + i, s.w) + 1));
-            }
-        }
+    pub fn for_each_task(&self, x: u32, f: impl FnMut(u32)) {
+        self.walk(x, false, f)
     }
 
     /// Calls `f` on the tasks of triangle `x` that may read outside it, in the order of
@@ -335,13 +324,20 @@ impl Layout {
     /// task inside a later row reads the task below it, in the wider (U) or one-narrower (D)
     /// row beneath, or its neighbours in its own row, all in `x`; so these are a superset of the
     /// tasks with an entry, at O(H) of the triangle's O(H^2) tasks.
-    pub fn for_each_edge_task(&self, x: u32, mut f: impl FnMut(u32)) {
+    pub fn for_each_edge_task(&self, x: u32, f: impl FnMut(u32)) {
+        self.walk(x, true, f)
+    }
+
+    /// The walk of [`Layout::for_each_task`], or of [`Layout::for_each_edge_task`] if
+    /// `edges`.
+    #[inline(always)]
+    fn walk(&self, x: u32, edges: bool, mut f: impl FnMut(u32)) {
         let s = self.span(x);
         let g = self.grid;
         for k in 0..s.rows {
             let t = s.first_row + k;
             let (start, len) = s.row(k);
-            if k == 0 || len <= 2 {
+            if !edges || k == 0 || len <= 2 {
                 for i in 0..len as u64 {
                     f(g.id(t, wrap(start as u64 + i, s.w) + 1));
                 }
@@ -364,32 +360,37 @@ impl Layout {
     }
 
     /// Calls `f` on the checkpoint tasks whose release the securing of triangle `x` may allow:
-    /// those it reads, its entry checkpoints and its own checkpoint tasks read inside it
-    /// (repeats possible).
+    /// every checkpoint task it reads (its entry checkpoints and its own checkpoint tasks read
+    /// inside it), and possibly some of its own that it does not read (repeats possible).
+    ///
+    /// Only its edge tasks ([`Layout::for_each_edge_task`]) and what they read are looked at,
+    /// O(H) of its O(H^2) tasks. A task inside a later row reads, besides its triangle's entries
+    /// (read by edge tasks only), the D below it, whose one consumer is that task (so no
+    /// checkpoint), or the Us beside it, a checkpoint only if a D beside it lies outside (so the
+    /// U ends its row: an edge task). The extra calls change nothing: a checkpoint task whose
+    /// consumer triangles are all secured was released when the last of them was secured (it
+    /// reads the task) or when the task completed. Triangles of at most four rows are walked
+    /// whole: most of their tasks are edge tasks, and the whole walk costs less.
     pub fn for_each_watched(&self, x: u32, mut f: impl FnMut(u32)) {
-        self.for_each_task(x, |t| {
+        if self.tris.is_some_and(|tr| tr.height() <= 4) {
+            return self.for_each_task(x, |t| {
+                for d in self.deps[t as usize].iter() {
+                    if self.is_checkpoint[d as usize] {
+                        f(d);
+                    }
+                }
+            });
+        }
+        self.for_each_edge_task(x, |t| {
             for d in self.deps[t as usize].iter() {
                 if self.is_checkpoint[d as usize] {
                     f(d);
                 }
+            }
+            if self.is_checkpoint[t as usize] {
+                f(t);
             }
         })
-    }
-
-    /// [`Layout::for_each_watched`] for the triangle of task `t`. At level 1 every triangle is
-    /// one task, `t` itself, whose checkpoint dependencies are all it watches: enumerating it
-    /// from the geometry cost more than the rest of a level-1 securing.
-    #[inline(always)]
-    pub fn for_each_watched_of(&self, t: u32, mut f: impl FnMut(u32)) {
-        if self.tris.is_some_and(|tr| tr.height() == 1) {
-            for d in self.deps[t as usize].iter() {
-                if self.is_checkpoint[d as usize] {
-                    f(d);
-                }
-            }
-        } else {
-            self.for_each_watched(self.tri_of[t as usize], f)
-        }
     }
 
     /// Tasks of other triangles that triangle `x` reads (repeats possible).
@@ -406,6 +407,29 @@ impl Layout {
             .iter()
             .all(|c| f(self.tri_of[c as usize]))
     }
+}
+
+/// Appends the triangles and checkpoint flags of a row's Us then Ds, from the row's triangles
+/// and the next row's (`cur`, `up`, extended by [`Triangles::fill_row`]), with `O` = (t-1) % 2
+/// (a constant, so that the positions below are too). The positions 2j, 2j + 1 and their
+/// neighbours are `ext[2j..2j + 4]`: U_j sits at 2j + O and feeds the positions beside it; D_j
+/// sits at 2j + 1 - O and feeds the same position in the next row.
+fn row_triangles<const O: usize>(
+    cur: &[u32],
+    up: &[u32],
+    tri_of: &mut Vec<u32>,
+    is_checkpoint: &mut Vec<bool>,
+) {
+    let half = (cur.len() - 2) / 2;
+    // Cut to the length the indices below stay under, so that they need no test.
+    let (cur, up) = (&cur[..2 * half + 2], &up[..2 * half + 2]);
+    tri_of.extend((0..half).map(|j| cur[2 * j + 1 + O]));
+    tri_of.extend((0..half).map(|j| cur[2 * j + 2 - O]));
+    is_checkpoint.extend((0..half).map(|j| {
+        let p = 2 * j + O;
+        cur[p] != cur[p + 1] || cur[p + 2] != cur[p + 1]
+    }));
+    is_checkpoint.extend((0..half).map(|j| up[2 * j + 2 - O] != cur[2 * j + 2 - O]));
 }
 
 /// Division of 32-bit numbers by a fixed divisor as a multiplication (Lemire, Kaser and Kurz,
@@ -548,7 +572,11 @@ mod tests {
                 });
                 let expect: BTreeSet<u32> =
                     read.iter().copied().filter(|&d| l.is_checkpoint[d as usize]).collect();
-                prop_assert_eq!(watched, expect);
+                prop_assert!(watched.is_superset(&expect), "{:?} misses some of {:?}", watched, expect);
+                // Beyond what x reads, only its own checkpoint tasks.
+                prop_assert!(watched
+                    .difference(&expect)
+                    .all(|&c| l.tri_of[c as usize] == x && l.is_checkpoint[c as usize]));
                 let entries: BTreeSet<u32> = l.entries_of(x).collect();
                 let expect: BTreeSet<u32> =
                     read.iter().copied().filter(|&d| l.tri_of[d as usize] != x).collect();
