@@ -4,7 +4,7 @@
 //! Nothing here reads a file: the caller reads the INI and passes its text to [`parse_ini`],
 //! then reads the trace it names ([`Settings::trace_to_read`]) and passes that text to
 //! [`Settings::validate`]. Durations and trace times are exact decimals
-//! ([`parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
+//! ([`crate::sim::engine::parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
 
 use crate::sim::engine::Nanos;
 use crate::sim::trace::{IndexColumn, TraceError, parse_trace};

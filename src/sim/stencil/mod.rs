@@ -3,7 +3,7 @@
 //!
 //! [`graph`] and [`triangles`] are pure functions of the configuration (tasks, dependencies,
 //! checkpoint triangles, checkpoint tasks); [`run`] is one run on the shared event core;
-//! [`recovery`] holds the `global` and `dependency` strategies; [`config`] reads the paper's INI
+//! `recovery` holds the `global` and `dependency` strategies; [`config`] reads the paper's INI
 //! and failure traces.
 
 pub mod config;

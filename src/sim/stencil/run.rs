@@ -3,7 +3,7 @@
 //!
 //! Each instant is processed in the order of 3.6: failures (with ring repair), ends of
 //! processing by worker index, ends of remote copies by worker index, recovery, idle workers
-//! taking tasks by ascending index, ready workers starting. Timed ends live in [`Ends`], one
+//! taking tasks by ascending index, ready workers starting. Timed ends live in `Ends` (ends.rs), one
 //! lane per duration, and are handed over a class and an instant at a time sorted by worker,
 //! so they are handled in exactly the order of a queue keyed `(time, rule, worker)`; a stopped
 //! activity leaves a stale entry, told apart by the worker's activity and due time.
