@@ -151,11 +151,19 @@ fn reference(c: &StencilConfig) -> Out {
     let mut r = Ref {
         c,
         deps: (0..n)
-            .map(|t| l.deps[t].as_slice().iter().map(|&d| d as usize).collect())
+            .map(|t| {
+                l.grid
+                    .deps(t as u32)
+                    .as_slice()
+                    .iter()
+                    .map(|&d| d as usize)
+                    .collect()
+            })
             .collect(),
         cons: (0..n)
             .map(|t| {
-                l.consumers[t]
+                l.grid
+                    .consumers(t as u32)
                     .as_slice()
                     .iter()
                     .map(|&d| d as usize)

@@ -33,7 +33,7 @@ impl State<'_> {
             // more than the rest of the recovery, and a walk over all its tasks about a tenth
             // of a level-6 run.
             l.for_each_edge_task(x, |t| {
-                for d in l.deps[t as usize].iter() {
+                for d in l.deps(t).iter() {
                     let y = l.tri_of[d as usize];
                     if y != x
                         && !rolled[y as usize]
@@ -74,14 +74,14 @@ impl State<'_> {
             .filter(|&t| {
                 let st = self.tasks[t as usize].status;
                 (st == QUEUED || st == HELD)
-                    && l.deps[t as usize]
+                    && l.deps(t)
                         .as_slice()
                         .iter()
                         .any(|&d| self.tasks[d as usize].status == COMPLETE)
             })
             .collect();
         while let Some(t) = work.pop() {
-            for d in l.deps[t as usize].iter() {
+            for d in l.deps(t).iter() {
                 if self.tasks[d as usize].status == COMPLETE && !self.available(d) {
                     self.cancel_complete(d);
                     work.push(d);

@@ -466,7 +466,8 @@ impl<'a> State<'a> {
 
     #[inline(always)]
     fn deps_complete(&self, t: u32) -> bool {
-        self.l.deps[t as usize]
+        self.l
+            .deps(t)
             .iter()
             .all(|d| self.tasks[d as usize].status == COMPLETE)
     }
@@ -525,7 +526,7 @@ impl<'a> State<'a> {
         // One pass over the dependencies: all complete, and how many inputs to fetch.
         let mut k = 0u64;
         let mut missing = None;
-        for d in self.l.deps[t as usize].iter() {
+        for d in self.l.deps(t).iter() {
             let ds = self.tasks[d as usize];
             if ds.status != COMPLETE {
                 return;
@@ -604,7 +605,7 @@ impl<'a> State<'a> {
             self.set_idle(w);
         }
         self.release_tests(t, checkpoint);
-        for c in self.l.consumers[ti].iter() {
+        for c in self.l.consumers(ti as u32).iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
                 self.ready.push(cs.who);
@@ -617,7 +618,7 @@ impl<'a> State<'a> {
     #[inline(always)]
     fn release_tests(&mut self, t: u32, checkpoint: bool) {
         let l = self.l;
-        for d in l.deps[t as usize].iter() {
+        for d in l.deps(t).iter() {
             self.try_release_plain(d);
         }
         if checkpoint {
@@ -639,7 +640,9 @@ impl<'a> State<'a> {
     /// Drops the plain output of complete `d` once every consumer is complete.
     #[inline(always)]
     fn release_plain_if_read(&mut self, d: u32) {
-        if self.l.consumers[d as usize]
+        if self
+            .l
+            .consumers(d)
             .iter()
             .all(|c| self.tasks[c as usize].status == COMPLETE)
         {
@@ -710,7 +713,7 @@ impl<'a> State<'a> {
             }
         } else if self.task_secured(t) {
             let l = self.l;
-            for d in l.deps[t as usize].iter() {
+            for d in l.deps(t).iter() {
                 if l.is_checkpoint[d as usize] {
                     self.try_release_checkpoint(d);
                 }
@@ -725,9 +728,7 @@ impl<'a> State<'a> {
             return;
         }
         let all = if self.one_task_tris {
-            self.l.consumers[c as usize]
-                .iter()
-                .all(|d| self.task_secured(d))
+            self.l.consumers(c).iter().all(|d| self.task_secured(d))
         } else {
             self.l.all_consumer_tris(c, |x| self.secured(x))
         };
@@ -962,11 +963,10 @@ impl<'a> State<'a> {
                 if ts.flags & COPIES != 0 {
                     assert!(t as u32 >= self.copy_low, "{t} holds a copy below copy_low");
                 }
-                let consumers = l.consumers[t].as_slice();
                 if !l.is_checkpoint[t]
-                    && consumers
+                    && l.consumers(t as u32)
                         .iter()
-                        .all(|&c| self.tasks[c as usize].status == COMPLETE)
+                        .all(|c| self.tasks[c as usize].status == COMPLETE)
                 {
                     assert_eq!(
                         ts.flags & PLAIN,

@@ -143,20 +143,18 @@ impl Triangles {
 
 /// The tables a run reads, built once per configuration and shared by every run.
 ///
-/// Per task only: dependencies, consumers, triangle and checkpoint flag (29 bytes a task), and
-/// two counts per triangle. What a triangle holds, reads and watches follows from the geometry
-/// of [`Triangles`] and is enumerated when needed (on securing and on recovery), never stored:
-/// a list per triangle was three allocations per task at level 1.
+/// Per task only: triangle and checkpoint flag (five bytes a task), and two counts per
+/// triangle. Dependencies and consumers follow from a task's id ([`Layout::deps`],
+/// [`Layout::consumers`]): tables of them were 16 bytes a task, whose pages cost more to
+/// fault in and to read than the arithmetic. What a triangle holds, reads and watches follows
+/// from the geometry of [`Triangles`] and is enumerated when needed (on securing and on
+/// recovery), never stored: a list per triangle was three allocations per task at level 1.
 #[derive(Debug, Clone)]
 pub struct Layout {
     /// The task grid.
     pub grid: Grid,
     /// The checkpoint triangles (`None`: no checkpoints, the whole run is one triangle).
     pub tris: Option<Triangles>,
-    /// Dependencies of each task.
-    pub deps: Vec<Pair>,
-    /// Consumers of each task.
-    pub consumers: Vec<Pair>,
     /// The checkpoint triangle of each task (all 0 without checkpoints: the whole run is one).
     pub tri_of: Vec<u32>,
     /// Whether each task is a checkpoint task (a consumer in another triangle).
@@ -172,19 +170,10 @@ impl Layout {
     pub fn new(grid: Grid, tris: Option<Triangles>) -> Layout {
         let n = grid.tasks() as usize;
         let w = grid.width();
-        let half = w / 2;
         let rows = grid.rows();
-        // Row by row, with no division per task. In row t the ids run over the up-triangles
-        // U_j (at n = 2j + 1 + o, o = (t-1) % 2, id (t-1)W + j), then the down-triangles D_j
-        // (at n = 2j + 2 - o, id (t-1)W + W/2 + j). A U reads the D below it and feeds its two
-        // D neighbours; a D reads its two U neighbours and feeds the U above it. With j taken
-        // modulo W/2, the neighbours at n - 1 and n + 1 are:
-        //   o = 0: U_j feeds D_{j-1}, D_j;  D_j reads U_j, U_{j+1};
-        //   o = 1: U_j feeds D_j, D_{j+1};  D_j reads U_{j-1}, U_j.
-        // A task is a checkpoint task when a consumer (a D beside a U in its row, the U above a
-        // D) lies in another triangle: read off the triangles of rows t and t + 1.
-        let mut deps = Vec::with_capacity(n);
-        let mut consumers = Vec::with_capacity(n);
+        // Row by row, with no division per task. A task is a checkpoint task when a consumer
+        // (a D beside a U in its row, the U above a D; see `Layout::consumers`) lies in another
+        // triangle: read off the triangles of rows t and t + 1.
         let mut tri_of = Vec::with_capacity(n);
         let mut is_checkpoint = Vec::with_capacity(n);
         let mut row_tri = Vec::with_capacity(w as usize + 2);
@@ -193,30 +182,8 @@ impl Layout {
             tr.fill_row(1, &mut row_tri);
         }
         let wu = w as usize;
-        let prev = |j: u32| if j == 0 { half - 1 } else { j - 1 };
-        let next = |j: u32| if j + 1 == half { 0 } else { j + 1 };
         for t in 1..=rows {
-            let base = (t - 1) * w;
-            let (u, d) = (base, base + half);
             let odd = (t - 1) % 2 == 1;
-            // Each table is appended a row at a time, Us then Ds, from exact-size iterators.
-            if t > 1 {
-                deps.extend((0..half).map(|j| Pair::one(u - half + j)));
-            } else {
-                deps.extend((0..half).map(|_| Pair::default()));
-            }
-            if odd {
-                deps.extend((0..half).map(|j| Pair::two(u + prev(j), u + j)));
-                consumers.extend((0..half).map(|j| Pair::two(d + j, d + next(j))));
-            } else {
-                deps.extend((0..half).map(|j| Pair::two(u + j, u + next(j))));
-                consumers.extend((0..half).map(|j| Pair::two(d + prev(j), d + j)));
-            }
-            if t < rows {
-                consumers.extend((0..half).map(|j| Pair::one(base + w + j)));
-            } else {
-                consumers.extend((0..half).map(|_| Pair::default()));
-            }
             // Without checkpoints every task is in triangle 0 and none is a checkpoint task.
             let Some(tr) = tris else {
                 tri_of.extend(std::iter::repeat_n(0, wu));
@@ -239,13 +206,73 @@ impl Layout {
         Layout {
             grid,
             tris,
-            deps,
-            consumers,
             tri_of,
             is_checkpoint,
             count: count as u32,
             by_width: FastDiv::new(w),
             by_band: FastDiv::new(tris.map_or(1, |tr| tr.per_band())),
+        }
+    }
+
+    /// Row (0-based) and place in the row of task `t`: in row t (1-based) the ids run over
+    /// the up-triangles U_j (at n = 2j + 1 + o, o = (t-1) % 2, id (t-1)W + j), then the
+    /// down-triangles D_j (at n = 2j + 2 - o, id (t-1)W + W/2 + j).
+    #[inline(always)]
+    fn place(&self, t: u32) -> (u32, u32) {
+        // W >= 2: the multiplier is the real one, no test for a divisor of 1.
+        let row = ((self.by_width.m as u128 * t as u128) >> 64) as u32;
+        (row, t - row * self.grid.width())
+    }
+
+    /// The tasks whose outputs task `t` reads, as [`Grid::deps`] lists them.
+    ///
+    /// A U reads the D below it (W/2 ids back); a D reads its two U neighbours. With j taken
+    /// modulo W/2, those at n - 1 and n + 1 are: o = 0: D_j reads U_j, U_{j+1}; o = 1: D_j reads
+    /// U_{j-1}, U_j (one id when W = 2).
+    #[inline(always)]
+    pub fn deps(&self, t: u32) -> Pair {
+        let (row, r) = self.place(t);
+        let half = self.grid.width() / 2;
+        if r < half {
+            if row == 0 {
+                Pair::default()
+            } else {
+                Pair::one(t - half)
+            }
+        } else {
+            let u = t - r;
+            let j = r - half;
+            if row % 2 == 1 {
+                let prev = if j == 0 { half - 1 } else { j - 1 };
+                Pair::two(u + prev, u + j)
+            } else {
+                let next = if j + 1 == half { 0 } else { j + 1 };
+                Pair::two(u + j, u + next)
+            }
+        }
+    }
+
+    /// The tasks that read the output of task `t`, as [`Grid::consumers`] lists them.
+    ///
+    /// A U feeds its two D neighbours: o = 0: U_j feeds D_{j-1}, D_j; o = 1: U_j feeds D_j,
+    /// D_{j+1}. A D feeds the U above it (W/2 ids on), none in the last row.
+    #[inline(always)]
+    pub fn consumers(&self, t: u32) -> Pair {
+        let (row, r) = self.place(t);
+        let half = self.grid.width() / 2;
+        if r < half {
+            let d = t - r + half;
+            if row % 2 == 1 {
+                let next = if r + 1 == half { 0 } else { r + 1 };
+                Pair::two(d + r, d + next)
+            } else {
+                let prev = if r == 0 { half - 1 } else { r - 1 };
+                Pair::two(d + prev, d + r)
+            }
+        } else if row + 1 < self.grid.rows() {
+            Pair::one(t + half)
+        } else {
+            Pair::default()
         }
     }
 
@@ -374,7 +401,7 @@ impl Layout {
     pub fn for_each_watched(&self, x: u32, mut f: impl FnMut(u32)) {
         if self.tris.is_some_and(|tr| tr.height() <= 4) {
             return self.for_each_task(x, |t| {
-                for d in self.deps[t as usize].iter() {
+                for d in self.deps(t).iter() {
                     if self.is_checkpoint[d as usize] {
                         f(d);
                     }
@@ -382,7 +409,7 @@ impl Layout {
             });
         }
         self.for_each_edge_task(x, |t| {
-            for d in self.deps[t as usize].iter() {
+            for d in self.deps(t).iter() {
                 if self.is_checkpoint[d as usize] {
                     f(d);
                 }
@@ -396,16 +423,14 @@ impl Layout {
     /// Tasks of other triangles that triangle `x` reads (repeats possible).
     pub fn entries_of(&self, x: u32) -> impl Iterator<Item = u32> + '_ {
         self.tasks_of(x)
-            .flat_map(|t| self.deps[t as usize].as_slice().iter().copied())
+            .flat_map(|t| self.deps(t).iter())
             .filter(move |&d| self.tri_of[d as usize] != x)
     }
 
     /// Whether every triangle consuming task `t` satisfies `f`.
     #[inline(always)]
     pub fn all_consumer_tris(&self, t: u32, mut f: impl FnMut(u32) -> bool) -> bool {
-        self.consumers[t as usize]
-            .iter()
-            .all(|c| f(self.tri_of[c as usize]))
+        self.consumers(t).iter().all(|c| f(self.tri_of[c as usize]))
     }
 }
 
@@ -524,7 +549,7 @@ mod tests {
                 }
             }
             for id in 0..g.tasks() as usize {
-                let leaves = l.consumers[id].as_slice().iter().any(|&c| l.tri_of[c as usize] != l.tri_of[id]);
+                let leaves = l.consumers(id as u32).iter().any(|c| l.tri_of[c as usize] != l.tri_of[id]);
                 prop_assert_eq!(l.is_checkpoint[id], leaves);
             }
         }
@@ -544,8 +569,8 @@ mod tests {
             let counts = l.triangle_counts();
             for id in 0..g.tasks() {
                 let (t, n) = g.coords(id);
-                prop_assert_eq!(l.deps[id as usize], g.deps(id));
-                prop_assert_eq!(l.consumers[id as usize], g.consumers(id));
+                prop_assert_eq!(l.deps(id), g.deps(id));
+                prop_assert_eq!(l.consumers(id), g.consumers(id));
                 let x = tr.map_or(0, |tr| tr.of(t, n));
                 prop_assert_eq!(l.tri_of[id as usize], x);
                 members[x as usize].push(id);
