@@ -12,6 +12,7 @@
 
 use super::config::{Failures, Recovery, StencilConfig, TraceFailure};
 use super::ends::Ends;
+use super::graph::Pair;
 use super::triangles::Layout;
 use crate::failure::Lifetime;
 use crate::sim::engine::{Nanos, secs_to_ns};
@@ -604,8 +605,10 @@ impl<'a> State<'a> {
             wk.since = now;
             self.set_idle(w);
         }
-        self.release_tests(t, checkpoint);
-        for c in self.l.consumers(ti as u32).iter() {
+        // Worked out once here for the release tests and the consumers made ready.
+        let consumers = self.l.consumers(t);
+        self.release_tests(t, checkpoint, consumers);
+        for c in consumers.iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
                 self.ready.push(cs.who);
@@ -616,17 +619,17 @@ impl<'a> State<'a> {
     /// Release tests after `t` completed: its plain dependencies, itself, its triangle. `t`
     /// holds its plain output, or its local copy if `checkpoint`.
     #[inline(always)]
-    fn release_tests(&mut self, t: u32, checkpoint: bool) {
-        let l = self.l;
-        for d in l.deps(t).iter() {
+    fn release_tests(&mut self, t: u32, checkpoint: bool, consumers: Pair) {
+        let deps = self.l.deps(t);
+        for d in deps.iter() {
             self.try_release_plain(d);
         }
         if checkpoint {
             self.try_release_checkpoint(t);
-        } else {
-            self.release_plain_if_read(t);
+        } else if self.all_complete(consumers) {
+            self.tasks[t as usize].flags &= !PLAIN;
         }
-        self.check_secured_of(t);
+        self.check_secured_with(t, deps);
     }
 
     #[inline(always)]
@@ -640,14 +643,16 @@ impl<'a> State<'a> {
     /// Drops the plain output of complete `d` once every consumer is complete.
     #[inline(always)]
     fn release_plain_if_read(&mut self, d: u32) {
-        if self
-            .l
-            .consumers(d)
-            .iter()
-            .all(|c| self.tasks[c as usize].status == COMPLETE)
-        {
+        if self.all_complete(self.l.consumers(d)) {
             self.tasks[d as usize].flags &= !PLAIN;
         }
+    }
+
+    #[inline(always)]
+    fn all_complete(&self, tasks: Pair) -> bool {
+        tasks
+            .iter()
+            .all(|c| self.tasks[c as usize].status == COMPLETE)
     }
 
     #[inline(always)]
@@ -704,6 +709,12 @@ impl<'a> State<'a> {
     /// geometry cost more than the rest of a level-1 securing.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
+        self.check_secured_with(t, self.l.deps(t))
+    }
+
+    /// [`State::check_secured_of`] with the dependencies of `t` already worked out.
+    #[inline(always)]
+    fn check_secured_with(&mut self, t: u32, deps: Pair) {
         if !self.one_task_tris {
             // Tested here, so that the walk of the triangle is called only once it is secured.
             let x = self.l.tri_of[t as usize];
@@ -713,7 +724,7 @@ impl<'a> State<'a> {
             }
         } else if self.task_secured(t) {
             let l = self.l;
-            for d in l.deps(t).iter() {
+            for d in deps.iter() {
                 if l.is_checkpoint[d as usize] {
                     self.try_release_checkpoint(d);
                 }
