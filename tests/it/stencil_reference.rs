@@ -170,8 +170,8 @@ fn reference(c: &StencilConfig) -> Out {
                     .collect()
             })
             .collect(),
-        tri: l.tri_of.iter().map(|&x| x as usize).collect(),
-        ckpt: l.is_checkpoint.clone(),
+        tri: (0..n as u32).map(|t| l.tri_of(t) as usize).collect(),
+        ckpt: (0..n as u32).map(|t| l.is_checkpoint(t)).collect(),
         ntri: l.triangles(),
         tasks: vec![Task::default(); n],
         workers: vec![Act::Idle; c.workers as usize],

@@ -18,7 +18,7 @@ impl State<'_> {
         // Incomplete triangles outside the active window have no complete task and no complete
         // entry: rolling them back would change nothing.
         for t in self.active_window() {
-            let x = l.tri_of[t as usize] as usize;
+            let x = l.tri_of(t) as usize;
             if !rolled[x] && self.incomplete_tri_of(t) {
                 rolled[x] = true;
                 work.push(x as u32);
@@ -34,7 +34,7 @@ impl State<'_> {
             // of a level-6 run.
             l.for_each_edge_task(x, |t| {
                 for d in l.deps(t).iter() {
-                    let y = l.tri_of[d as usize];
+                    let y = l.tri_of(d);
                     if y != x
                         && !rolled[y as usize]
                         && !self.incomplete_tri_of(d)

@@ -345,12 +345,15 @@ impl<'a> State<'a> {
         let one_task_tris = l.tris.is_some_and(|tr| tr.height() == 1);
         let mut tri = Vec::new();
         if !one_task_tris {
-            tri = vec![TriCount::default(); l.triangles()];
-            for (&x, &c) in l.tri_of.iter().zip(&l.is_checkpoint) {
-                let n = &mut tri[x as usize];
-                n.incomplete += 1;
-                n.pending += c as u32;
-            }
+            let (size, checkpoints) = l.triangle_counts();
+            tri = size
+                .into_iter()
+                .zip(checkpoints)
+                .map(|(incomplete, pending)| TriCount {
+                    incomplete,
+                    pending,
+                })
+                .collect();
         }
         State {
             l,
@@ -584,12 +587,12 @@ impl<'a> State<'a> {
         ts.inputs = inputs;
         self.complete += 1;
         if !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].incomplete -= 1;
+            self.tri[self.l.tri_of(t) as usize].incomplete -= 1;
         }
         self.f.transfer += transfer;
         self.copy_low = self.copy_low.min(t);
         let wk = &mut self.workers[w as usize];
-        let checkpoint = self.l.is_checkpoint[ti];
+        let checkpoint = self.l.is_checkpoint(t);
         if checkpoint {
             self.tasks[ti].flags = LOCAL;
             self.f.local_copies += 1;
@@ -678,7 +681,7 @@ impl<'a> State<'a> {
         if self.one_task_tris {
             self.tasks[t as usize].status != COMPLETE
         } else {
-            self.tri[self.l.tri_of[t as usize] as usize].incomplete > 0
+            self.tri[self.l.tri_of(t) as usize].incomplete > 0
         }
     }
 
@@ -701,7 +704,7 @@ impl<'a> State<'a> {
     #[inline(always)]
     fn task_secured(&self, t: u32) -> bool {
         let ts = self.tasks[t as usize];
-        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
+        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint(t))
     }
 
     /// [`State::check_secured`] for the triangle of task `t`. At level 1 the triangle is `t`
@@ -717,7 +720,7 @@ impl<'a> State<'a> {
     fn check_secured_with(&mut self, t: u32, deps: Pair) {
         if !self.one_task_tris {
             // Tested here, so that the walk of the triangle is called only once it is secured.
-            let x = self.l.tri_of[t as usize];
+            let x = self.l.tri_of(t);
             let n = self.tri[x as usize];
             if n.incomplete | n.pending == 0 {
                 self.check_secured(x);
@@ -725,7 +728,7 @@ impl<'a> State<'a> {
         } else if self.task_secured(t) {
             let l = self.l;
             for d in deps.iter() {
-                if l.is_checkpoint[d as usize] {
+                if l.is_checkpoint(d) {
                     self.try_release_checkpoint(d);
                 }
             }
@@ -786,7 +789,7 @@ impl<'a> State<'a> {
         if ts.flags & REMOTE_DONE == 0 {
             ts.flags |= REMOTE_DONE;
             if !self.one_task_tris {
-                self.tri[self.l.tri_of[t as usize] as usize].pending -= 1;
+                self.tri[self.l.tri_of(t) as usize].pending -= 1;
             }
         }
     }
@@ -803,7 +806,7 @@ impl<'a> State<'a> {
         }
         self.drop_copies(t, COPIES);
         if ts.flags & REMOTE_DONE != 0 && !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].pending += 1;
+            self.tri[self.l.tri_of(t) as usize].pending += 1;
         }
         self.tasks[ti].flags = 0;
         let transfer = ts.inputs as u64 * self.cfg.transfer_cost;
@@ -812,7 +815,7 @@ impl<'a> State<'a> {
         self.f.cancelled_executions += 1;
         self.complete -= 1;
         if !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].incomplete += 1;
+            self.tri[self.l.tri_of(t) as usize].incomplete += 1;
         }
         self.low = self.low.min(t);
         self.requeue(t);
@@ -835,7 +838,7 @@ impl<'a> State<'a> {
         self.for_each_held(q, |s, t| {
             if s.resend(t, LOCAL, REMOTE) {
                 s.mark_remote_done(t);
-                touched.push(s.l.tri_of[t as usize]);
+                touched.push(s.l.tri_of(t));
             }
         });
         // The replacement gets back its local copies from the remote ones its guard holds.
@@ -961,20 +964,20 @@ impl<'a> State<'a> {
             .collect();
         assert_eq!(queued, expect, "queue contents at {}", self.now);
         for (t, ts) in self.tasks.iter().enumerate() {
-            let x = l.tri_of[t] as usize;
+            let x = l.tri_of(t as u32) as usize;
             held += (ts.flags & LOCAL != 0) as u64 + (ts.flags & REMOTE != 0) as u64;
             if ts.status != COMPLETE {
                 incomplete[x] += 1;
                 assert_eq!(ts.flags, 0, "an incomplete task holds copies");
             }
-            if l.is_checkpoint[t] && ts.flags & REMOTE_DONE == 0 {
+            if l.is_checkpoint(t as u32) && ts.flags & REMOTE_DONE == 0 {
                 pending[x] += 1;
             }
             if ts.status == COMPLETE {
                 if ts.flags & COPIES != 0 {
                     assert!(t as u32 >= self.copy_low, "{t} holds a copy below copy_low");
                 }
-                if !l.is_checkpoint[t]
+                if !l.is_checkpoint(t as u32)
                     && l.consumers(t as u32)
                         .iter()
                         .all(|c| self.tasks[c as usize].status == COMPLETE)
@@ -1006,7 +1009,7 @@ impl<'a> State<'a> {
             assert!(pending.iter().eq(self.tri.iter().map(|n| &n.pending)));
         }
         for (t, ts) in self.tasks.iter().enumerate() {
-            if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
+            if ts.status == COMPLETE && l.is_checkpoint(t as u32) && ts.flags & RELEASED == 0 {
                 let all = l.all_consumer_tris(t as u32, |x| self.secured(x));
                 assert!(
                     !all,
