@@ -303,23 +303,26 @@ impl Layout {
         self.count as usize
     }
 
-    /// Tasks per triangle and checkpoint tasks per triangle: a pass over the tasks, which
-    /// costs less than keeping two tables per triangle (eight bytes a task at level 1).
+    /// Tasks per triangle and checkpoint tasks per triangle: the sizes from the geometry
+    /// ([`Layout::tri_size`]), the checkpoint tasks by a pass over the tasks, which costs less
+    /// than keeping a table per triangle (four bytes a task at level 1). Checkpoint tasks are
+    /// few, so the pass mostly tests a flag.
     pub fn triangle_counts(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut size = vec![0u32; self.triangles()];
+        let size = (0..self.count).map(|x| self.tri_size(x)).collect();
         let mut checkpoints = vec![0u32; self.triangles()];
         match &self.task_tris {
             TaskTris::Narrow(v) => {
                 for &e in v {
-                    let x = (e & NARROW_MASK) as usize;
-                    size[x] += 1;
-                    checkpoints[x] += (e >> 15) as u32;
+                    if e > NARROW_MASK {
+                        checkpoints[(e & NARROW_MASK) as usize] += 1;
+                    }
                 }
             }
             TaskTris::Wide(tri, ckpt) => {
                 for (&x, &c) in tri.iter().zip(ckpt) {
-                    size[x as usize] += 1;
-                    checkpoints[x as usize] += c as u32;
+                    if c {
+                        checkpoints[x as usize] += 1;
+                    }
                 }
             }
         }
