@@ -143,7 +143,7 @@ impl Triangles {
 
 /// The tables a run reads, built once per configuration and shared by every run.
 ///
-/// Per task only: triangle and checkpoint flag (two bytes a task below 2^15 triangles, else
+/// Per task only: triangle and checkpoint flag (two bytes a task up to 2^15 triangles, else
 /// five), and two counts per triangle. Dependencies and consumers follow from a task's id ([`Layout::deps`],
 /// [`Layout::consumers`]): tables of them were 16 bytes a task, whose pages cost more to
 /// fault in and to read than the arithmetic. What a triangle holds, reads and watches follows
@@ -481,10 +481,10 @@ const NARROW_TRIS: u32 = 1 << 15;
 const NARROW_MASK: u16 = (NARROW_TRIS - 1) as u16;
 
 /// The triangle and the checkpoint flag of every task. Two bytes a task whenever the ids fit
-/// (at levels 3 and up on the paper's grids), so that a run faults in and reads fewer pages.
+/// (at levels 2 and up on a 256 x 256 grid), so that a run faults in and reads fewer pages.
 #[derive(Debug, Clone)]
 enum TaskTris {
-    /// Triangle `| flag << 15`, with fewer than 2^15 triangles.
+    /// Triangle `| flag << 15`, with at most 2^15 triangles (ids below 2^15).
     Narrow(Vec<u16>),
     /// Triangle, flag.
     Wide(Vec<u32>, Vec<bool>),
