@@ -46,7 +46,7 @@ fn layout_cold(c: &mut Criterion) {
     for level in [1, 6] {
         let cfg = paper(level, Recovery::Global);
         g.bench_function(format!("L{level}"), |b| {
-            b.iter(|| black_box(layout(black_box(&cfg)).tri_of.len()))
+            b.iter(|| black_box(layout(black_box(&cfg)).triangles()))
         });
     }
     g.finish();

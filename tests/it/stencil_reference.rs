@@ -151,19 +151,27 @@ fn reference(c: &StencilConfig) -> Out {
     let mut r = Ref {
         c,
         deps: (0..n)
-            .map(|t| l.deps[t].as_slice().iter().map(|&d| d as usize).collect())
-            .collect(),
-        cons: (0..n)
             .map(|t| {
-                l.consumers[t]
+                l.grid
+                    .deps(t as u32)
                     .as_slice()
                     .iter()
                     .map(|&d| d as usize)
                     .collect()
             })
             .collect(),
-        tri: l.tri_of.iter().map(|&x| x as usize).collect(),
-        ckpt: l.is_checkpoint.clone(),
+        cons: (0..n)
+            .map(|t| {
+                l.grid
+                    .consumers(t as u32)
+                    .as_slice()
+                    .iter()
+                    .map(|&d| d as usize)
+                    .collect()
+            })
+            .collect(),
+        tri: (0..n as u32).map(|t| l.tri_of(t) as usize).collect(),
+        ckpt: (0..n as u32).map(|t| l.is_checkpoint(t)).collect(),
         ntri: l.triangles(),
         tasks: vec![Task::default(); n],
         workers: vec![Act::Idle; c.workers as usize],

@@ -17,7 +17,7 @@ pub enum Shape {
 /// At most two task ids (a dependency or consumer list), deduplicated.
 ///
 /// Eight bytes: an unused place holds `u32::MAX`, never a task id (a [`Grid`] has fewer than
-/// `u32::MAX` tasks), so the layout's two tables of these cost 16 bytes per task.
+/// `u32::MAX` tasks). Made on demand from a task's id, never kept in a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pair {
     ids: [u32; 2],
@@ -63,7 +63,7 @@ impl Pair {
     /// The ids, without repeats, in order: what [`Pair::as_slice`] holds, without working out
     /// its length (the simulator's inner loops run on this).
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = u32> {
+    pub fn iter(&self) -> impl Iterator<Item = u32> + use<> {
         let [a, b] = self.ids;
         PairIter { a, b }
     }

@@ -18,7 +18,7 @@ impl State<'_> {
         // Incomplete triangles outside the active window have no complete task and no complete
         // entry: rolling them back would change nothing.
         for t in self.active_window() {
-            let x = l.tri_of[t as usize] as usize;
+            let x = l.tri_of(t) as usize;
             if !rolled[x] && self.incomplete_tri_of(t) {
                 rolled[x] = true;
                 work.push(x as u32);
@@ -33,8 +33,8 @@ impl State<'_> {
             // more than the rest of the recovery, and a walk over all its tasks about a tenth
             // of a level-6 run.
             l.for_each_edge_task(x, |t| {
-                for d in l.deps[t as usize].iter() {
-                    let y = l.tri_of[d as usize];
+                for d in l.deps(t).iter() {
+                    let y = l.tri_of(d);
                     if y != x
                         && !rolled[y as usize]
                         && !self.incomplete_tri_of(d)
@@ -74,14 +74,14 @@ impl State<'_> {
             .filter(|&t| {
                 let st = self.tasks[t as usize].status;
                 (st == QUEUED || st == HELD)
-                    && l.deps[t as usize]
+                    && l.deps(t)
                         .as_slice()
                         .iter()
                         .any(|&d| self.tasks[d as usize].status == COMPLETE)
             })
             .collect();
         while let Some(t) = work.pop() {
-            for d in l.deps[t as usize].iter() {
+            for d in l.deps(t).iter() {
                 if self.tasks[d as usize].status == COMPLETE && !self.available(d) {
                     self.cancel_complete(d);
                     work.push(d);

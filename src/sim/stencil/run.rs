@@ -12,6 +12,7 @@
 
 use super::config::{Failures, Recovery, StencilConfig, TraceFailure};
 use super::ends::Ends;
+use super::graph::Pair;
 use super::triangles::Layout;
 use crate::failure::Lifetime;
 use crate::sim::engine::{Nanos, secs_to_ns};
@@ -344,12 +345,15 @@ impl<'a> State<'a> {
         let one_task_tris = l.tris.is_some_and(|tr| tr.height() == 1);
         let mut tri = Vec::new();
         if !one_task_tris {
-            tri = vec![TriCount::default(); l.triangles()];
-            for (&x, &c) in l.tri_of.iter().zip(&l.is_checkpoint) {
-                let n = &mut tri[x as usize];
-                n.incomplete += 1;
-                n.pending += c as u32;
-            }
+            let (size, checkpoints) = l.triangle_counts();
+            tri = size
+                .into_iter()
+                .zip(checkpoints)
+                .map(|(incomplete, pending)| TriCount {
+                    incomplete,
+                    pending,
+                })
+                .collect();
         }
         State {
             l,
@@ -466,7 +470,8 @@ impl<'a> State<'a> {
 
     #[inline(always)]
     fn deps_complete(&self, t: u32) -> bool {
-        self.l.deps[t as usize]
+        self.l
+            .deps(t)
             .iter()
             .all(|d| self.tasks[d as usize].status == COMPLETE)
     }
@@ -525,7 +530,7 @@ impl<'a> State<'a> {
         // One pass over the dependencies: all complete, and how many inputs to fetch.
         let mut k = 0u64;
         let mut missing = None;
-        for d in self.l.deps[t as usize].iter() {
+        for d in self.l.deps(t).iter() {
             let ds = self.tasks[d as usize];
             if ds.status != COMPLETE {
                 return;
@@ -582,12 +587,12 @@ impl<'a> State<'a> {
         ts.inputs = inputs;
         self.complete += 1;
         if !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].incomplete -= 1;
+            self.tri[self.l.tri_of(t) as usize].incomplete -= 1;
         }
         self.f.transfer += transfer;
         self.copy_low = self.copy_low.min(t);
         let wk = &mut self.workers[w as usize];
-        let checkpoint = self.l.is_checkpoint[ti];
+        let checkpoint = self.l.is_checkpoint(t);
         if checkpoint {
             self.tasks[ti].flags = LOCAL;
             self.f.local_copies += 1;
@@ -603,8 +608,10 @@ impl<'a> State<'a> {
             wk.since = now;
             self.set_idle(w);
         }
-        self.release_tests(t, checkpoint);
-        for c in self.l.consumers[ti].iter() {
+        // Worked out once here for the release tests and the consumers made ready.
+        let consumers = self.l.consumers(t);
+        self.release_tests(t, checkpoint, consumers);
+        for c in consumers.iter() {
             let cs = self.tasks[c as usize];
             if cs.status == HELD && self.deps_complete(c) {
                 self.ready.push(cs.who);
@@ -615,17 +622,17 @@ impl<'a> State<'a> {
     /// Release tests after `t` completed: its plain dependencies, itself, its triangle. `t`
     /// holds its plain output, or its local copy if `checkpoint`.
     #[inline(always)]
-    fn release_tests(&mut self, t: u32, checkpoint: bool) {
-        let l = self.l;
-        for d in l.deps[t as usize].iter() {
+    fn release_tests(&mut self, t: u32, checkpoint: bool, consumers: Pair) {
+        let deps = self.l.deps(t);
+        for d in deps.iter() {
             self.try_release_plain(d);
         }
         if checkpoint {
             self.try_release_checkpoint(t);
-        } else {
-            self.release_plain_if_read(t);
+        } else if self.all_complete(consumers) {
+            self.tasks[t as usize].flags &= !PLAIN;
         }
-        self.check_secured_of(t);
+        self.check_secured_with(t, deps);
     }
 
     #[inline(always)]
@@ -639,12 +646,16 @@ impl<'a> State<'a> {
     /// Drops the plain output of complete `d` once every consumer is complete.
     #[inline(always)]
     fn release_plain_if_read(&mut self, d: u32) {
-        if self.l.consumers[d as usize]
-            .iter()
-            .all(|c| self.tasks[c as usize].status == COMPLETE)
-        {
+        if self.all_complete(self.l.consumers(d)) {
             self.tasks[d as usize].flags &= !PLAIN;
         }
+    }
+
+    #[inline(always)]
+    fn all_complete(&self, tasks: Pair) -> bool {
+        tasks
+            .iter()
+            .all(|c| self.tasks[c as usize].status == COMPLETE)
     }
 
     #[inline(always)]
@@ -670,7 +681,7 @@ impl<'a> State<'a> {
         if self.one_task_tris {
             self.tasks[t as usize].status != COMPLETE
         } else {
-            self.tri[self.l.tri_of[t as usize] as usize].incomplete > 0
+            self.tri[self.l.tri_of(t) as usize].incomplete > 0
         }
     }
 
@@ -693,7 +704,7 @@ impl<'a> State<'a> {
     #[inline(always)]
     fn task_secured(&self, t: u32) -> bool {
         let ts = self.tasks[t as usize];
-        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint[t as usize])
+        ts.status == COMPLETE && (ts.flags & REMOTE_DONE != 0 || !self.l.is_checkpoint(t))
     }
 
     /// [`State::check_secured`] for the triangle of task `t`. At level 1 the triangle is `t`
@@ -701,17 +712,23 @@ impl<'a> State<'a> {
     /// geometry cost more than the rest of a level-1 securing.
     #[inline(always)]
     fn check_secured_of(&mut self, t: u32) {
+        self.check_secured_with(t, self.l.deps(t))
+    }
+
+    /// [`State::check_secured_of`] with the dependencies of `t` already worked out.
+    #[inline(always)]
+    fn check_secured_with(&mut self, t: u32, deps: Pair) {
         if !self.one_task_tris {
             // Tested here, so that the walk of the triangle is called only once it is secured.
-            let x = self.l.tri_of[t as usize];
+            let x = self.l.tri_of(t);
             let n = self.tri[x as usize];
             if n.incomplete | n.pending == 0 {
                 self.check_secured(x);
             }
         } else if self.task_secured(t) {
             let l = self.l;
-            for d in l.deps[t as usize].iter() {
-                if l.is_checkpoint[d as usize] {
+            for d in deps.iter() {
+                if l.is_checkpoint(d) {
                     self.try_release_checkpoint(d);
                 }
             }
@@ -725,9 +742,7 @@ impl<'a> State<'a> {
             return;
         }
         let all = if self.one_task_tris {
-            self.l.consumers[c as usize]
-                .iter()
-                .all(|d| self.task_secured(d))
+            self.l.consumers(c).iter().all(|d| self.task_secured(d))
         } else {
             self.l.all_consumer_tris(c, |x| self.secured(x))
         };
@@ -774,7 +789,7 @@ impl<'a> State<'a> {
         if ts.flags & REMOTE_DONE == 0 {
             ts.flags |= REMOTE_DONE;
             if !self.one_task_tris {
-                self.tri[self.l.tri_of[t as usize] as usize].pending -= 1;
+                self.tri[self.l.tri_of(t) as usize].pending -= 1;
             }
         }
     }
@@ -791,7 +806,7 @@ impl<'a> State<'a> {
         }
         self.drop_copies(t, COPIES);
         if ts.flags & REMOTE_DONE != 0 && !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].pending += 1;
+            self.tri[self.l.tri_of(t) as usize].pending += 1;
         }
         self.tasks[ti].flags = 0;
         let transfer = ts.inputs as u64 * self.cfg.transfer_cost;
@@ -800,7 +815,7 @@ impl<'a> State<'a> {
         self.f.cancelled_executions += 1;
         self.complete -= 1;
         if !self.one_task_tris {
-            self.tri[self.l.tri_of[ti] as usize].incomplete += 1;
+            self.tri[self.l.tri_of(t) as usize].incomplete += 1;
         }
         self.low = self.low.min(t);
         self.requeue(t);
@@ -823,7 +838,7 @@ impl<'a> State<'a> {
         self.for_each_held(q, |s, t| {
             if s.resend(t, LOCAL, REMOTE) {
                 s.mark_remote_done(t);
-                touched.push(s.l.tri_of[t as usize]);
+                touched.push(s.l.tri_of(t));
             }
         });
         // The replacement gets back its local copies from the remote ones its guard holds.
@@ -949,24 +964,23 @@ impl<'a> State<'a> {
             .collect();
         assert_eq!(queued, expect, "queue contents at {}", self.now);
         for (t, ts) in self.tasks.iter().enumerate() {
-            let x = l.tri_of[t] as usize;
+            let x = l.tri_of(t as u32) as usize;
             held += (ts.flags & LOCAL != 0) as u64 + (ts.flags & REMOTE != 0) as u64;
             if ts.status != COMPLETE {
                 incomplete[x] += 1;
                 assert_eq!(ts.flags, 0, "an incomplete task holds copies");
             }
-            if l.is_checkpoint[t] && ts.flags & REMOTE_DONE == 0 {
+            if l.is_checkpoint(t as u32) && ts.flags & REMOTE_DONE == 0 {
                 pending[x] += 1;
             }
             if ts.status == COMPLETE {
                 if ts.flags & COPIES != 0 {
                     assert!(t as u32 >= self.copy_low, "{t} holds a copy below copy_low");
                 }
-                let consumers = l.consumers[t].as_slice();
-                if !l.is_checkpoint[t]
-                    && consumers
+                if !l.is_checkpoint(t as u32)
+                    && l.consumers(t as u32)
                         .iter()
-                        .all(|&c| self.tasks[c as usize].status == COMPLETE)
+                        .all(|c| self.tasks[c as usize].status == COMPLETE)
                 {
                     assert_eq!(
                         ts.flags & PLAIN,
@@ -995,7 +1009,7 @@ impl<'a> State<'a> {
             assert!(pending.iter().eq(self.tri.iter().map(|n| &n.pending)));
         }
         for (t, ts) in self.tasks.iter().enumerate() {
-            if ts.status == COMPLETE && l.is_checkpoint[t] && ts.flags & RELEASED == 0 {
+            if ts.status == COMPLETE && l.is_checkpoint(t as u32) && ts.flags & RELEASED == 0 {
                 let all = l.all_consumer_tris(t as u32, |x| self.secured(x));
                 assert!(
                     !all,

@@ -143,24 +143,20 @@ impl Triangles {
 
 /// The tables a run reads, built once per configuration and shared by every run.
 ///
-/// Per task only: dependencies, consumers, triangle and checkpoint flag (29 bytes a task), and
-/// two counts per triangle. What a triangle holds, reads and watches follows from the geometry
-/// of [`Triangles`] and is enumerated when needed (on securing and on recovery), never stored:
-/// a list per triangle was three allocations per task at level 1.
+/// Per task only: triangle and checkpoint flag (two bytes a task up to 2^15 triangles, else
+/// five), and two counts per triangle. Dependencies and consumers follow from a task's id ([`Layout::deps`],
+/// [`Layout::consumers`]): tables of them were 16 bytes a task, whose pages cost more to
+/// fault in and to read than the arithmetic. What a triangle holds, reads and watches follows
+/// from the geometry of [`Triangles`] and is enumerated when needed (on securing and on
+/// recovery), never stored: a list per triangle was three allocations per task at level 1.
 #[derive(Debug, Clone)]
 pub struct Layout {
     /// The task grid.
     pub grid: Grid,
     /// The checkpoint triangles (`None`: no checkpoints, the whole run is one triangle).
     pub tris: Option<Triangles>,
-    /// Dependencies of each task.
-    pub deps: Vec<Pair>,
-    /// Consumers of each task.
-    pub consumers: Vec<Pair>,
-    /// The checkpoint triangle of each task (all 0 without checkpoints: the whole run is one).
-    pub tri_of: Vec<u32>,
-    /// Whether each task is a checkpoint task (a consumer in another triangle).
-    pub is_checkpoint: Vec<bool>,
+    /// The checkpoint triangle of each task and whether it is a checkpoint task.
+    task_tris: TaskTris,
     count: u32,
     /// Divisions by W and by the triangles per band, without a divide instruction.
     by_width: FastDiv,
@@ -172,55 +168,29 @@ impl Layout {
     pub fn new(grid: Grid, tris: Option<Triangles>) -> Layout {
         let n = grid.tasks() as usize;
         let w = grid.width();
-        let half = w / 2;
         let rows = grid.rows();
-        // Row by row, with no division per task. In row t the ids run over the up-triangles
-        // U_j (at n = 2j + 1 + o, o = (t-1) % 2, id (t-1)W + j), then the down-triangles D_j
-        // (at n = 2j + 2 - o, id (t-1)W + W/2 + j). A U reads the D below it and feeds its two
-        // D neighbours; a D reads its two U neighbours and feeds the U above it. With j taken
-        // modulo W/2, the neighbours at n - 1 and n + 1 are:
-        //   o = 0: U_j feeds D_{j-1}, D_j;  D_j reads U_j, U_{j+1};
-        //   o = 1: U_j feeds D_j, D_{j+1};  D_j reads U_{j-1}, U_j.
-        // A task is a checkpoint task when a consumer (a D beside a U in its row, the U above a
-        // D) lies in another triangle: read off the triangles of rows t and t + 1.
-        let mut deps = Vec::with_capacity(n);
-        let mut consumers = Vec::with_capacity(n);
-        let mut tri_of = Vec::with_capacity(n);
-        let mut is_checkpoint = Vec::with_capacity(n);
+        // Row by row, with no division per task. A task is a checkpoint task when a consumer
+        // (a D beside a U in its row, the U above a D; see `Layout::consumers`) lies in another
+        // triangle: read off the triangles of rows t and t + 1.
+        let count = tris.map_or(1, |tr| tr.count());
+        let mut task_tris = if count <= NARROW_TRIS {
+            TaskTris::Narrow(Vec::with_capacity(n))
+        } else {
+            TaskTris::Wide(Vec::with_capacity(n), Vec::with_capacity(n))
+        };
+        let mut row_of = Vec::with_capacity(w as usize);
+        let mut row_ckpt = Vec::with_capacity(w as usize);
         let mut row_tri = Vec::with_capacity(w as usize + 2);
         let mut next_tri = Vec::with_capacity(w as usize + 2);
         if let Some(tr) = tris {
             tr.fill_row(1, &mut row_tri);
         }
         let wu = w as usize;
-        let prev = |j: u32| if j == 0 { half - 1 } else { j - 1 };
-        let next = |j: u32| if j + 1 == half { 0 } else { j + 1 };
         for t in 1..=rows {
-            let base = (t - 1) * w;
-            let (u, d) = (base, base + half);
             let odd = (t - 1) % 2 == 1;
-            // Each table is appended a row at a time, Us then Ds, from exact-size iterators.
-            if t > 1 {
-                deps.extend((0..half).map(|j| Pair::one(u - half + j)));
-            } else {
-                deps.extend((0..half).map(|_| Pair::default()));
-            }
-            if odd {
-                deps.extend((0..half).map(|j| Pair::two(u + prev(j), u + j)));
-                consumers.extend((0..half).map(|j| Pair::two(d + j, d + next(j))));
-            } else {
-                deps.extend((0..half).map(|j| Pair::two(u + j, u + next(j))));
-                consumers.extend((0..half).map(|j| Pair::two(d + prev(j), d + j)));
-            }
-            if t < rows {
-                consumers.extend((0..half).map(|j| Pair::one(base + w + j)));
-            } else {
-                consumers.extend((0..half).map(|_| Pair::default()));
-            }
             // Without checkpoints every task is in triangle 0 and none is a checkpoint task.
             let Some(tr) = tris else {
-                tri_of.extend(std::iter::repeat_n(0, wu));
-                is_checkpoint.extend(std::iter::repeat_n(false, wu));
+                task_tris.extend_none(wu);
                 continue;
             };
             if t < rows {
@@ -228,24 +198,103 @@ impl Layout {
             }
             // The last row feeds no row: compared with itself, no D of it is a checkpoint.
             let up = if t < rows { &next_tri } else { &row_tri };
+            row_of.clear();
+            row_ckpt.clear();
             if odd {
-                row_triangles::<1>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
+                row_triangles::<1>(&row_tri, up, &mut row_of, &mut row_ckpt);
             } else {
-                row_triangles::<0>(&row_tri, up, &mut tri_of, &mut is_checkpoint);
+                row_triangles::<0>(&row_tri, up, &mut row_of, &mut row_ckpt);
             }
+            task_tris.extend(&row_of, &row_ckpt);
             std::mem::swap(&mut row_tri, &mut next_tri);
         }
-        let count = tris.map_or(1, |tr| tr.count()) as usize;
         Layout {
             grid,
             tris,
-            deps,
-            consumers,
-            tri_of,
-            is_checkpoint,
-            count: count as u32,
+            task_tris,
+            count,
             by_width: FastDiv::new(w),
             by_band: FastDiv::new(tris.map_or(1, |tr| tr.per_band())),
+        }
+    }
+
+    /// Row (0-based) and place in the row of task `t`: in row t (1-based) the ids run over
+    /// the up-triangles U_j (at n = 2j + 1 + o, o = (t-1) % 2, id (t-1)W + j), then the
+    /// down-triangles D_j (at n = 2j + 2 - o, id (t-1)W + W/2 + j).
+    #[inline(always)]
+    fn place(&self, t: u32) -> (u32, u32) {
+        // W >= 2: the multiplier is the real one, no test for a divisor of 1.
+        let row = ((self.by_width.m as u128 * t as u128) >> 64) as u32;
+        (row, t - row * self.grid.width())
+    }
+
+    /// The tasks whose outputs task `t` reads, as [`Grid::deps`] lists them.
+    ///
+    /// A U reads the D below it (W/2 ids back); a D reads its two U neighbours. With j taken
+    /// modulo W/2, those at n - 1 and n + 1 are: o = 0: D_j reads U_j, U_{j+1}; o = 1: D_j reads
+    /// U_{j-1}, U_j (one id when W = 2).
+    #[inline(always)]
+    pub fn deps(&self, t: u32) -> Pair {
+        let (row, r) = self.place(t);
+        let half = self.grid.width() / 2;
+        if r < half {
+            if row == 0 {
+                Pair::default()
+            } else {
+                Pair::one(t - half)
+            }
+        } else {
+            let u = t - r;
+            let j = r - half;
+            if row % 2 == 1 {
+                let prev = if j == 0 { half - 1 } else { j - 1 };
+                Pair::two(u + prev, u + j)
+            } else {
+                let next = if j + 1 == half { 0 } else { j + 1 };
+                Pair::two(u + j, u + next)
+            }
+        }
+    }
+
+    /// The tasks that read the output of task `t`, as [`Grid::consumers`] lists them.
+    ///
+    /// A U feeds its two D neighbours: o = 0: U_j feeds D_{j-1}, D_j; o = 1: U_j feeds D_j,
+    /// D_{j+1}. A D feeds the U above it (W/2 ids on), none in the last row.
+    #[inline(always)]
+    pub fn consumers(&self, t: u32) -> Pair {
+        let (row, r) = self.place(t);
+        let half = self.grid.width() / 2;
+        if r < half {
+            let d = t - r + half;
+            if row % 2 == 1 {
+                let next = if r + 1 == half { 0 } else { r + 1 };
+                Pair::two(d + r, d + next)
+            } else {
+                let prev = if r == 0 { half - 1 } else { r - 1 };
+                Pair::two(d + prev, d + r)
+            }
+        } else if row + 1 < self.grid.rows() {
+            Pair::one(t + half)
+        } else {
+            Pair::default()
+        }
+    }
+
+    /// The checkpoint triangle of task `t` (0 without checkpoints: the whole run is one).
+    #[inline(always)]
+    pub fn tri_of(&self, t: u32) -> u32 {
+        match &self.task_tris {
+            TaskTris::Narrow(v) => (v[t as usize] & NARROW_MASK) as u32,
+            TaskTris::Wide(tri, _) => tri[t as usize],
+        }
+    }
+
+    /// Whether task `t` is a checkpoint task (a consumer in another triangle).
+    #[inline(always)]
+    pub fn is_checkpoint(&self, t: u32) -> bool {
+        match &self.task_tris {
+            TaskTris::Narrow(v) => v[t as usize] > NARROW_MASK,
+            TaskTris::Wide(_, ckpt) => ckpt[t as usize],
         }
     }
 
@@ -254,14 +303,28 @@ impl Layout {
         self.count as usize
     }
 
-    /// Tasks per triangle and checkpoint tasks per triangle: a pass over the tasks, which
-    /// costs less than keeping two tables per triangle (eight bytes a task at level 1).
+    /// Tasks per triangle and checkpoint tasks per triangle: the sizes from the geometry
+    /// ([`Layout::tri_size`]), the checkpoint tasks by a pass over the tasks, which costs less
+    /// than keeping a table per triangle (four bytes a task at level 1). Checkpoint tasks are
+    /// few, so the pass mostly tests a flag.
     pub fn triangle_counts(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut size = vec![0u32; self.triangles()];
+        let size = (0..self.count).map(|x| self.tri_size(x)).collect();
         let mut checkpoints = vec![0u32; self.triangles()];
-        for (&x, &c) in self.tri_of.iter().zip(&self.is_checkpoint) {
-            size[x as usize] += 1;
-            checkpoints[x as usize] += c as u32;
+        match &self.task_tris {
+            TaskTris::Narrow(v) => {
+                for &e in v {
+                    if e > NARROW_MASK {
+                        checkpoints[(e & NARROW_MASK) as usize] += 1;
+                    }
+                }
+            }
+            TaskTris::Wide(tri, ckpt) => {
+                for (&x, &c) in tri.iter().zip(ckpt) {
+                    if c {
+                        checkpoints[x as usize] += 1;
+                    }
+                }
+            }
         }
         (size, checkpoints)
     }
@@ -374,20 +437,20 @@ impl Layout {
     pub fn for_each_watched(&self, x: u32, mut f: impl FnMut(u32)) {
         if self.tris.is_some_and(|tr| tr.height() <= 4) {
             return self.for_each_task(x, |t| {
-                for d in self.deps[t as usize].iter() {
-                    if self.is_checkpoint[d as usize] {
+                for d in self.deps(t).iter() {
+                    if self.is_checkpoint(d) {
                         f(d);
                     }
                 }
             });
         }
         self.for_each_edge_task(x, |t| {
-            for d in self.deps[t as usize].iter() {
-                if self.is_checkpoint[d as usize] {
+            for d in self.deps(t).iter() {
+                if self.is_checkpoint(d) {
                     f(d);
                 }
             }
-            if self.is_checkpoint[t as usize] {
+            if self.is_checkpoint(t) {
                 f(t);
             }
         })
@@ -396,16 +459,63 @@ impl Layout {
     /// Tasks of other triangles that triangle `x` reads (repeats possible).
     pub fn entries_of(&self, x: u32) -> impl Iterator<Item = u32> + '_ {
         self.tasks_of(x)
-            .flat_map(|t| self.deps[t as usize].as_slice().iter().copied())
-            .filter(move |&d| self.tri_of[d as usize] != x)
+            .flat_map(|t| self.deps(t).iter())
+            .filter(move |&d| self.tri_of(d) != x)
     }
 
     /// Whether every triangle consuming task `t` satisfies `f`.
     #[inline(always)]
     pub fn all_consumer_tris(&self, t: u32, mut f: impl FnMut(u32) -> bool) -> bool {
-        self.consumers[t as usize]
-            .iter()
-            .all(|c| f(self.tri_of[c as usize]))
+        // A loop, not `all`: its fold was left out of line once `tri_of` became a match.
+        for c in self.consumers(t).iter() {
+            if !f(self.tri_of(c)) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Triangle ids of [`TaskTris::Narrow`] take 15 bits, below its checkpoint flag.
+const NARROW_TRIS: u32 = 1 << 15;
+const NARROW_MASK: u16 = (NARROW_TRIS - 1) as u16;
+
+/// The triangle and the checkpoint flag of every task. Two bytes a task whenever the ids fit
+/// (at levels 2 and up on a 256 x 256 grid), so that a run faults in and reads fewer pages.
+#[derive(Debug, Clone)]
+enum TaskTris {
+    /// Triangle `| flag << 15`, with at most 2^15 triangles (ids below 2^15).
+    Narrow(Vec<u16>),
+    /// Triangle, flag.
+    Wide(Vec<u32>, Vec<bool>),
+}
+
+impl TaskTris {
+    /// Appends a row of tasks in triangle 0, none a checkpoint task.
+    fn extend_none(&mut self, n: usize) {
+        match self {
+            TaskTris::Narrow(v) => v.extend(std::iter::repeat_n(0, n)),
+            TaskTris::Wide(tri, ckpt) => {
+                tri.extend(std::iter::repeat_n(0, n));
+                ckpt.extend(std::iter::repeat_n(false, n));
+            }
+        }
+    }
+
+    /// Appends a row of tasks: their triangles and flags.
+    fn extend(&mut self, row_of: &[u32], row_ckpt: &[bool]) {
+        match self {
+            TaskTris::Narrow(v) => v.extend(
+                row_of
+                    .iter()
+                    .zip(row_ckpt)
+                    .map(|(&x, &c)| x as u16 | (c as u16) << 15),
+            ),
+            TaskTris::Wide(tri, ckpt) => {
+                tri.extend_from_slice(row_of);
+                ckpt.extend_from_slice(row_ckpt);
+            }
+        }
     }
 }
 
@@ -520,12 +630,12 @@ mod tests {
                 prop_assert!(l.tasks_of(x).count() as u32 <= h * h);
                 prop_assert_eq!(l.tasks_of(x).count() as u32, l.tri_size(x));
                 for t in l.tasks_of(x) {
-                    prop_assert_eq!(l.tri_of[t as usize], x);
+                    prop_assert_eq!(l.tri_of(t), x);
                 }
             }
             for id in 0..g.tasks() as usize {
-                let leaves = l.consumers[id].as_slice().iter().any(|&c| l.tri_of[c as usize] != l.tri_of[id]);
-                prop_assert_eq!(l.is_checkpoint[id], leaves);
+                let leaves = l.consumers(id as u32).iter().any(|c| l.tri_of(c) != l.tri_of(id as u32));
+                prop_assert_eq!(l.is_checkpoint(id as u32), leaves);
             }
         }
     }
@@ -544,10 +654,10 @@ mod tests {
             let counts = l.triangle_counts();
             for id in 0..g.tasks() {
                 let (t, n) = g.coords(id);
-                prop_assert_eq!(l.deps[id as usize], g.deps(id));
-                prop_assert_eq!(l.consumers[id as usize], g.consumers(id));
+                prop_assert_eq!(l.deps(id), g.deps(id));
+                prop_assert_eq!(l.consumers(id), g.consumers(id));
                 let x = tr.map_or(0, |tr| tr.of(t, n));
-                prop_assert_eq!(l.tri_of[id as usize], x);
+                prop_assert_eq!(l.tri_of(id), x);
                 members[x as usize].push(id);
             }
             for (x, m) in members.iter().enumerate() {
@@ -561,7 +671,7 @@ mod tests {
                 prop_assert_eq!(&each, m);
                 prop_assert_eq!(l.tri_size(x) as usize, m.len());
                 prop_assert_eq!(counts.0[x as usize] as usize, m.len());
-                let ck = m.iter().filter(|&&t| l.is_checkpoint[t as usize]).count();
+                let ck = m.iter().filter(|&&t| l.is_checkpoint(t)).count();
                 prop_assert_eq!(counts.1[x as usize] as usize, ck);
                 // Read by x: the dependencies of its tasks.
                 let read: BTreeSet<u32> =
@@ -571,15 +681,15 @@ mod tests {
                     watched.insert(c);
                 });
                 let expect: BTreeSet<u32> =
-                    read.iter().copied().filter(|&d| l.is_checkpoint[d as usize]).collect();
+                    read.iter().copied().filter(|&d| l.is_checkpoint(d)).collect();
                 prop_assert!(watched.is_superset(&expect), "{:?} misses some of {:?}", watched, expect);
                 // Beyond what x reads, only its own checkpoint tasks.
                 prop_assert!(watched
                     .difference(&expect)
-                    .all(|&c| l.tri_of[c as usize] == x && l.is_checkpoint[c as usize]));
+                    .all(|&c| l.tri_of(c) == x && l.is_checkpoint(c)));
                 let entries: BTreeSet<u32> = l.entries_of(x).collect();
                 let expect: BTreeSet<u32> =
-                    read.iter().copied().filter(|&d| l.tri_of[d as usize] != x).collect();
+                    read.iter().copied().filter(|&d| l.tri_of(d) != x).collect();
                 prop_assert_eq!(&entries, &expect);
                 // The edge tasks: members, in the order of the full walk, reading every entry.
                 let mut edge = Vec::new();
@@ -591,7 +701,7 @@ mod tests {
                 let read_by_edge: BTreeSet<u32> = edge
                     .iter()
                     .flat_map(|&t| g.deps(t).as_slice().to_vec())
-                    .filter(|&d| l.tri_of[d as usize] != x)
+                    .filter(|&d| l.tri_of(d) != x)
                     .collect();
                 prop_assert_eq!(read_by_edge, expect);
             }
@@ -642,7 +752,7 @@ mod tests {
         for id in 0..g.tasks() {
             let (t, n) = g.coords(id);
             let plain = t == 5 && g.shape(t, n) == Shape::Down;
-            assert_eq!(l.is_checkpoint[id as usize], !plain);
+            assert_eq!(l.is_checkpoint(id), !plain);
         }
     }
 
@@ -744,7 +854,7 @@ mod tests {
         assert_eq!(group(tr.of(3, 4)), [(3, 1), (3, 3), (3, 4), (4, 4)]);
         assert_eq!(group(tr.of(3, 2)), [(3, 2), (4, 1), (4, 2), (4, 3)]);
         let mut ck: Vec<_> = (0..16)
-            .filter(|&i| l.is_checkpoint[i as usize])
+            .filter(|&i| l.is_checkpoint(i))
             .map(|i| g.coords(i))
             .collect();
         ck.sort();
@@ -781,7 +891,7 @@ mod tests {
         let g = Grid::new(8, 4).unwrap();
         let l = Layout::new(g, None);
         assert_eq!(l.triangles(), 1);
-        assert!(l.is_checkpoint.iter().all(|&c| !c));
+        assert!((0..g.tasks()).all(|t| !l.is_checkpoint(t)));
         let mut all: Vec<u32> = l.tasks_of(0).collect();
         all.sort_unstable();
         assert_eq!(all, (0..32).collect::<Vec<_>>());
