@@ -130,7 +130,7 @@ fn span(v: &RenewalValidation) -> f64 {
 
 fn time_axis() -> Axis {
     Axis {
-        label: "time since the restart ended (time)".into(),
+        label: "time since the restart ended".into(),
         log: false,
         unit: Unit::Seconds,
     }
@@ -162,7 +162,7 @@ pub fn schedule_plot(v: &RenewalValidation) -> Plot {
         ),
         x: time_axis(),
         y: Axis {
-            label: "work between checkpoints (time)".into(),
+            label: "work between checkpoints".into(),
             log: false,
             unit: Unit::Seconds,
         },

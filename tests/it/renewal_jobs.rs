@@ -4,7 +4,7 @@
 //! prediction under four shapes, the paired differences that common random numbers make
 //! tight, the shape sweep's gains, the report folders, and bad input.
 
-use crate::common::{daly_optimum, daly_overhead, named, refused, stdout_of};
+use crate::common::{daly_optimum, daly_overhead, named, read_package_file, refused, stdout_of};
 use serde_json::Value;
 
 const JOB: [&str; 6] = ["--mtbf", "24h", "--cost", "10m", "--restart", "10m"];
@@ -323,4 +323,48 @@ fn the_readme_renewal_figures_are_what_the_commands_print() {
         checked += 1;
     }
     assert_eq!(checked, 5, "the README's five renewal figures");
+}
+
+/// Guards against regressions: the committed example report (docs/validate-renewal/, linked from
+/// docs/README.md and the guide) is what the command printed in it makes today. Its figures
+/// themselves are checked against the models by the tests above.
+#[test]
+fn the_committed_renewal_validate_report_is_fresh() {
+    let dir = crate::common::temp_path("ckpt-renewal-docs");
+    let out = dir.display().to_string();
+    stdout_of(&[
+        "validate",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--dist",
+        "weibull:0.7",
+        "--runs",
+        "1000",
+        "--out",
+        &out,
+        "-q",
+    ]);
+    for file in [
+        "validate.json",
+        "validate.csv",
+        "schedule.svg",
+        "hazard.svg",
+        "difference.svg",
+    ] {
+        let fresh = std::fs::read_to_string(dir.join(file)).unwrap();
+        let committed = read_package_file(&format!("docs/validate-renewal/{file}"));
+        assert_eq!(fresh, committed, "docs/validate-renewal/{file} is stale");
+    }
+    let fresh = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let committed = read_package_file("docs/validate-renewal/report.md");
+    assert_eq!(
+        fresh.replace(&out, "docs/validate-renewal"),
+        committed,
+        "docs/validate-renewal/report.md is stale"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
