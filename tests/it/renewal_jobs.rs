@@ -332,14 +332,9 @@ fn the_readme_renewal_figures_are_what_the_commands_print() {
 fn the_committed_renewal_validate_report_is_fresh() {
     let dir = crate::common::temp_path("ckpt-renewal-docs");
     let out = dir.display().to_string();
-    stdout_of(&[
-        "validate",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "10m",
-        "--restart",
-        "10m",
+    let mut args = vec!["validate"];
+    args.extend(JOB);
+    args.extend([
         "--dist",
         "weibull:0.7",
         "--runs",
@@ -348,6 +343,7 @@ fn the_committed_renewal_validate_report_is_fresh() {
         &out,
         "-q",
     ]);
+    stdout_of(&args);
     for file in [
         "validate.json",
         "validate.csv",
