@@ -20,6 +20,21 @@ fn run_json(command: &str, extra: &[&str]) -> Value {
     serde_json::from_str(&stdout_of(&args)).unwrap()
 }
 
+/// Runs `ckpt validate` on the file's job under Weibull 0.7 failures with `extra` and `--out` a
+/// fresh scratch folder `name`; returns the folder and what the command printed.
+fn validate_weibull_into(name: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
+    let dir = crate::common::temp_path(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let mut args = vec!["validate"];
+    args.extend(JOB);
+    args.extend(["--dist", "weibull:0.7"]);
+    args.extend(extra);
+    args.extend(["--out", &out, "-q"]);
+    let stdout = stdout_of(&args);
+    (dir, stdout)
+}
+
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
@@ -121,25 +136,10 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
 
 #[test]
 fn the_validation_report_folder_has_its_data_and_plots() {
-    let dir = crate::common::temp_path("ckpt-renewal-validate");
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = dir.display().to_string();
-    let mut args = vec!["validate"];
-    args.extend(JOB);
-    args.extend([
-        "--dist",
-        "weibull:0.7",
-        "--runs",
-        "40",
-        "--work",
-        "100d",
-        "--out",
-        &out,
-        "--format",
-        "json",
-        "-q",
-    ]);
-    let stdout = stdout_of(&args);
+    let (dir, stdout) = validate_weibull_into(
+        "ckpt-renewal-validate",
+        &["--runs", "40", "--work", "100d", "--format", "json"],
+    );
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -330,20 +330,8 @@ fn the_readme_renewal_figures_are_what_the_commands_print() {
 /// themselves are checked against the models by the tests above.
 #[test]
 fn the_committed_renewal_validate_report_is_fresh() {
-    let dir = crate::common::temp_path("ckpt-renewal-docs");
+    let (dir, _) = validate_weibull_into("ckpt-renewal-docs", &["--runs", "1000"]);
     let out = dir.display().to_string();
-    let mut args = vec!["validate"];
-    args.extend(JOB);
-    args.extend([
-        "--dist",
-        "weibull:0.7",
-        "--runs",
-        "1000",
-        "--out",
-        &out,
-        "-q",
-    ]);
-    stdout_of(&args);
     for file in [
         "validate.json",
         "validate.csv",
