@@ -11,19 +11,16 @@ use serde::Serialize;
 
 /// The finite-job inputs as the `inputs` object echoes them (absent when not given, so that
 /// other answers keep their bytes).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct FiniteInputsJson {
     /// `--async-write` (s).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub async_write_s: Option<f64>,
     /// `--async-slowdown`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub async_slowdown: Option<f64>,
     /// `--walltime` (s).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub walltime_s: Option<f64>,
     /// `--signal-margin` (s).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub signal_margin_s: Option<f64>,
 }
 

@@ -25,6 +25,7 @@ struct Document<'a, I: Serialize, F: Serialize> {
 }
 
 /// The inputs of `simulate periodic` as its JSON echoes them.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PeriodicInputs {
     /// Work to do.
@@ -36,42 +37,31 @@ pub struct PeriodicInputs {
     /// One restart.
     pub restart_s: f64,
     /// The system MTBF, when one is given or follows from exponential nodes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mtbf_s: Option<f64>,
     /// Nodes, when failures are per node.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
     /// One node's MTBF.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_mtbf_s: Option<f64>,
     /// Nodes with a redundant partner.
     pub partners: u64,
     /// The lifetime family.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dist: Option<Shape>,
     /// The trace file, as named.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     /// Failures in the trace.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_failures: Option<usize>,
     /// Whether the job ends with a checkpoint.
     pub final_checkpoint: bool,
     /// The deadline, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub walltime_s: Option<f64>,
     /// Asynchronous checkpoints: the background write.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub async_write_s: Option<f64>,
     /// Asynchronous checkpoints: the fraction of speed lost while writing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub async_slowdown: Option<f64>,
     /// Allocation mode: the signal's lead before the walltime.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal_lead_s: Option<f64>,
     /// `--schedule`: the chunks after each restart, the last repeating (`interval_s` is then
     /// the first).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_s: Option<Vec<f64>>,
 }
 
@@ -257,6 +247,7 @@ pub fn replicated(
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 struct StencilInputs {
     width: u32,
@@ -269,11 +260,8 @@ struct StencilInputs {
     backup_cost_s: f64,
     transfer_cost_s: f64,
     failures: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     mtbf_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     trace_failures: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     output_bytes: Option<u64>,
 }
 

@@ -868,6 +868,7 @@ fn simulate_run_allocation(
 }
 
 /// The figures of section 1 over runs, as the report layer serializes them.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeriodicFigures {
     /// Time to finish the job.
@@ -875,7 +876,6 @@ pub struct PeriodicFigures {
     /// Failures that interrupted the job.
     pub failures: Estimate,
     /// Node failures, including those absorbed by partners (with partners only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_failures: Option<Estimate>,
     /// Useful work.
     pub work_s: Estimate,
@@ -886,10 +886,8 @@ pub struct PeriodicFigures {
     /// Work lost to failures; wall = work + checkpoint + restart + lost work.
     pub lost_work_s: Estimate,
     /// Fraction of runs finished within the walltime (with `walltime` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_within_walltime: Option<Estimate>,
     /// Allocation mode: work checkpointed by the limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub saved_work_s: Option<Estimate>,
 }
 
