@@ -1,7 +1,7 @@
 //! `ckpt survive`, `ckpt encode` and `ckpt pcg`, and the diskless-scheme block of `ckpt
 //! interval`: tables and JSON documents from the encodings' results.
 
-use super::json_document;
+use super::command_document;
 use crate::encoding::cost::SchemeSummary;
 use crate::encoding::experiment::EncodeOutcome;
 use crate::encoding::matrix::MatrixKind;
@@ -59,8 +59,6 @@ pub struct SurviveRow {
 
 #[derive(Serialize)]
 struct SurviveOut {
-    schema_version: u32,
-    command: &'static str,
     inputs: SurviveInputs,
     rows: Vec<SurviveRow>,
 }
@@ -68,12 +66,13 @@ struct SurviveOut {
 /// `ckpt survive`'s output.
 pub fn survive(spec: &SchemeSpec, rows: Vec<SurviveRow>, format: Format) -> String {
     match format {
-        Format::Json => json_document(&SurviveOut {
-            schema_version: 1,
-            command: "survive",
-            inputs: SurviveInputs::of(spec),
-            rows,
-        }),
+        Format::Json => command_document(
+            "survive",
+            &SurviveOut {
+                inputs: SurviveInputs::of(spec),
+                rows,
+            },
+        ),
         Format::Table => {
             let mut s = format!("{spec} ({} processors in all)\n", spec.total_procs());
             s.push_str("failures  survival\n");
@@ -122,8 +121,6 @@ impl EncodeInputs {
 
 #[derive(Serialize)]
 struct EncodeOut {
-    schema_version: u32,
-    command: &'static str,
     inputs: EncodeInputs,
     #[serde(flatten)]
     outcome: EncodeOutcome,
@@ -137,12 +134,7 @@ pub fn encode(
     format: Format,
 ) -> String {
     match format {
-        Format::Json => json_document(&EncodeOut {
-            schema_version: 1,
-            command: "encode",
-            inputs,
-            outcome,
-        }),
+        Format::Json => command_document("encode", &EncodeOut { inputs, outcome }),
         Format::Table => encode_table(spec, &inputs, &outcome),
     }
 }
@@ -238,8 +230,6 @@ struct PcgTiming {
 
 #[derive(Serialize)]
 struct PcgOut {
-    schema_version: u32,
-    command: &'static str,
     inputs: PcgInputs,
     runs: Vec<PcgRun>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -256,21 +246,22 @@ pub fn pcg(
     format: Format,
 ) -> String {
     match format {
-        Format::Json => json_document(&PcgOut {
-            schema_version: 1,
-            command: "pcg",
-            timing: timing.then(|| {
-                runs.iter()
-                    .map(|r| PcgTiming {
-                        failures: r.failures,
-                        encode_s: r.encode_s,
-                        recover_s: r.recover_s,
-                    })
-                    .collect()
-            }),
-            inputs,
-            runs,
-        }),
+        Format::Json => command_document(
+            "pcg",
+            &PcgOut {
+                timing: timing.then(|| {
+                    runs.iter()
+                        .map(|r| PcgTiming {
+                            failures: r.failures,
+                            encode_s: r.encode_s,
+                            recover_s: r.recover_s,
+                        })
+                        .collect()
+                }),
+                inputs,
+                runs,
+            },
+        ),
         Format::Table => {
             let mut s = format!(
                 "PCG (Jacobi) on the {g}x{g} Poisson grid ({} unknowns), {spec}, checkpoint every {} iterations, failures after iteration {}, tol {:e}\n",

@@ -1,6 +1,5 @@
 //! The `fit` answer as a table and as JSON (schema_version 1, seconds throughout).
 
-use super::interval::SCHEMA_VERSION;
 use super::table::{Align, render};
 use crate::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount};
 use crate::units::format_duration;
@@ -52,8 +51,6 @@ struct JsonMtbf {
 
 #[derive(Serialize)]
 struct JsonFit<'a> {
-    schema_version: u32,
-    command: &'static str,
     inputs: &'a FitInputs,
     observation: JsonObservation,
     kinds: &'a [KindCount],
@@ -71,8 +68,6 @@ const CI_METHOD: &str = "time-terminated chi-square: [2T/chi2(0.975; 2r+2), 2T/c
 pub fn json(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String {
     let o = &report.observation;
     let doc = JsonFit {
-        schema_version: SCHEMA_VERSION,
-        command: "fit",
         inputs,
         observation: JsonObservation {
             events: o.events,
@@ -105,7 +100,7 @@ pub fn json(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String {
         intervals: &advice.intervals,
     };
     // serde_json writes a non-finite number as null; the fits give none by construction.
-    super::json_document(&doc)
+    super::command_document("fit", &doc)
 }
 
 fn num(x: f64) -> String {

@@ -6,9 +6,6 @@ use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Ro
 use crate::units::format_duration;
 use serde::Serialize;
 
-/// The JSON schema version of every document this crate writes.
-pub const SCHEMA_VERSION: u32 = 1;
-
 /// The inputs as every JSON document echoes them (seconds, counts, names).
 #[derive(Serialize)]
 pub struct JsonInputs {
@@ -55,8 +52,6 @@ impl JsonInputs {
 
 #[derive(Serialize)]
 struct JsonAnswer<'a> {
-    schema_version: u32,
-    command: &'static str,
     inputs: JsonInputs,
     mtti_s: Option<f64>,
     models: &'a [Row],
@@ -76,8 +71,6 @@ struct JsonAnswer<'a> {
 /// The answer as pretty JSON (with a final newline).
 pub fn json(answer: &IntervalAnswer) -> String {
     let doc = JsonAnswer {
-        schema_version: SCHEMA_VERSION,
-        command: "interval",
         inputs: JsonInputs::of(&answer.inputs),
         mtti_s: answer.mtti_s,
         models: &answer.rows,
@@ -99,7 +92,7 @@ pub fn json(answer: &IntervalAnswer) -> String {
     };
     // Every number in the answer is finite by construction (missing figures are null), so
     // serialization cannot fail.
-    super::json_document(&doc)
+    super::command_document("interval", &doc)
 }
 
 /// The recommended interval in whole seconds (at least 1).

@@ -56,6 +56,55 @@ pub mod validate_stencil;
 /// A report folder's files, `(name, bytes)`, in the order they are written.
 pub type Files = Vec<(String, Vec<u8>)>;
 
+/// The schema version every JSON document opens with (`docs/interface.md`); it changes only when
+/// a field's meaning does, so that a script can refuse a document it does not know.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What every JSON document opens with, ahead of its own fields: the schema version, then the
+/// command that wrote it, the simulator, or both (`validate` names the simulator it ran).
+#[derive(serde::Serialize)]
+struct Envelope<'a, B> {
+    schema_version: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulator: Option<&'static str>,
+    #[serde(flatten)]
+    body: &'a B,
+}
+
+/// The JSON document of a command's answer: `{"schema_version": 1, "command": ..., body...}`.
+/// `body` serializes as a map (a struct), whose fields follow the envelope's.
+pub fn command_document<B: serde::Serialize>(command: &'static str, body: &B) -> String {
+    json_document(&Envelope {
+        schema_version: SCHEMA_VERSION,
+        command: Some(command),
+        simulator: None,
+        body,
+    })
+}
+
+/// The JSON document of one simulation: `{"schema_version": 1, "simulator": ..., body...}`.
+pub fn simulation_document<B: serde::Serialize>(simulator: &'static str, body: &B) -> String {
+    json_document(&Envelope {
+        schema_version: SCHEMA_VERSION,
+        command: None,
+        simulator: Some(simulator),
+        body,
+    })
+}
+
+/// The JSON document of `validate`: `{"schema_version": 1, "command": "validate", "simulator":
+/// ..., body...}`.
+pub fn validation_document<B: serde::Serialize>(simulator: &'static str, body: &B) -> String {
+    json_document(&Envelope {
+        schema_version: SCHEMA_VERSION,
+        command: Some("validate"),
+        simulator: Some(simulator),
+        body,
+    })
+}
+
 /// A JSON document as every report writes it: pretty, with a final newline. The documents hold
 /// only finite numbers (missing figures are null), so serialization cannot fail in practice;
 /// if it ever did, the error itself becomes the document rather than a panic.

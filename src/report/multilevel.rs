@@ -165,8 +165,6 @@ impl JsonLevelInputs {
 pub fn interval_json(levels: &Levels, answer: &MultilevelAnswer, work: Option<f64>) -> String {
     #[derive(Serialize)]
     struct Doc {
-        schema_version: u32,
-        command: &'static str,
         inputs: JsonLevelInputs,
         recommended: &'static str,
         recommended_interval_s: f64,
@@ -175,17 +173,18 @@ pub fn interval_json(levels: &Levels, answer: &MultilevelAnswer, work: Option<f6
         completion_s: Option<f64>,
         multilevel: JsonMultilevel,
     }
-    super::json_document(&Doc {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "interval",
-        inputs: JsonLevelInputs::of(levels, work),
-        recommended: "multilevel",
-        recommended_interval_s: answer.pattern.interval(),
-        recommended_overhead: answer.overhead,
-        recommended_efficiency: 1.0 / answer.overhead,
-        completion_s: work.map(|w| w * answer.overhead),
-        multilevel: json_object(levels, answer),
-    })
+    super::command_document(
+        "interval",
+        &Doc {
+            inputs: JsonLevelInputs::of(levels, work),
+            recommended: "multilevel",
+            recommended_interval_s: answer.pattern.interval(),
+            recommended_overhead: answer.overhead,
+            recommended_efficiency: 1.0 / answer.overhead,
+            completion_s: work.map(|w| w * answer.overhead),
+            multilevel: json_object(levels, answer),
+        },
+    )
 }
 
 /// `interval --level ...`'s table: [`table`], and with `work` its expected completion time.

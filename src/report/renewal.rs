@@ -157,8 +157,6 @@ pub struct RenewalInputsJson {
 
 #[derive(Serialize)]
 struct RenewalJson<'a> {
-    schema_version: u32,
-    command: &'static str,
     inputs: &'a RenewalInputsJson,
     models: Vec<RenewalRow>,
     recommended: &'static str,
@@ -177,17 +175,18 @@ pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
         .first()
         .copied()
         .unwrap_or(a.periodic.interval);
-    super::json_document(&RenewalJson {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "interval",
-        inputs,
-        models: rows(a),
-        recommended: "renewal-schedule",
-        recommended_interval_s: first,
-        recommended_overhead: schedule.overhead,
-        recommended_efficiency: 1.0 / schedule.overhead,
-        schedule,
-    })
+    super::command_document(
+        "interval",
+        &RenewalJson {
+            inputs,
+            models: rows(a),
+            recommended: "renewal-schedule",
+            recommended_interval_s: first,
+            recommended_overhead: schedule.overhead,
+            recommended_efficiency: 1.0 / schedule.overhead,
+            schedule,
+        },
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! aligned table or as one JSON document (seconds throughout).
 
 use super::table::{Align, ruled};
-use super::{Format, json_document};
+use super::{Format, simulation_document};
 use crate::failure::Shape;
 use crate::sim::engine::ns_to_secs;
 use crate::sim::periodic::PeriodicFigures;
@@ -16,8 +16,6 @@ use serde::{Deserialize, Serialize};
 /// The JSON document of one simulation.
 #[derive(Serialize)]
 struct Document<'a, I: Serialize, F: Serialize> {
-    schema_version: u32,
-    simulator: &'static str,
     inputs: &'a I,
     runs: u64,
     seed: u64,
@@ -171,14 +169,15 @@ pub fn periodic(
     format: Format,
 ) -> String {
     match format {
-        Format::Json => json_document(&Document {
-            schema_version: 1,
-            simulator: "periodic",
-            inputs,
-            runs,
-            seed,
-            figures,
-        }),
+        Format::Json => simulation_document(
+            "periodic",
+            &Document {
+                inputs,
+                runs,
+                seed,
+                figures,
+            },
+        ),
         Format::Table => {
             let mut rows = vec![
                 ("wall time", figures.wall_time_s, Unit::Duration),
@@ -216,14 +215,15 @@ pub fn replicated(
     format: Format,
 ) -> String {
     match format {
-        Format::Json => json_document(&Document {
-            schema_version: 1,
-            simulator: "replicated",
-            inputs,
-            runs,
-            seed,
-            figures,
-        }),
+        Format::Json => simulation_document(
+            "replicated",
+            &Document {
+                inputs,
+                runs,
+                seed,
+                figures,
+            },
+        ),
         Format::Table => {
             let mut rows = vec![
                 ("wall time", figures.wall_time_s, Unit::Duration),
@@ -267,8 +267,6 @@ struct StencilInputs {
 
 #[derive(Serialize)]
 struct StencilDocument<'a> {
-    schema_version: u32,
-    simulator: &'static str,
     inputs: StencilInputs,
     runs: u64,
     seed: Option<u64>,
@@ -311,15 +309,16 @@ pub fn stencil(
 ) -> String {
     match format {
         Format::Table => stencil_table(cfg, runs, seed, summary, one),
-        Format::Json => json_document(&StencilDocument {
-            schema_version: 1,
-            simulator: "stencil",
-            inputs: stencil_inputs(cfg),
-            runs,
-            seed,
-            figures: summary,
-            tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
-        }),
+        Format::Json => simulation_document(
+            "stencil",
+            &StencilDocument {
+                inputs: stencil_inputs(cfg),
+                runs,
+                seed,
+                figures: summary,
+                tasks_per_worker: one.map(|f| f.tasks_per_worker.as_slice()),
+            },
+        ),
     }
 }
 

@@ -46,8 +46,6 @@ pub struct ModelCheck {
 
 #[derive(Serialize)]
 struct Document<'a> {
-    schema_version: u32,
-    simulator: &'static str,
     inputs: &'a Inputs,
     runs: u64,
     seed: u64,
@@ -109,15 +107,16 @@ pub fn render(
     let period = inputs.interval_s * inputs.strides.last().copied().flatten().unwrap_or(1) as f64;
     let work = inputs.levels.work_s.unwrap_or(0.0);
     match format {
-        MultilevelFormat::Json => super::json_document(&Document {
-            schema_version: super::interval::SCHEMA_VERSION,
-            simulator: "multilevel",
-            inputs,
-            runs,
-            seed,
-            figures,
-            model: check,
-        }),
+        MultilevelFormat::Json => super::simulation_document(
+            "multilevel",
+            &Document {
+                inputs,
+                runs,
+                seed,
+                figures,
+                model: check,
+            },
+        ),
         MultilevelFormat::Csv => {
             let mut records: Vec<Vec<String>> = named(inputs, figures)
                 .into_iter()

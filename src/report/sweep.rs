@@ -1,7 +1,7 @@
 //! The sweep report: `sweep.json`, `sweep.csv`, the plots (SVG and PNG) and `report.md`, as
 //! bytes; the binary writes them.
 
-use super::interval::{JsonInputs, SCHEMA_VERSION};
+use super::interval::JsonInputs;
 use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::interval::Sensitivity;
 use crate::sweep::{Curve, SweepParam, SweepPoint, SweepResult};
@@ -31,8 +31,6 @@ impl JsonRange {
 
 #[derive(Serialize)]
 struct JsonSweep<'a> {
-    schema_version: u32,
-    command: &'static str,
     param: SweepParam,
     #[serde(flatten)]
     range: JsonRange,
@@ -48,8 +46,6 @@ struct JsonSweep<'a> {
 /// `sweep.json`: every row at every point, in seconds.
 pub fn json(r: &SweepResult) -> String {
     let doc = JsonSweep {
-        schema_version: SCHEMA_VERSION,
-        command: "sweep",
         param: r.spec.param,
         range: JsonRange::new(r.spec.lo, r.spec.hi, r.spec.log, r.spec.points),
         inputs: JsonInputs::of(&r.base.inputs),
@@ -60,7 +56,7 @@ pub fn json(r: &SweepResult) -> String {
         overhead_curves: &r.curves,
         sensitivity: &r.sensitivity,
     };
-    super::json_document(&doc)
+    super::command_document("sweep", &doc)
 }
 
 /// `sweep.csv`: one line per (point, row); empty cells where JSON has null. Numbers are

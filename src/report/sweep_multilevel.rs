@@ -9,8 +9,6 @@ use serde::Serialize;
 
 #[derive(Serialize)]
 struct Doc<'a> {
-    schema_version: u32,
-    command: &'static str,
     param: String,
     #[serde(flatten)]
     range: super::sweep::JsonRange,
@@ -24,17 +22,18 @@ struct Doc<'a> {
 /// `sweep.json`: the optimum at every point, in seconds.
 pub fn json(r: &LevelSweepResult) -> String {
     let s = &r.sweep;
-    super::json_document(&Doc {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "sweep",
-        param: s.name(),
-        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
-        inputs: JsonLevelInputs::of(&s.levels, None),
-        recommended_interval_s: r.base.pattern.interval(),
-        recommended_overhead: r.base.overhead,
-        recommended_strides: crate::validate::multilevel::shown(&r.base.pattern),
-        points: &r.points,
-    })
+    super::command_document(
+        "sweep",
+        &Doc {
+            param: s.name(),
+            range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
+            inputs: JsonLevelInputs::of(&s.levels, None),
+            recommended_interval_s: r.base.pattern.interval(),
+            recommended_overhead: r.base.overhead,
+            recommended_strides: crate::validate::multilevel::shown(&r.base.pattern),
+            points: &r.points,
+        },
+    )
 }
 
 /// `sweep.csv`: one line per (point, level).

@@ -16,8 +16,6 @@ struct Inputs {
 
 #[derive(Serialize)]
 struct Doc<'a> {
-    schema_version: u32,
-    command: &'static str,
     param: &'static str,
     family: &'static str,
     #[serde(flatten)]
@@ -30,21 +28,22 @@ struct Doc<'a> {
 /// `sweep.json`: every point's four overheads and the gain, in seconds.
 pub fn json(r: &ShapeSweepResult) -> String {
     let s = &r.sweep;
-    super::json_document(&Doc {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "sweep",
-        param: "shape",
-        family: s.family(),
-        range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
-        inputs: Inputs {
-            mtbf_s: s.mtbf_s,
-            cost_s: s.cost_s,
-            restart_s: s.restart_s,
-            dist: s.dist.to_string(),
+    super::command_document(
+        "sweep",
+        &Doc {
+            param: "shape",
+            family: s.family(),
+            range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
+            inputs: Inputs {
+                mtbf_s: s.mtbf_s,
+                cost_s: s.cost_s,
+                restart_s: s.restart_s,
+                dist: s.dist.to_string(),
+            },
+            given: &r.base,
+            points: &r.points,
         },
-        given: &r.base,
-        points: &r.points,
-    })
+    )
 }
 
 /// `sweep.csv`: one line per point.

@@ -1,18 +1,15 @@
 //! The validation report: `validate.json`, `validate.csv`, plots, `report.md`, and the table.
 
-use super::interval::{JsonInputs, SCHEMA_VERSION};
+use super::interval::JsonInputs;
 use super::markdown;
 use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::table::{self, Align};
 use crate::units::format_duration;
-use crate::validate::{GridPoint, SimKind, SimOptions, Validation, Verdict};
+use crate::validate::{GridPoint, SimOptions, Validation, Verdict};
 use serde::Serialize;
 
 #[derive(Serialize)]
 struct JsonValidation<'a> {
-    schema_version: u32,
-    command: &'static str,
-    simulator: SimKind,
     inputs: JsonInputs,
     options: &'a SimOptions,
     recommended: &'static str,
@@ -28,9 +25,6 @@ struct JsonValidation<'a> {
 /// `validate.json`: seconds throughout, CIs as `{point, stderr, ci95, runs}`.
 pub fn json(v: &Validation) -> String {
     let doc = JsonValidation {
-        schema_version: SCHEMA_VERSION,
-        command: "validate",
-        simulator: v.sim,
         inputs: JsonInputs::of(&v.answer.inputs),
         options: &v.options,
         recommended: v.answer.recommended,
@@ -42,7 +36,7 @@ pub fn json(v: &Validation) -> String {
         verdicts: &v.verdicts,
         points: &v.points,
     };
-    super::json_document(&doc)
+    super::validation_document(v.sim.name(), &doc)
 }
 
 /// `validate.csv`: one line per simulated interval.
@@ -118,7 +112,7 @@ pub fn overhead_plot(v: &Validation) -> Plot {
         id: "validate".into(),
         title: format!(
             "Simulated vs predicted overhead ({} simulator, {} runs)",
-            sim_name(v.sim),
+            v.sim.name(),
             v.options.runs
         ),
         x: Axis::interval(true),
@@ -165,13 +159,6 @@ pub fn regret_plot(v: &Validation) -> Plot {
     }
 }
 
-fn sim_name(s: SimKind) -> &'static str {
-    match s {
-        SimKind::Periodic => "periodic",
-        SimKind::Replicated => "replicated",
-    }
-}
-
 /// The verdict in one paragraph.
 pub fn verdict_paragraph(v: &Validation) -> String {
     let rec = v.verdicts.iter().find(|d| d.name == v.answer.recommended);
@@ -183,7 +170,7 @@ pub fn verdict_paragraph(v: &Validation) -> String {
             r.name,
             if r.confirmed { "confirmed" } else { "NOT confirmed" },
             v.options.runs,
-            sim_name(v.sim),
+            v.sim.name(),
             format_duration(v.empirical_optimum_s),
             format_duration(v.optimal_region_s[0]),
             format_duration(v.optimal_region_s[1]),

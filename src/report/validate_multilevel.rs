@@ -29,9 +29,6 @@ fn pattern(p: &PatternPoint) -> String {
 
 #[derive(Serialize)]
 struct Doc<'a> {
-    schema_version: u32,
-    command: &'static str,
-    simulator: &'static str,
     inputs: JsonLevelInputs,
     options: &'a MultilevelValidateOptions,
     recommended_interval_s: f64,
@@ -43,18 +40,18 @@ struct Doc<'a> {
 
 /// `validate.json`: seconds throughout, CIs as `{point, stderr, ci95, runs}`.
 pub fn json(v: &MultilevelValidation) -> String {
-    super::json_document(&Doc {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "validate",
-        simulator: "multilevel",
-        inputs: JsonLevelInputs::of(&v.levels, Some(v.options.work_s)),
-        options: &v.options,
-        recommended_interval_s: v.verdict.interval_s,
-        recommended_strides: v.verdict.strides.clone(),
-        empirical_optimum: &v.points[v.best],
-        verdict: &v.verdict,
-        points: &v.points,
-    })
+    super::validation_document(
+        "multilevel",
+        &Doc {
+            inputs: JsonLevelInputs::of(&v.levels, Some(v.options.work_s)),
+            options: &v.options,
+            recommended_interval_s: v.verdict.interval_s,
+            recommended_strides: v.verdict.strides.clone(),
+            empirical_optimum: &v.points[v.best],
+            verdict: &v.verdict,
+            points: &v.points,
+        },
+    )
 }
 
 /// `validate.csv`: one line per simulated pattern.

@@ -45,9 +45,6 @@ struct Verdict {
 
 #[derive(Serialize)]
 struct Doc<'a> {
-    schema_version: u32,
-    command: &'static str,
-    simulator: &'static str,
     inputs: RenewalInputsJson,
     options: &'a RenewalValidateOptions,
     recommended: &'static str,
@@ -58,29 +55,29 @@ struct Doc<'a> {
 
 /// `validate.json`: seconds throughout, CIs as `{point, stderr, ci95, runs}`.
 pub fn json(v: &RenewalValidation) -> String {
-    super::json_document(&Doc {
-        schema_version: super::interval::SCHEMA_VERSION,
-        command: "validate",
-        simulator: "renewal",
-        inputs: inputs(v),
-        options: &v.options,
-        recommended: v.results[0].name,
-        recommended_interval_s: v.results[0].chunks_s.first().copied().unwrap_or(0.0),
-        verdict: Verdict {
-            all_agree: v.all_agree,
-            schedule_not_worse: v.schedule_not_worse,
-            tie: v.tie,
-            confirmed: v.all_agree && v.schedule_not_worse,
+    super::validation_document(
+        "renewal",
+        &Doc {
+            inputs: inputs(v),
+            options: &v.options,
+            recommended: v.results[0].name,
+            recommended_interval_s: v.results[0].chunks_s.first().copied().unwrap_or(0.0),
+            verdict: Verdict {
+                all_agree: v.all_agree,
+                schedule_not_worse: v.schedule_not_worse,
+                tie: v.tie,
+                confirmed: v.all_agree && v.schedule_not_worse,
+            },
+            policies: v
+                .results
+                .iter()
+                .map(|r| JsonPolicy {
+                    result: r,
+                    diff_vs_schedule_pct: diff_pct(v, r),
+                })
+                .collect(),
         },
-        policies: v
-            .results
-            .iter()
-            .map(|r| JsonPolicy {
-                result: r,
-                diff_vs_schedule_pct: diff_pct(v, r),
-            })
-            .collect(),
-    })
+    )
 }
 
 /// `validate.csv`: one line per policy.

@@ -1,7 +1,6 @@
 //! The stencil validation report: levels x strategies, the seed paper's Figs. 7-9, and the
 //! models' predicted level against the empirical best.
 
-use super::interval::SCHEMA_VERSION;
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, StackedBars, Unit};
 use super::table::{self, Align, render};
@@ -22,9 +21,6 @@ struct JsonConfig {
 
 #[derive(Serialize)]
 struct JsonStencil<'a> {
-    schema_version: u32,
-    command: &'static str,
-    simulator: &'static str,
     config: JsonConfig,
     runs: u64,
     seed: u64,
@@ -57,9 +53,6 @@ fn secs(ns: u64) -> f64 {
 pub fn json(v: &StencilValidation) -> String {
     let c = &v.config;
     let doc = JsonStencil {
-        schema_version: SCHEMA_VERSION,
-        command: "validate",
-        simulator: "stencil",
         config: JsonConfig {
             width: c.width,
             rows: c.rows,
@@ -88,7 +81,7 @@ pub fn json(v: &StencilValidation) -> String {
         recommended: v.recommended,
         predictions: &v.predictions,
     };
-    super::json_document(&doc)
+    super::validation_document("stencil", &doc)
 }
 
 /// `validate.csv`: one line per (level, strategy).

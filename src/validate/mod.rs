@@ -43,6 +43,16 @@ pub enum SimKind {
     Replicated,
 }
 
+impl SimKind {
+    /// The simulator's name, as `--sim` takes it and the JSON and tables name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimKind::Periodic => "periodic",
+            SimKind::Replicated => "replicated",
+        }
+    }
+}
+
 /// Simulator settings beyond the model inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SimOptions {
