@@ -2,9 +2,9 @@
 
 use super::{JobError, Output, Slice, Task};
 use crate::report::Format;
-use crate::report::simulate::{self, PeriodicInputs, ReplicatedInputs};
-use crate::sim::periodic::{PeriodicConfig, PeriodicFigures, ScheduleConfig};
-use crate::sim::replicated::{ReplicatedConfig, ReplicatedFigures};
+use crate::report::simulate::{self, FigureTable, PeriodicInputs, ReplicatedInputs};
+use crate::sim::periodic::{PeriodicConfig, ScheduleConfig};
+use crate::sim::replicated::ReplicatedConfig;
 use crate::sim::run::{self, Scenario};
 use crate::sim::stencil::{self, RunFigures, StencilConfig, Summary};
 use serde::de::DeserializeOwned;
@@ -13,14 +13,12 @@ use serde::{Deserialize, Serialize};
 /// A simulator whose validated config a [`Simulate`] job runs: its runs come from
 /// [`Scenario`], its report from here.
 pub trait Simulation:
-    Scenario<Run: Serialize + DeserializeOwned> + Serialize + DeserializeOwned
+    Scenario<Run: Serialize + DeserializeOwned, Figures: FigureTable> + Serialize + DeserializeOwned
 {
     /// The inputs as the report echoes them.
     type Inputs: Serialize + DeserializeOwned + std::fmt::Debug + Clone + PartialEq;
-    /// What a progress display says.
+    /// The simulator's name, as the report and a progress display say it.
     const LABEL: &'static str;
-    /// The report of the figures of every run.
-    fn report(job: &Simulate<Self>, figures: &Self::Figures) -> String;
 }
 
 /// `ckpt simulate periodic|replicated`: `runs` runs of `config` from `seed`.
@@ -67,32 +65,30 @@ impl<C: Simulation> Task for Simulate<C> {
     }
     fn finish(&self, items: Vec<C::Run>) -> Result<Output, JobError> {
         let figures = self.config.summarize(&items);
-        Ok(Output::text(C::report(self, &figures)))
+        Ok(Output::text(simulate::render(
+            C::LABEL,
+            &self.inputs,
+            &figures,
+            self.runs,
+            self.seed,
+            self.format,
+        )))
     }
 }
 
 impl Simulation for PeriodicConfig {
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
-    fn report(job: &SimulatePeriodic, figures: &PeriodicFigures) -> String {
-        simulate::periodic(&job.inputs, figures, job.runs, job.seed, job.format)
-    }
 }
 
 impl Simulation for ScheduleConfig {
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
-    fn report(job: &SimulateSchedule, figures: &PeriodicFigures) -> String {
-        simulate::periodic(&job.inputs, figures, job.runs, job.seed, job.format)
-    }
 }
 
 impl Simulation for ReplicatedConfig {
     type Inputs = ReplicatedInputs;
     const LABEL: &'static str = "replicated";
-    fn report(job: &SimulateReplicated, figures: &ReplicatedFigures) -> String {
-        simulate::replicated(&job.inputs, figures, job.runs, job.seed, job.format)
-    }
 }
 
 /// `ckpt simulate stencil`: `runs` runs of `config`; the seed matters only with Poisson

@@ -19,7 +19,7 @@ struct Document<'a, I: Serialize, F: Serialize> {
     inputs: &'a I,
     runs: u64,
     seed: u64,
-    figures: F,
+    figures: &'a F,
 }
 
 /// The inputs of `simulate periodic` as its JSON echoes them.
@@ -94,10 +94,13 @@ pub struct ReplicatedInputs {
 }
 
 /// How a figure reads in a table.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Unit {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration in seconds, shown as `1h 2m 3s`.
     Duration,
+    /// A count: whole when it is one, else to two decimals.
     Count,
+    /// A fraction, shown in percent.
     Fraction,
 }
 
@@ -160,63 +163,68 @@ pub(crate) fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> Stri
     )
 }
 
-/// `simulate periodic`'s output.
-pub fn periodic(
-    inputs: &PeriodicInputs,
-    figures: &PeriodicFigures,
-    runs: u64,
-    seed: u64,
-    format: Format,
-) -> String {
-    match format {
-        Format::Json => simulation_document(
-            "periodic",
-            &Document {
-                inputs,
-                runs,
-                seed,
-                figures,
-            },
-        ),
-        Format::Table => {
-            let mut rows = vec![
-                ("wall time", figures.wall_time_s, Unit::Duration),
-                ("failures", figures.failures, Unit::Count),
-            ];
-            if let Some(e) = figures.node_failures {
-                rows.push(("node failures", e, Unit::Count));
-            }
-            rows.extend([
-                ("work", figures.work_s, Unit::Duration),
-                ("checkpoint", figures.checkpoint_s, Unit::Duration),
-                ("restart", figures.restart_s, Unit::Duration),
-                ("lost work", figures.lost_work_s, Unit::Duration),
-            ]);
-            if let Some(e) = figures.finished_within_walltime {
-                rows.push(("finished within walltime", e, Unit::Fraction));
-            }
-            if let Some(e) = figures.saved_work_s {
-                rows.push(("saved work", e, Unit::Duration));
-            }
-            figure_table(
-                &format!("periodic: {}, seed {seed}", runs_text(runs)),
-                &rows,
-            )
-        }
+/// A simulator's figures as `simulate` prints them: the JSON document serializes them, the
+/// table lists [`FigureTable::rows`].
+pub trait FigureTable: Serialize {
+    /// Every figure the table can list, in order, each with how it reads; the table leaves out
+    /// those a run does not have (`None`: node failures without partners, say).
+    fn rows(&self) -> Vec<(&'static str, Option<Estimate>, Unit)>;
+}
+
+impl FigureTable for PeriodicFigures {
+    fn rows(&self) -> Vec<(&'static str, Option<Estimate>, Unit)> {
+        vec![
+            ("wall time", Some(self.wall_time_s), Unit::Duration),
+            ("failures", Some(self.failures), Unit::Count),
+            ("node failures", self.node_failures, Unit::Count),
+            ("work", Some(self.work_s), Unit::Duration),
+            ("checkpoint", Some(self.checkpoint_s), Unit::Duration),
+            ("restart", Some(self.restart_s), Unit::Duration),
+            ("lost work", Some(self.lost_work_s), Unit::Duration),
+            (
+                "finished within walltime",
+                self.finished_within_walltime,
+                Unit::Fraction,
+            ),
+            ("saved work", self.saved_work_s, Unit::Duration),
+        ]
     }
 }
 
-/// `simulate replicated`'s output.
-pub fn replicated(
-    inputs: &ReplicatedInputs,
-    figures: &ReplicatedFigures,
+impl FigureTable for ReplicatedFigures {
+    fn rows(&self) -> Vec<(&'static str, Option<Estimate>, Unit)> {
+        vec![
+            ("wall time", Some(self.wall_time_s), Unit::Duration),
+            ("attempts", Some(self.attempts), Unit::Count),
+            ("lost attempts", Some(self.lost_attempts), Unit::Count),
+            ("replica deaths", Some(self.replica_deaths), Unit::Count),
+            (
+                "replicas recreated",
+                Some(self.replicas_recreated),
+                Unit::Count,
+            ),
+            (
+                "finished within walltime",
+                self.finished_within_walltime,
+                Unit::Fraction,
+            ),
+        ]
+    }
+}
+
+/// `simulate periodic|replicated`'s output: the JSON document, or the figure table under a
+/// `SIMULATOR: N runs, seed S` line.
+pub fn render<I: Serialize, F: FigureTable>(
+    simulator: &'static str,
+    inputs: &I,
+    figures: &F,
     runs: u64,
     seed: u64,
     format: Format,
 ) -> String {
     match format {
         Format::Json => simulation_document(
-            "replicated",
+            simulator,
             &Document {
                 inputs,
                 runs,
@@ -224,26 +232,14 @@ pub fn replicated(
                 figures,
             },
         ),
-        Format::Table => {
-            let mut rows = vec![
-                ("wall time", figures.wall_time_s, Unit::Duration),
-                ("attempts", figures.attempts, Unit::Count),
-                ("lost attempts", figures.lost_attempts, Unit::Count),
-                ("replica deaths", figures.replica_deaths, Unit::Count),
-                (
-                    "replicas recreated",
-                    figures.replicas_recreated,
-                    Unit::Count,
-                ),
-            ];
-            if let Some(e) = figures.finished_within_walltime {
-                rows.push(("finished within walltime", e, Unit::Fraction));
-            }
-            figure_table(
-                &format!("replicated: {}, seed {seed}", runs_text(runs)),
-                &rows,
-            )
-        }
+        Format::Table => figure_table(
+            &format!("{simulator}: {}, seed {seed}", runs_text(runs)),
+            &figures
+                .rows()
+                .into_iter()
+                .filter_map(|(name, e, unit)| Some((name, e?, unit)))
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
