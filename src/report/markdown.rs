@@ -34,6 +34,28 @@ pub fn document(
     s
 }
 
+/// The `report.md` of a `validate` run: the [`heading`], the verdict paragraph, each plot
+/// under its caption, then `table` and the line on the data files, `csv_holds` saying what
+/// `validate.csv` holds (empty, or a parenthesis after the file names).
+pub fn validation(
+    title: &str,
+    command: &str,
+    verdict: &str,
+    figures: &[(&str, Plot)],
+    table: &str,
+    csv_holds: &str,
+) -> String {
+    let figures: Vec<(&str, &Plot)> = figures.iter().map(|(alt, p)| (*alt, p)).collect();
+    document(
+        title,
+        command,
+        verdict,
+        &figures,
+        "validate.json",
+        &format!("{table}\nData: `validate.json` and `validate.csv`{csv_holds}.\n"),
+    )
+}
+
 /// A figure: the plot's SVG under the caption `alt` with the notes on what it cannot show
 /// ([`plot::embed`]), or, when the plot has nothing finite to draw (and so no image was
 /// written), one sentence saying so and where the figures are (`data`, a file name of the

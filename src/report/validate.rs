@@ -256,25 +256,26 @@ pub fn table(v: &Validation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &Validation, command: &str) -> String {
-    let table = markdown::table(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v));
-    markdown::document(
+    markdown::validation(
         "ckpt validate",
         command,
         &verdict_paragraph(v),
-        &[
-            ("simulated vs predicted overhead", &overhead_plot(v)),
-            ("regret of each model", &regret_plot(v)),
-        ],
-        "validate.json",
-        &format!(
-            "{table}\nData: `validate.json` and `validate.csv` (every simulated interval with its CI and the model's overhead).\n"
-        ),
+        &figures(v),
+        &markdown::table(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v)),
+        " (every simulated interval with its CI and the model's overhead)",
     )
 }
 
-/// The plots, in report order.
+/// The plots in report order, each with its caption in `report.md`.
+fn figures(v: &Validation) -> [(&'static str, Plot); 2] {
+    [
+        ("simulated vs predicted overhead", overhead_plot(v)),
+        ("regret of each model", regret_plot(v)),
+    ]
+}
+
 fn plots(v: &Validation) -> [Plot; 2] {
-    [overhead_plot(v), regret_plot(v)]
+    figures(v).map(|(_, p)| p)
 }
 
 super::folder!("validate", Validation);

@@ -282,32 +282,33 @@ pub fn table(v: &MultilevelValidation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &MultilevelValidation, command: &str) -> String {
-    let table = markdown::table(
-        &COLUMNS,
-        &Align::columns("llrrrrrl"),
-        &rows(v.points.iter()),
-    );
-    markdown::document(
+    markdown::validation(
         "ckpt validate (multi-level)",
         command,
         &verdict_paragraph(v),
-        &[
-            ("simulated vs exact overhead", &overhead_plot(v)),
-            (
-                "regret of the model's strides and their neighbours",
-                &regret_plot(v),
-            ),
-        ],
-        "validate.json",
-        &format!(
-            "{table}\nData: `validate.json` and `validate.csv` (every simulated pattern with its CI, the exact model's overhead, z and regret).\n"
+        &figures(v),
+        &markdown::table(
+            &COLUMNS,
+            &Align::columns("llrrrrrl"),
+            &rows(v.points.iter()),
         ),
+        " (every simulated pattern with its CI, the exact model's overhead, z and regret)",
     )
 }
 
-/// The plots, in report order.
+/// The plots in report order, each with its caption in `report.md`.
+fn figures(v: &MultilevelValidation) -> [(&'static str, Plot); 2] {
+    [
+        ("simulated vs exact overhead", overhead_plot(v)),
+        (
+            "regret of the model's strides and their neighbours",
+            regret_plot(v),
+        ),
+    ]
+}
+
 fn plots(v: &MultilevelValidation) -> [Plot; 2] {
-    [overhead_plot(v), regret_plot(v)]
+    figures(v).map(|(_, p)| p)
 }
 
 super::folder!("validate", MultilevelValidation);

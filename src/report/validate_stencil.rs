@@ -420,27 +420,30 @@ pub fn table(v: &StencilValidation) -> String {
 
 /// `report.md`.
 pub fn markdown(v: &StencilValidation, command: &str) -> String {
+    // The bars always have something to draw: one bar per level and strategy.
+    let bars = plot::embed_bars(&time_split_bars(v), "time split");
     let table = markdown::table(&COLUMNS, &Align::columns("rrrlrrrr"), &rows(v));
-    markdown::document(
+    markdown::validation(
         "ckpt validate (stencil)",
         command,
         &verdict_paragraph(v),
-        &[
-            ("makespan per level", &makespan_plot(v)),
-            ("cancelled executions per level", &cancelled_plot(v)),
-        ],
-        "validate.json",
-        // The bars always have something to draw: one bar per level and strategy.
-        &format!(
-            "{}{table}\nData: `validate.json` and `validate.csv`.\n",
-            plot::embed_bars(&time_split_bars(v), "time split")
-        ),
+        &figures(v),
+        &format!("{bars}{table}"),
+        "",
     )
+}
+
+/// The plots in report order, each with its caption in `report.md`.
+fn figures(v: &StencilValidation) -> [(&'static str, Plot); 2] {
+    [
+        ("makespan per level", makespan_plot(v)),
+        ("cancelled executions per level", cancelled_plot(v)),
+    ]
 }
 
 /// Every file of the stencil report.
 pub fn files(v: &StencilValidation, command: &str) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let plots = [makespan_plot(v), cancelled_plot(v)];
+    let plots = figures(v).map(|(_, p)| p);
     let bars = plot::images(&time_split_bars(v), (1200, 600))?;
     let markdown = markdown(v, command);
     plot::folder("validate", [json(v), csv(v)], &plots, bars, markdown)
