@@ -531,11 +531,8 @@ fn run_chunks(
     seed: u64,
     run: u64,
 ) -> Result<PeriodicRun, SimError> {
-    let mut rng = run_rng(seed, run);
+    let mut st = Stream::new(cfg, seed, run)?;
     let mut out = PeriodicRun::default();
-    let mut clock = start_clock(cfg, &mut rng)?;
-    let mut absorbed = Vec::new();
-    let mut next = clock.next(&mut rng, &mut absorbed);
     let repeating = chunks.len() - 1;
     let mut t: Nanos = 0;
     // Work committed, and the chunk to run next (its index since the last restart).
@@ -547,11 +544,11 @@ fn run_chunks(
         // Whole chunks of the repeating one that end before the next failure pass in one
         // step, so a run costs O(failures) however short the chunk; each still counts as an
         // event. The job's last chunk is never among them (it may have no checkpoint).
-        if k >= repeating && next > t {
+        if k >= repeating && st.next > t {
             // The chunks that fit before the failure first: right after a skip none does, and
             // the count of whole chunks left (a second division) is then not needed.
             let span = chunk.saturating_add(cfg.cost);
-            let fit = (next - t - 1) / span;
+            let fit = (st.next - t - 1) / span;
             let n = if fit > 0 {
                 fit.min((left - 1) / chunk)
             } else {
@@ -581,7 +578,7 @@ fn run_chunks(
                 .checked_add(w.saturating_add(c))
                 .filter(|&e| e < Nanos::MAX)
                 .ok_or_else(too_long)?;
-            if next > end {
+            if st.next > end {
                 t = end;
                 out.work += w;
                 out.checkpoint += c;
@@ -591,43 +588,22 @@ fn run_chunks(
             }
             // Interrupted at `next`: lose the work since the last checkpoint, then restart;
             // a failure during the restart (its last instant included) starts it again.
-            let (worked, checkpointing) = interrupted_segment(next - t, w);
+            let (worked, checkpointing) = interrupted_segment(st.next - t, w);
             out.lost_work += worked;
             out.checkpoint += checkpointing;
-            t = next;
-            loop {
-                out.failures += 1;
-                if out.failures > MAX_FAILURES_PER_RUN {
-                    return Err(too_many());
-                }
-                next = clock.next(&mut rng, &mut absorbed);
-                let done = t
-                    .checked_add(cfg.restart)
-                    .filter(|&e| e < Nanos::MAX)
-                    .ok_or_else(too_long)?;
-                if next > done {
-                    out.restart += cfg.restart;
-                    t = done;
-                    out.events += 1;
-                    break;
-                }
-                out.restart += next - t;
-                t = next;
-            }
+            t = st.resume(cfg, &mut out, st.next)?;
             // The schedule starts again from its first chunk (periodic: the same chunk).
             k = 1;
             w = chunks[0].min(left);
             c = cost(w);
         }
     }
-    out.wall = t;
-    // Failures first within an instant: one at the job's last instant counts.
-    out.node_failures = out.failures + absorbed.partition_point(|&a| a <= t) as u64;
-    out.events += out.node_failures;
+    st.finish(&mut out, t);
     Ok(out)
 }
 
-/// One run's failure stream and counters, shared by the asynchronous and allocation runs.
+/// One run's failure stream and its restarts, shared by the synchronous, asynchronous and
+/// allocation runs.
 struct Stream<'a> {
     rng: ChaCha8Rng,
     clock: Clock<'a>,
@@ -652,6 +628,7 @@ impl<'a> Stream<'a> {
     /// The failure at `self.next` has interrupted the job at `t = self.next`: counts it and
     /// runs the restart, started over by each failure in it. Returns the time the restart
     /// ends, or `None` when `stop` comes first (the run then ends at `stop`).
+    #[inline]
     fn restart(
         &mut self,
         cfg: &PeriodicConfig,
@@ -683,9 +660,21 @@ impl<'a> Stream<'a> {
         }
     }
 
+    /// [`Stream::restart`] with no deadline: the time the restart ends.
+    #[inline]
+    fn resume(
+        &mut self,
+        cfg: &PeriodicConfig,
+        out: &mut PeriodicRun,
+        t: Nanos,
+    ) -> Result<Nanos, SimError> {
+        self.restart(cfg, out, t, Nanos::MAX)?.ok_or_else(too_long)
+    }
+
     /// Closes the run at `t`: node failures up to then, events.
     fn finish(self, out: &mut PeriodicRun, t: Nanos) {
         out.wall = t;
+        // Failures first within an instant: one at the job's last instant counts.
         out.node_failures = out.failures + self.absorbed.partition_point(|&a| a <= t) as u64;
         out.events += out.node_failures;
     }
@@ -775,10 +764,7 @@ fn simulate_run_async(
         out.lost_work += done_at_failure - durable;
         pending = None;
         pos = durable;
-        match st.restart(cfg, &mut out, at, Nanos::MAX)? {
-            Some(done) => t = done,
-            None => return Err(too_long()),
-        }
+        t = st.resume(cfg, &mut out, at)?;
     }
     out.work = cfg.work;
     // Stalls, waits for writes and the slowdown: what is neither work, restart nor lost.
