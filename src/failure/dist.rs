@@ -340,17 +340,10 @@ mod tests {
     use rand_chacha::ChaCha8Rng;
 
     fn all(mean: f64) -> Vec<Lifetime> {
-        [
-            Shape::Exponential,
-            Shape::Weibull { shape: 0.7 },
-            Shape::Weibull { shape: 2.0 },
-            Shape::Gamma { shape: 2.0 },
-            Shape::Gamma { shape: 0.5 },
-            Shape::LogNormal { sigma: 1.2 },
-        ]
-        .into_iter()
-        .map(|s| Lifetime::new(s, mean).unwrap())
-        .collect()
+        crate::failure::TEST_SHAPES
+            .into_iter()
+            .map(|s| Lifetime::new(s, mean).unwrap())
+            .collect()
     }
 
     #[test]
