@@ -644,13 +644,17 @@ mod tests {
 
     #[test]
     fn decimals_round_once_ties_up() {
-        assert_eq!(decimal_ns("1800"), Some(1_800_000_000_000));
-        assert_eq!(decimal_ns("0.0000000015"), Some(2));
-        assert_eq!(decimal_ns("0.0000000014999"), Some(1));
-        assert_eq!(decimal_ns("1.3e-3"), Some(1_300_000));
-        assert_eq!(decimal_ns(".5"), Some(500_000_000));
-        assert_eq!(decimal_ns("5."), Some(5_000_000_000));
-        assert_eq!(decimal_ns("0"), Some(0));
+        for (text, ns) in [
+            ("1800", 1_800_000_000_000),
+            ("0.0000000015", 2),
+            ("0.0000000014999", 1),
+            ("1.3e-3", 1_300_000),
+            (".5", 500_000_000),
+            ("5.", 5_000_000_000),
+            ("0", 0),
+        ] {
+            assert_eq!(decimal_ns(text), Some(ns), "{text}");
+        }
         for bad in [
             "",
             ".",
