@@ -623,52 +623,9 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    // The stencil's former `decimal_ns`, now the crate's one exact parser.
-    fn decimal_ns(text: &str) -> Option<Nanos> {
-        crate::sim::engine::parse_seconds_exact(text).ok()
-    }
-
-    proptest! {
-        // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
-        // a tenth digit rounds half up.
-        #[test]
-        fn decimal_seconds_are_exact(secs in 0u64..10_000_000, frac in 0u64..1_000_000_000, tenth in 0u64..10) {
-            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}")), Some(secs * 1_000_000_000 + frac));
-            let up = if tenth >= 5 { 1 } else { 0 };
-            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}{tenth}")), Some(secs * 1_000_000_000 + frac + up));
-            prop_assert_eq!(decimal_ns(&format!("{secs}{frac:09}e-9")), Some(secs * 1_000_000_000 + frac));
-        }
-    }
 
     #[test]
-    fn decimals_round_once_ties_up() {
-        for (text, ns) in [
-            ("1800", 1_800_000_000_000),
-            ("0.0000000015", 2),
-            ("0.0000000014999", 1),
-            ("1.3e-3", 1_300_000),
-            (".5", 500_000_000),
-            ("5.", 5_000_000_000),
-            ("0", 0),
-        ] {
-            assert_eq!(decimal_ns(text), Some(ns), "{text}");
-        }
-        for bad in [
-            "",
-            ".",
-            "abc",
-            "1,5",
-            "-0.1",
-            "1e",
-            "nan",
-            "inf",
-            "1e400",
-            "99999999999999999999",
-        ] {
-            assert_eq!(decimal_ns(bad), None, "{bad}");
-        }
+    fn durations_read_as_nanoseconds() {
         assert_eq!(duration_ns("30m"), Some(1_800_000_000_000));
     }
 
