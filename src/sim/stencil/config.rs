@@ -708,14 +708,17 @@ mod tests {
     #[test]
     fn fail_defaults_and_seed_rules() {
         let base = "[GENERAL]\nWorkerCount = 2\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
+        let with_general = |keys: &str| {
+            parse_ini(
+                &base.replace("[Stencil]", &format!("{keys}\n[Stencil]")),
+                "f",
+                Path::new("."),
+            )
+            .unwrap()
+        };
         let s = parse_ini(base, "f", Path::new(".")).unwrap();
         assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
-        let s = parse_ini(
-            &base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("MTBF = 30m");
         assert!(
             s.validate(true, None)
                 .unwrap_err()
@@ -723,26 +726,11 @@ mod tests {
                 .contains("Seed")
         );
         assert_eq!(s.validate(false, None).unwrap().1, Some(42));
-        let s = parse_ini(
-            &base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("MTBF = 30m\nSeed = 7");
         assert_eq!(s.validate(true, None).unwrap().1, Some(7));
-        let s = parse_ini(
-            &base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("Fail = N\nMTBF = 5");
         assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
-        let s = parse_ini(
-            &base.replace("[Stencil]", "Fail = Y\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("Fail = Y");
         assert!(s.validate(true, None).is_err());
         let s = parse_ini(
             &base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"),
