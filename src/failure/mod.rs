@@ -46,3 +46,19 @@ pub enum FailureError {
         value: f64,
     },
 }
+
+/// Shapes on both sides of the exponential in each family (k < 1 and k > 1) and a heavy
+/// log-normal: the unit tests that must hold for any lifetime share this one list, so that no
+/// such test covers less ground than another.
+#[cfg(test)]
+pub(crate) const TEST_SHAPES: [Shape; 9] = [
+    Shape::Exponential,
+    Shape::Weibull { shape: 0.5 },
+    Shape::Weibull { shape: 0.7 },
+    Shape::Weibull { shape: 2.0 },
+    Shape::Weibull { shape: 2.5 },
+    Shape::Gamma { shape: 0.5 },
+    Shape::Gamma { shape: 0.6 },
+    Shape::Gamma { shape: 2.0 },
+    Shape::LogNormal { sigma: 1.2 },
+];

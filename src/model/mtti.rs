@@ -149,7 +149,7 @@ pub fn mtti_two_replicas_exponential(mean: f64, procs: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::failure::{Lifetime, Shape};
+    use crate::failure::{Lifetime, Shape, TEST_SHAPES};
     use crate::model::quadrature::integrate;
 
     /// `int_0^inf S(t) dt` the way the code did before the log-space rule: adaptive
@@ -219,16 +219,7 @@ mod tests {
 
     #[test]
     fn log_space_rule_agrees_with_gauss_kronrod() {
-        let shapes = [
-            Shape::Exponential,
-            Shape::Weibull { shape: 0.7 },
-            Shape::Weibull { shape: 0.5 },
-            Shape::Weibull { shape: 2.5 },
-            Shape::Gamma { shape: 2.0 },
-            Shape::Gamma { shape: 0.6 },
-            Shape::LogNormal { sigma: 1.2 },
-        ];
-        for shape in shapes {
+        for shape in TEST_SHAPES {
             for (n, r) in [(1u64, 1u32), (64, 2), (16, 3), (1000, 2), (3, 5)] {
                 let life = Lifetime::new(shape, 3600.0).unwrap();
                 let s = ReplicatedSystem::new(life, n, r).unwrap();

@@ -310,23 +310,49 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
+        // a tenth digit rounds half up.
+        #[test]
+        fn decimal_seconds_are_exact(secs in 0u64..10_000_000, frac in 0u64..1_000_000_000, tenth in 0u64..10) {
+            prop_assert_eq!(parse_seconds_exact(&format!("{secs}.{frac:09}")), Ok(secs * 1_000_000_000 + frac));
+            let up = if tenth >= 5 { 1 } else { 0 };
+            prop_assert_eq!(parse_seconds_exact(&format!("{secs}.{frac:09}{tenth}")), Ok(secs * 1_000_000_000 + frac + up));
+            prop_assert_eq!(parse_seconds_exact(&format!("{secs}{frac:09}e-9")), Ok(secs * 1_000_000_000 + frac));
+        }
+    }
 
     #[test]
     fn exact_decimals() {
-        assert_eq!(parse_seconds_exact("7.1").unwrap(), 7_100_000_000);
-        assert_eq!(parse_seconds_exact("0.5e-9").unwrap(), 1);
-        assert_eq!(parse_seconds_exact("0.49e-9").unwrap(), 0);
-        assert_eq!(parse_seconds_exact("1.5e3").unwrap(), 1_500_000_000_000);
-        assert_eq!(parse_seconds_exact(".25").unwrap(), 250_000_000);
-        assert_eq!(parse_seconds_exact("3.").unwrap(), 3_000_000_000);
-        assert_eq!(parse_seconds_exact(" +0 ").unwrap(), 0);
-        assert_eq!(
-            parse_seconds_exact("1.0000000000000000000000000000000000000000000").unwrap(),
-            1_000_000_000
-        );
+        for (text, ns) in [
+            ("7.1", 7_100_000_000),
+            ("0.5e-9", 1),
+            ("0.49e-9", 0),
+            ("1.5e3", 1_500_000_000_000),
+            ("1.3e-3", 1_300_000),
+            ("1800", 1_800_000_000_000),
+            (".25", 250_000_000),
+            (".5", 500_000_000),
+            ("3.", 3_000_000_000),
+            ("5.", 5_000_000_000),
+            ("0", 0),
+            (" +0 ", 0),
+            (
+                "1.0000000000000000000000000000000000000000000",
+                1_000_000_000,
+            ),
+            ("0.0000000015", 2),
+            // Rounded once on the whole tail: rounding digit by digit would carry this to 2.
+            ("0.0000000014999", 1),
+        ] {
+            assert_eq!(parse_seconds_exact(text), Ok(ns), "{text}");
+        }
         for bad in [
             "",
             ".",
+            "abc",
             "e3",
             "1e",
             "nan",
@@ -335,7 +361,9 @@ mod tests {
             "0x10",
             "1.2.3",
             "--1",
+            "1e400",
             "1e99999999999999999999",
+            "99999999999999999999",
         ] {
             assert!(parse_seconds_exact(bad).is_err(), "{bad}");
         }

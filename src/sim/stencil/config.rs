@@ -623,48 +623,9 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    // The stencil's former `decimal_ns`, now the crate's one exact parser.
-    fn decimal_ns(text: &str) -> Option<Nanos> {
-        crate::sim::engine::parse_seconds_exact(text).ok()
-    }
-
-    proptest! {
-        // Exact decimal reading: seconds and a nine-digit fraction give their nanoseconds, and
-        // a tenth digit rounds half up.
-        #[test]
-        fn decimal_seconds_are_exact(secs in 0u64..10_000_000, frac in 0u64..1_000_000_000, tenth in 0u64..10) {
-            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}")), Some(secs * 1_000_000_000 + frac));
-            let up = if tenth >= 5 { 1 } else { 0 };
-            prop_assert_eq!(decimal_ns(&format!("{secs}.{frac:09}{tenth}")), Some(secs * 1_000_000_000 + frac + up));
-            prop_assert_eq!(decimal_ns(&format!("{secs}{frac:09}e-9")), Some(secs * 1_000_000_000 + frac));
-        }
-    }
 
     #[test]
-    fn decimals_round_once_ties_up() {
-        assert_eq!(decimal_ns("1800"), Some(1_800_000_000_000));
-        assert_eq!(decimal_ns("0.0000000015"), Some(2));
-        assert_eq!(decimal_ns("0.0000000014999"), Some(1));
-        assert_eq!(decimal_ns("1.3e-3"), Some(1_300_000));
-        assert_eq!(decimal_ns(".5"), Some(500_000_000));
-        assert_eq!(decimal_ns("5."), Some(5_000_000_000));
-        assert_eq!(decimal_ns("0"), Some(0));
-        for bad in [
-            "",
-            ".",
-            "abc",
-            "1,5",
-            "-0.1",
-            "1e",
-            "nan",
-            "inf",
-            "1e400",
-            "99999999999999999999",
-        ] {
-            assert_eq!(decimal_ns(bad), None, "{bad}");
-        }
+    fn durations_read_as_nanoseconds() {
         assert_eq!(duration_ns("30m"), Some(1_800_000_000_000));
     }
 
@@ -747,14 +708,17 @@ mod tests {
     #[test]
     fn fail_defaults_and_seed_rules() {
         let base = "[GENERAL]\nWorkerCount = 2\n[Stencil]\nBackupCost = 1\nProcessCost = 10\nStencilSize = 4\nTimesteps = 4\n";
+        let with_general = |keys: &str| {
+            parse_ini(
+                &base.replace("[Stencil]", &format!("{keys}\n[Stencil]")),
+                "f",
+                Path::new("."),
+            )
+            .unwrap()
+        };
         let s = parse_ini(base, "f", Path::new(".")).unwrap();
         assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
-        let s = parse_ini(
-            &base.replace("[Stencil]", "MTBF = 30m\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("MTBF = 30m");
         assert!(
             s.validate(true, None)
                 .unwrap_err()
@@ -762,26 +726,11 @@ mod tests {
                 .contains("Seed")
         );
         assert_eq!(s.validate(false, None).unwrap().1, Some(42));
-        let s = parse_ini(
-            &base.replace("[Stencil]", "MTBF = 30m\nSeed = 7\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("MTBF = 30m\nSeed = 7");
         assert_eq!(s.validate(true, None).unwrap().1, Some(7));
-        let s = parse_ini(
-            &base.replace("[Stencil]", "Fail = N\nMTBF = 5\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("Fail = N\nMTBF = 5");
         assert_eq!(s.validate(true, None).unwrap().0.failures, Failures::None);
-        let s = parse_ini(
-            &base.replace("[Stencil]", "Fail = Y\n[Stencil]"),
-            "f",
-            Path::new("."),
-        )
-        .unwrap();
+        let s = with_general("Fail = Y");
         assert!(s.validate(true, None).is_err());
         let s = parse_ini(
             &base.replace("Timesteps = 4", "Timesteps = 4\nStencilSize2 = 1"),
