@@ -73,50 +73,50 @@ fn bandwidth(s: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// MTBF of the whole job, or of one host with --procs/--replicas (e.g. 24h).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub mtbf: Option<f64>,
     /// Checkpoint cost delta (e.g. 5m); or give its parts (--ckpt-bytes, --bandwidth, ...).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub cost: Option<f64>,
     /// Restart cost R: reading the checkpoint back.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub restart: f64,
     /// Downtime D before a restart, during which nothing fails.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Number of nodes; with --node-mtbf gives the system MTBF node-mtbf / nodes.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count)]
     pub nodes: Option<u64>,
     /// MTBF of one node (with --nodes).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub node_mtbf: Option<f64>,
     /// Inter-dependent processes n of the replicated model (default 1 with --replicas).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count)]
     pub procs: Option<u64>,
     /// Replicas r of each process (default 1 with --procs).
-    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = replicas)]
+    #[arg(long, value_name = "R", value_parser = replicas)]
     pub replicas: Option<u32>,
     /// When a lost process is acted on: at the next checkpoint, or at once.
     #[arg(long, value_parser = super::parse::detect())]
     pub detect: Option<Detect>,
     /// Lifetime distribution: exp, weibull:K, gamma:K, lognormal:SIGMA; of a host with
     /// --procs/--replicas, else of the job (the renewal model, docs/models.md §13).
-    #[arg(long, allow_hyphen_values = true, value_name = "DIST", value_parser = shape)]
+    #[arg(long, value_name = "DIST", value_parser = shape)]
     pub dist: Option<Shape>,
     /// Checkpoint cost from parts: time to create the checkpoint on the node.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
     pub create_time: Option<f64>,
     /// Checkpoint cost from parts: latency to the server or partner.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
     pub latency: Option<f64>,
     /// Checkpoint cost from parts: bytes per checkpoint (e.g. 64GiB).
-    #[arg(long, allow_hyphen_values = true, value_name = "BYTES", value_parser = bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = bytes)]
     pub ckpt_bytes: Option<f64>,
     /// Checkpoint cost from parts: bandwidth (e.g. 10GB/s, 100Gbit/s).
-    #[arg(long, allow_hyphen_values = true, value_name = "RATE", value_parser = bandwidth)]
+    #[arg(long, value_name = "RATE", value_parser = bandwidth)]
     pub bandwidth: Option<f64>,
     /// Checkpoint cost from parts: time to acknowledge the upload.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
     pub ack_time: Option<f64>,
     /// The checkpoint cost from an in-memory (diskless) scheme instead (docs/encodings.md §4).
     #[command(flatten)]
@@ -133,10 +133,10 @@ pub struct IntervalArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Useful work to complete: reports the expected completion time.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub work: Option<f64>,
     /// Length of one iteration: the interval is given in whole iterations.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub iteration_time: Option<f64>,
     /// Asynchronous checkpoints.
     #[command(flatten)]
