@@ -36,11 +36,11 @@ pub struct AsyncArgs {
     /// Asynchronous checkpoints: after the --cost snapshot, a background write of this long
     /// (e.g. 10m); the checkpoint is durable only when it ends (docs/models.md §11, simulated as
     /// docs/simulation.md §1 says).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = write_time)]
+    #[arg(long, value_name = "DURATION", value_parser = write_time)]
     pub async_write: Option<f64>,
     /// With --async-write: the fraction of speed the job loses while a write runs, 0 <= F < 1
     /// (default 0).
-    #[arg(long, allow_hyphen_values = true, value_name = "F", value_parser = slowdown)]
+    #[arg(long, value_name = "F", value_parser = slowdown)]
     pub async_slowdown: Option<f64>,
 }
 
@@ -61,11 +61,11 @@ impl AsyncArgs {
 pub struct AllocationArgs {
     /// A fixed allocation (batch wall-time limit, e.g. 24h): the schedule that saves the most
     /// work by its end, and the lead of Slurm's --signal (docs/models.md §10).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub walltime: Option<f64>,
     /// With --walltime: added to the checkpoint cost before the signal's lead is rounded up to
     /// a second (Slurm may signal up to a minute early; default 0).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
     pub signal_margin: Option<f64>,
 }
 

@@ -51,13 +51,13 @@ pub struct FitArgs {
     #[arg(long)]
     pub per_node: bool,
     /// With --per-node: the node count, including nodes that never appear in the log.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count)]
     pub nodes: Option<u64>,
     /// Checkpoint cost: prints the recommended interval at the fitted MTBF and its bounds.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub cost: Option<f64>,
     /// Restart cost R (with --cost).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub restart: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = FitFormat::Table)]

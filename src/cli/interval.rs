@@ -5,6 +5,7 @@ use super::parse::{count, duration, duration0};
 use ckpt::encoding::SchemeSummary;
 use ckpt::failure::Shape;
 use ckpt::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
+use ckpt::model::platform::{CostError, UploadCost};
 use ckpt::model::replicated::Detect;
 use ckpt::optimize::OptimizeError;
 use ckpt::report;
@@ -73,57 +74,66 @@ fn bandwidth(s: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// MTBF of the whole job, or of one host with --procs/--replicas (e.g. 24h).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub mtbf: Option<f64>,
     /// Checkpoint cost delta (e.g. 5m); or give its parts (--ckpt-bytes, --bandwidth, ...).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub cost: Option<f64>,
     /// Restart cost R: reading the checkpoint back.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub restart: f64,
     /// Downtime D before a restart, during which nothing fails.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Number of nodes; with --node-mtbf gives the system MTBF node-mtbf / nodes.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count)]
     pub nodes: Option<u64>,
     /// MTBF of one node (with --nodes).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub node_mtbf: Option<f64>,
     /// Inter-dependent processes n of the replicated model (default 1 with --replicas).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count)]
     pub procs: Option<u64>,
     /// Replicas r of each process (default 1 with --procs).
-    #[arg(long, allow_hyphen_values = true, value_name = "R", value_parser = replicas)]
+    #[arg(long, value_name = "R", value_parser = replicas)]
     pub replicas: Option<u32>,
     /// When a lost process is acted on: at the next checkpoint, or at once.
     #[arg(long, value_parser = super::parse::detect())]
     pub detect: Option<Detect>,
     /// Lifetime distribution: exp, weibull:K, gamma:K, lognormal:SIGMA; of a host with
     /// --procs/--replicas, else of the job (the renewal model, docs/models.md §13).
-    #[arg(long, allow_hyphen_values = true, value_name = "DIST", value_parser = shape)]
+    #[arg(long, value_name = "DIST", value_parser = shape)]
     pub dist: Option<Shape>,
-    /// Checkpoint cost from parts: time to create the checkpoint on the node.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
-    pub create_time: Option<f64>,
-    /// Checkpoint cost from parts: latency to the server or partner.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
-    pub latency: Option<f64>,
-    /// Checkpoint cost from parts: bytes per checkpoint (e.g. 64GiB).
-    #[arg(long, allow_hyphen_values = true, value_name = "BYTES", value_parser = bytes)]
-    pub ckpt_bytes: Option<f64>,
-    /// Checkpoint cost from parts: bandwidth (e.g. 10GB/s, 100Gbit/s).
-    #[arg(long, allow_hyphen_values = true, value_name = "RATE", value_parser = bandwidth)]
-    pub bandwidth: Option<f64>,
-    /// Checkpoint cost from parts: time to acknowledge the upload.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration0)]
-    pub ack_time: Option<f64>,
+    /// The checkpoint cost from its parts instead of --cost.
+    #[command(flatten)]
+    pub upload: UploadArgs,
     /// The checkpoint cost from an in-memory (diskless) scheme instead (docs/encodings.md §4).
     #[command(flatten)]
     pub scheme: super::encoding::SchemeArgs,
     /// Multi-level checkpointing instead (docs/models.md §12).
     #[command(flatten)]
     pub levels: super::multilevel::LevelArgs,
+}
+
+/// The checkpoint cost from its parts, the library's [`UploadCost`]: create + latency +
+/// bytes / bandwidth + ack (the volunteer-grid paper's eq. 1).
+#[derive(Debug, Clone, Args)]
+pub struct UploadArgs {
+    /// Checkpoint cost from parts: time to create the checkpoint on the node.
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
+    pub create_time: Option<f64>,
+    /// Checkpoint cost from parts: latency to the server or partner.
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
+    pub latency: Option<f64>,
+    /// Checkpoint cost from parts: bytes per checkpoint (e.g. 64GiB).
+    #[arg(long, value_name = "BYTES", value_parser = bytes)]
+    pub ckpt_bytes: Option<f64>,
+    /// Checkpoint cost from parts: bandwidth (e.g. 10GB/s, 100Gbit/s).
+    #[arg(long, value_name = "RATE", value_parser = bandwidth)]
+    pub bandwidth: Option<f64>,
+    /// Checkpoint cost from parts: time to acknowledge the upload.
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
+    pub ack_time: Option<f64>,
 }
 
 /// `ckpt interval` arguments.
@@ -133,10 +143,10 @@ pub struct IntervalArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Useful work to complete: reports the expected completion time.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub work: Option<f64>,
     /// Length of one iteration: the interval is given in whole iterations.
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub iteration_time: Option<f64>,
     /// Asynchronous checkpoints.
     #[command(flatten)]
@@ -154,18 +164,9 @@ fn conflict(msg: &str) -> CliError {
 }
 
 impl ModelArgs {
-    /// The checkpoint cost: `--cost`, or `create + latency + bytes / bandwidth + ack`
-    /// (the volunteer-grid paper's eq. 1).
+    /// The checkpoint cost: `--cost`, or the sum of its parts.
     pub fn checkpoint_cost(&self) -> Result<f64, CliError> {
-        let parts = [
-            self.create_time,
-            self.latency,
-            self.ckpt_bytes,
-            self.bandwidth,
-            self.ack_time,
-        ];
-        let any_part = parts.iter().any(|p| p.is_some());
-        match (self.cost, any_part) {
+        match (self.cost, self.upload.given()) {
             (Some(_), true) => Err(conflict(
                 "--cost conflicts with --create-time/--latency/--ckpt-bytes/--bandwidth/--ack-time: give the cost or its parts",
             )),
@@ -173,36 +174,7 @@ impl ModelArgs {
             (None, false) => Err(conflict(
                 "--cost is required (or its parts: --ckpt-bytes with --bandwidth)",
             )),
-            (None, true) => {
-                use ckpt::model::platform::{CostError, UploadCost};
-                let parts = UploadCost {
-                    create_s: self.create_time.unwrap_or(0.0),
-                    latency_s: self.latency.unwrap_or(0.0),
-                    bytes: self.ckpt_bytes,
-                    bandwidth: self.bandwidth,
-                    ack_s: self.ack_time.unwrap_or(0.0),
-                };
-                parts.total().map_err(|e| match e {
-                    CostError::SizeWithoutBandwidth => conflict("--ckpt-bytes needs --bandwidth"),
-                    CostError::BandwidthWithoutSize => conflict("--bandwidth needs --ckpt-bytes"),
-                    CostError::UploadTooLong {
-                        bandwidth,
-                        upload_s,
-                        ..
-                    } => CliError::Invalid {
-                        arg: "--bandwidth",
-                        value: format!("{bandwidth:e} B/s"),
-                        accepted: format!(
-                            "a bandwidth that uploads --ckpt-bytes within 500 years (this one takes {upload_s:e} s)"
-                        ),
-                    },
-                    CostError::NotPositive { total } => CliError::Invalid {
-                        arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
-                        value: format!("{total}"),
-                        accepted: "parts that add up to a positive checkpoint cost".into(),
-                    },
-                })
-            }
+            (None, true) => self.upload.total(),
         }
     }
 
@@ -210,8 +182,9 @@ impl ModelArgs {
     /// of computation processors it encodes.
     pub fn scheme_summary(&self) -> Result<Option<SchemeSummary>, CliError> {
         let procs = self.procs.map(|p| usize::try_from(p).unwrap_or(usize::MAX));
+        let u = &self.upload;
         self.scheme
-            .summary(procs, self.ckpt_bytes, self.bandwidth, self.latency)
+            .summary(procs, u.ckpt_bytes, u.bandwidth, u.latency)
     }
 
     /// Validates the flags into the inputs of the models (without work/iteration settings).
@@ -264,7 +237,10 @@ impl ModelArgs {
         let cost = match &scheme {
             None => self.checkpoint_cost()?,
             Some(summary) => {
-                if self.cost.is_some() || self.create_time.is_some() || self.ack_time.is_some() {
+                if self.cost.is_some()
+                    || self.upload.create_time.is_some()
+                    || self.upload.ack_time.is_some()
+                {
                     return Err(conflict(
                         "--scheme gives the checkpoint cost: drop --cost/--create-time/--ack-time",
                     ));
@@ -290,6 +266,53 @@ impl ModelArgs {
             scheme,
             asynchronous: None,
             allocation: None,
+        })
+    }
+}
+
+impl UploadArgs {
+    /// True when any part is given.
+    pub fn given(&self) -> bool {
+        [
+            self.create_time,
+            self.latency,
+            self.ckpt_bytes,
+            self.bandwidth,
+            self.ack_time,
+        ]
+        .iter()
+        .any(Option::is_some)
+    }
+
+    /// The cost the parts add up to (the parts not given count 0); a refusal names the flags
+    /// at fault.
+    pub fn total(&self) -> Result<f64, CliError> {
+        let parts = UploadCost {
+            create_s: self.create_time.unwrap_or(0.0),
+            latency_s: self.latency.unwrap_or(0.0),
+            bytes: self.ckpt_bytes,
+            bandwidth: self.bandwidth,
+            ack_s: self.ack_time.unwrap_or(0.0),
+        };
+        parts.total().map_err(|e| match e {
+            CostError::SizeWithoutBandwidth => conflict("--ckpt-bytes needs --bandwidth"),
+            CostError::BandwidthWithoutSize => conflict("--bandwidth needs --ckpt-bytes"),
+            CostError::UploadTooLong {
+                bandwidth,
+                upload_s,
+                ..
+            } => CliError::Invalid {
+                arg: "--bandwidth",
+                value: format!("{bandwidth:e} B/s"),
+                accepted: format!(
+                    "a bandwidth that uploads --ckpt-bytes within 500 years (this one takes {upload_s:e} s)"
+                ),
+            },
+            CostError::NotPositive { total } => CliError::Invalid {
+                arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
+                value: format!("{total}"),
+                accepted: "parts that add up to a positive checkpoint cost".into(),
+            },
         })
     }
 }

@@ -40,7 +40,7 @@ pub struct MergeArgs {
 pub struct ShardArg {
     /// Run only slice I of N (0-based; e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and
     /// print it as a shard file for `ckpt merge`; --out is then left to the merge.
-    #[arg(long, value_name = "I/N", allow_hyphen_values = true, value_parser = Shard::parse)]
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
 }
 

@@ -4,23 +4,34 @@
 use super::Cli;
 use clap::CommandFactory;
 use clap::error::ErrorKind;
+use std::any::TypeId;
+use std::path::PathBuf;
 
-/// The command line as clap parses it, with negative numbers handed to each option's own value
-/// parser: `--process-cost -1` is then refused by the rule of `--process-cost`, not as an
-/// "unexpected argument '-1'".
+/// The command line as clap parses it, with every typed option's value handed to that option's
+/// own value parser even when it starts with `-`: `--mtbf -5m` is then refused by the rule of
+/// `--mtbf`, in one line naming the flag, the value and what is accepted, not as an "unexpected
+/// argument '-5'".
 pub fn command() -> clap::Command {
-    allow_negative(Cli::command())
+    hyphen_values(Cli::command())
 }
 
-fn allow_negative(cmd: clap::Command) -> clap::Command {
+fn hyphen_values(cmd: clap::Command) -> clap::Command {
     cmd.mut_args(|a| {
-        if a.get_action().takes_values() && !a.is_positional() {
+        if !a.get_action().takes_values() || a.is_positional() {
+            return a;
+        }
+        let value = a.get_value_parser().type_id();
+        // Text and paths accept nearly anything, so they would take the next flag of a
+        // forgotten value as theirs (`--out --force` a folder named `--force`): only negative
+        // numbers pass. A raw-text flag read later as a number says so with its own
+        // `allow_hyphen_values`.
+        if value == TypeId::of::<String>() || value == TypeId::of::<PathBuf>() {
             a.allow_negative_numbers(true)
         } else {
-            a
+            a.allow_hyphen_values(true)
         }
     })
-    .mut_subcommands(allow_negative)
+    .mut_subcommands(hyphen_values)
 }
 
 /// The one line printed for clap's error `e`, whose first line (with the accepted values, if

@@ -307,22 +307,22 @@ pub struct SimulateMultilevelArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub interval: String,
     /// One stride per level, nested, the lowest used 1 (e.g. 1,7,91; `-` for a level left out).
-    #[arg(long, value_parser = strides, allow_hyphen_values = true)]
+    #[arg(long, value_parser = strides)]
     pub strides: Strides,
     /// Computation the job needs (e.g. 500h).
     #[arg(long, allow_hyphen_values = true)]
     pub work: String,
     /// Downtime before each restart, during which nothing fails.
-    #[arg(long, allow_hyphen_values = true, value_parser = duration0, default_value = "0")]
+    #[arg(long, value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Replications (default 1000).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long)]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse::threads)]
+    #[arg(long, value_parser = super::parse::threads)]
     pub threads: Option<usize>,
     /// table, json or csv.
     #[arg(long, value_enum, default_value_t = SimFormat::Table)]

@@ -94,7 +94,7 @@ ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --leve
 #[derive(Debug, Clone, Args)]
 pub struct ExecArgs {
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse::threads)]
+    #[arg(long, value_parser = super::parse::threads)]
     pub threads: Option<usize>,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -111,10 +111,10 @@ pub struct ExecArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Replications (default 1000; 1 with a trace, which makes every run the same).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long)]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = 42)]
     pub seed: u64,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -201,13 +201,13 @@ pub struct PeriodicArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub mtbf: Option<String>,
     /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long)]
     pub nodes: Option<u64>,
     /// MTBF of one node.
     #[arg(long, allow_hyphen_values = true)]
     pub node_mtbf: Option<String>,
     /// How many of the nodes have a redundant partner (0 to --nodes).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long)]
     pub partners: Option<u64>,
     /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
     #[arg(long)]
@@ -237,10 +237,10 @@ pub struct ReplicatedArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub mtbf: String,
     /// Processes, all needed for the job to advance.
-    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = 1)]
     pub procs: u64,
     /// Replicas of each process.
-    #[arg(long, default_value_t = 1, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = 1)]
     pub replicas: u64,
     /// When a lost process is noticed: end or immediate.
     #[arg(long, default_value = "end", value_parser = super::parse::detect())]

@@ -3,10 +3,38 @@
 
 use super::CliError;
 use ckpt::job::SimulateStencil;
+use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::Args;
 use std::path::PathBuf;
+
+/// `--process-cost`, `--backup-cost`, `--transfer-cost`: exact nanoseconds, as the file's
+/// costs are read.
+fn cost(s: &str) -> Result<Nanos, String> {
+    duration_ns(s)
+        .ok_or_else(|| "a duration of zero or more: seconds (7.1) or humantime (1.3ms)".into())
+}
+
+/// `--mtbf`: a positive duration, in nanoseconds.
+fn mtbf(s: &str) -> Result<Nanos, String> {
+    duration_ns(s)
+        .filter(|&v| v > 0)
+        .ok_or_else(|| "a positive duration: seconds or humantime (30m, 1.5h)".into())
+}
+
+fn recovery(s: &str) -> Result<Recovery, String> {
+    Recovery::parse(s).ok_or_else(|| "global or dependency".into())
+}
+
+/// `--output-bytes`: a size, rounded to whole bytes below 2^64.
+fn output_bytes(s: &str) -> Result<u64, String> {
+    ckpt::units::parse_bytes(s)
+        .ok()
+        .filter(|b| b.is_finite() && *b >= 0.0 && *b < 1.8e19)
+        .map(|b| b.round() as u64)
+        .ok_or_else(|| "bytes (4096) or a size (1.6MB, 64MiB)".into())
+}
 
 /// Flags of `ckpt simulate stencil`; each overrides the same setting of `--config`.
 #[derive(Debug, Clone, Args)]
@@ -32,20 +60,20 @@ pub struct StencilArgs {
     #[arg(long, value_parser = super::parse::level)]
     pub level: Option<u32>,
     /// Seconds to process one task (ProcessCost).
-    #[arg(long, value_name = "SECONDS")]
-    pub process_cost: Option<String>,
+    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    pub process_cost: Option<Nanos>,
     /// Seconds to send one remote copy (BackupCost).
-    #[arg(long, value_name = "SECONDS")]
-    pub backup_cost: Option<String>,
+    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    pub backup_cost: Option<Nanos>,
     /// Seconds to fetch one input (TransferCost; default: the backup cost).
-    #[arg(long, value_name = "SECONDS")]
-    pub transfer_cost: Option<String>,
+    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    pub transfer_cost: Option<Nanos>,
     /// global (rollback to the latest consistent checkpoint) or dependency.
-    #[arg(long)]
-    pub recovery: Option<String>,
+    #[arg(long, value_parser = recovery)]
+    pub recovery: Option<Recovery>,
     /// System MTBF of Poisson worker failures, seconds or a duration (30m).
-    #[arg(long, conflicts_with = "trace")]
-    pub mtbf: Option<String>,
+    #[arg(long, conflicts_with = "trace", value_parser = mtbf)]
+    pub mtbf: Option<Nanos>,
     /// Failure trace of `time_seconds,worker` lines.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -56,8 +84,8 @@ pub struct StencilArgs {
     #[arg(long, conflicts_with_all = ["mtbf", "trace"])]
     pub no_fail: bool,
     /// Bytes of one task output, for the memory figure in bytes (OutputBytes).
-    #[arg(long, value_name = "BYTES")]
-    pub output_bytes: Option<String>,
+    #[arg(long, value_name = "BYTES", value_parser = output_bytes)]
+    pub output_bytes: Option<u64>,
     /// Runs (default 1000 with an MTBF, 1 when the result is deterministic).
     #[arg(long)]
     pub runs: Option<u64>,
@@ -82,80 +110,34 @@ fn config_error(e: ConfigError) -> CliError {
 }
 
 impl StencilArgs {
-    fn flag_settings(&self) -> Result<Settings, CliError> {
-        let dur = |arg: &'static str, v: &Option<String>| -> Result<Option<u64>, CliError> {
-            v.as_deref()
-                .map(|s| {
-                    duration_ns(s).ok_or_else(|| {
-                        invalid(
-                            arg,
-                            s,
-                            "a duration of zero or more: seconds (7.1) or humantime (1.3ms)",
-                        )
-                    })
-                })
-                .transpose()
-        };
-        let recovery = self
-            .recovery
-            .as_deref()
-            .map(|s| {
-                Recovery::parse(s).ok_or_else(|| invalid("--recovery", s, "global or dependency"))
-            })
-            .transpose()?;
-        let mtbf = self
-            .mtbf
-            .as_deref()
-            .map(|s| {
-                duration_ns(s).filter(|&v| v > 0).ok_or_else(|| {
-                    invalid(
-                        "--mtbf",
-                        s,
-                        "a positive duration: seconds or humantime (30m, 1.5h)",
-                    )
-                })
-            })
-            .transpose()?;
-        let output_bytes = self
-            .output_bytes
-            .as_deref()
-            .map(|s| {
-                ckpt::units::parse_bytes(s)
-                    .ok()
-                    .filter(|b| b.is_finite() && *b >= 0.0 && *b < 1.8e19)
-                    .map(|b| b.round() as u64)
-                    .ok_or_else(|| {
-                        invalid("--output-bytes", s, "bytes (4096) or a size (1.6MB, 64MiB)")
-                    })
-            })
-            .transpose()?;
-        Ok(Settings {
+    fn flag_settings(&self) -> Settings {
+        Settings {
             width: self.width,
             rows: self.rows,
             workers: self.workers,
             level: self.level,
             checkpoint: self.no_checkpoint.then_some(false),
-            recovery,
+            recovery: self.recovery,
             fail: if self.no_fail {
                 Some(false)
-            } else if mtbf.is_some() || self.trace.is_some() {
+            } else if self.mtbf.is_some() || self.trace.is_some() {
                 Some(true)
             } else {
                 None
             },
-            mtbf,
+            mtbf: self.mtbf,
             seed: self.seed,
             trace: self.trace.clone(),
-            process_cost: dur("--process-cost", &self.process_cost)?,
-            backup_cost: dur("--backup-cost", &self.backup_cost)?,
-            transfer_cost: dur("--transfer-cost", &self.transfer_cost)?,
-            output_bytes,
-        })
+            process_cost: self.process_cost,
+            backup_cost: self.backup_cost,
+            transfer_cost: self.transfer_cost,
+            output_bytes: self.output_bytes,
+        }
     }
 
     /// The validated config and seed these flags (and file) describe.
     pub fn config(&self) -> Result<(StencilConfig, Option<u64>), CliError> {
-        let flags = self.flag_settings()?;
+        let flags = self.flag_settings();
         let (settings, from_file) = match &self.config {
             Some(path) => {
                 let text = super::input::read_text("--config", path, "stencil configuration")?;

@@ -64,14 +64,14 @@ pub struct ValidateArgs {
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
     /// Replications per interval (default 1000; 200 per level and strategy for the stencil).
-    #[arg(long, allow_hyphen_values = true, value_parser = at_least_two)]
+    #[arg(long, value_parser = at_least_two)]
     pub runs: Option<u64>,
     /// The stencil's configuration, in the paper's INI format (with --sim stencil).
     #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
     /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
     /// --mtbf, at most ten years, so that the job's start and end weigh little).
-    #[arg(long, allow_hyphen_values = true, value_parser = duration)]
+    #[arg(long, value_parser = duration)]
     pub work: Option<f64>,
     /// Seed of the common random numbers (default 42, or the stencil config's Seed).
     #[arg(long)]
@@ -86,7 +86,7 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub aging: bool,
     /// Replicated `immediate`: a loss is noticed this long after it happens.
-    #[arg(long, allow_hyphen_values = true, value_parser = duration0)]
+    #[arg(long, value_parser = duration0)]
     pub heartbeat: Option<f64>,
     /// Folder for validate.json, validate.csv, the plots and report.md.
     #[arg(long, value_name = "DIR")]

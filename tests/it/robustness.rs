@@ -180,7 +180,16 @@ fn clap_errors_name_what_is_missing_and_keep_tips() {
 fn negative_values_name_the_option() {
     refused(
         &with(STENCIL_256, &["--process-cost", "-1"]),
-        &["--process-cost", "`-1`", "zero or more"],
+        &["--process-cost", "'-1'", "zero or more"],
+    );
+    // Not a number: clap read `-5m` as the short flags `-5` and `-m`.
+    refused(
+        &with(STENCIL_256, &["--mtbf", "-5m"]),
+        &["--mtbf", "'-5m'", "a positive duration"],
+    );
+    refused(
+        &["survive", "--scheme", "ring", "--procs", "-5m"],
+        &["--procs", "'-5m'"],
     );
     refused(
         &["interval", "--mtbf", "-1", "--cost", "1m"],
