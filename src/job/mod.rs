@@ -148,11 +148,31 @@ pub trait Task {
     fn finish(&self, items: Vec<Self::Item>) -> Result<Output, JobError>;
 }
 
-/// Every shardable command, validated. The serialized form is what a shard file carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "command", rename_all = "kebab-case")]
-#[allow(clippy::large_enum_variant)]
-pub enum Job {
+/// Declares [`Job`] and `with_task!` from one list of the shardable commands, so that adding a
+/// command is one line here and every dispatch over the jobs follows. (`$d` is a `$` passed in,
+/// which lets this macro write the inner macro's own metavariables.)
+macro_rules! jobs {
+    ($d:tt $($(#[$doc:meta])* $variant:ident($task:ty),)*) => {
+        /// Every shardable command, validated. The serialized form is what a shard file carries.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "command", rename_all = "kebab-case")]
+        #[allow(clippy::large_enum_variant)]
+        pub enum Job {
+            $($(#[$doc])* $variant($task),)*
+        }
+
+        /// Calls `$body` with `$t` bound to the job's [`Task`].
+        macro_rules! with_task {
+            ($d job:expr, $d t:ident => $d body:expr) => {
+                match $d job {
+                    $(Job::$variant($d t) => $d body,)*
+                }
+            };
+        }
+    };
+}
+
+jobs! { $
     /// `ckpt simulate periodic`.
     SimulatePeriodic(SimulatePeriodic),
     /// `ckpt simulate replicated`.
@@ -177,26 +197,6 @@ pub enum Job {
     ValidateRenewal(ValidateRenewal),
     /// `ckpt sweep --dist FAMILY:K --vary shape=LO..HI`.
     SweepRenewal(SweepRenewal),
-}
-
-/// Calls `$body` with `$t` bound to the job's [`Task`].
-macro_rules! with_task {
-    ($job:expr, $t:ident => $body:expr) => {
-        match $job {
-            Job::SimulatePeriodic($t) => $body,
-            Job::SimulateReplicated($t) => $body,
-            Job::SimulateStencil($t) => $body,
-            Job::Sweep($t) => $body,
-            Job::ValidateIntervals($t) => $body,
-            Job::ValidateStencil($t) => $body,
-            Job::SimulateMultilevel($t) => $body,
-            Job::SimulateSchedule($t) => $body,
-            Job::ValidateMultilevel($t) => $body,
-            Job::SweepMultilevel($t) => $body,
-            Job::ValidateRenewal($t) => $body,
-            Job::SweepRenewal($t) => $body,
-        }
-    };
 }
 
 impl Job {
