@@ -89,19 +89,56 @@ impl SweepParam {
     }
 }
 
-/// A validated sweep: parameter, range, number of points, spacing.
+/// The values a sweep visits: `points` (at least two) from `lo` to `hi`, evenly or `log`
+/// spaced, the ends exactly as given. Every kind of sweep has one (of a model input, a level's
+/// input, a shape).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct SweepRange {
+    /// Lower end (seconds, a count or a shape).
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+    /// Number of points asked for.
+    pub points: usize,
+    /// Log spacing.
+    pub log: bool,
+}
+
+impl SweepRange {
+    /// The values, in increasing order.
+    ///
+    /// ```
+    /// use ckpt::sweep::SweepRange;
+    /// let r = SweepRange { lo: 1.0, hi: 100.0, points: 3, log: true };
+    /// assert_eq!(r.values(), [1.0, 10.000000000000002, 100.0]);
+    /// ```
+    pub fn values(&self) -> Vec<f64> {
+        let n = self.points.max(2);
+        let mut v: Vec<f64> = (0..n)
+            .map(|i| {
+                let f = i as f64 / (n - 1) as f64;
+                if self.log {
+                    self.lo * (self.hi / self.lo).powf(f)
+                } else {
+                    self.lo + (self.hi - self.lo) * f
+                }
+            })
+            .collect();
+        // Pin the ends: powf would leave them a rounding away from what the user typed.
+        v[0] = self.lo;
+        v[n - 1] = self.hi;
+        v
+    }
+}
+
+/// A validated sweep: the parameter and the range it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct SweepSpec {
     /// What varies.
     pub param: SweepParam,
-    /// Lower end (seconds, or a count).
-    pub lo: f64,
-    /// Upper end.
-    pub hi: f64,
-    /// Number of points (before integer parameters drop duplicates).
-    pub points: usize,
-    /// Log spacing.
-    pub log: bool,
+    /// Its values.
+    #[serde(flatten)]
+    pub range: SweepRange,
 }
 
 impl SweepSpec {
@@ -145,42 +182,18 @@ impl SweepSpec {
         }
         Ok(SweepSpec {
             param,
-            lo,
-            hi,
-            points,
-            log,
+            range: SweepRange {
+                lo,
+                hi,
+                points,
+                log,
+            },
         })
-    }
-
-    /// `points` values (at least two) from `lo` to `hi`, spaced as a duration's sweep is: what
-    /// the sweeps over other inputs than [`SweepParam`]'s (a level's, a shape) visit.
-    pub fn spaced(lo: f64, hi: f64, points: usize, log: bool) -> Vec<f64> {
-        SweepSpec {
-            param: SweepParam::Cost,
-            lo,
-            hi,
-            points: points.max(2),
-            log,
-        }
-        .values()
     }
 
     /// The values of the parameter, in increasing order (integers deduplicated).
     pub fn values(&self) -> Vec<f64> {
-        let n = self.points;
-        let mut v: Vec<f64> = (0..n)
-            .map(|i| {
-                let f = i as f64 / (n - 1) as f64;
-                if self.log {
-                    self.lo * (self.hi / self.lo).powf(f)
-                } else {
-                    self.lo + (self.hi - self.lo) * f
-                }
-            })
-            .collect();
-        // Pin the ends: powf would leave them a rounding away from what the user typed.
-        v[0] = self.lo;
-        v[n - 1] = self.hi;
+        let mut v = self.range.values();
         if !self.param.is_duration() {
             for x in &mut v {
                 *x = x.round();
@@ -323,7 +336,7 @@ pub fn sensitivity_factors() -> Vec<f64> {
 
 /// Checks that `spec` applies to `inputs` before any work is done.
 pub fn check(inputs: &IntervalInputs, spec: &SweepSpec) -> Result<(), SweepError> {
-    set(inputs, spec.param, spec.lo).map(|_| ())
+    set(inputs, spec.param, spec.range.lo).map(|_| ())
 }
 
 /// Runs the sweep; `tick` is called once per finished point (in any order).
@@ -466,8 +479,8 @@ fn curves(inputs: &IntervalInputs, base: &IntervalAnswer, spec: &SweepSpec) -> V
     lo /= 4.0;
     hi *= 4.0;
     if spec.param == SweepParam::Interval {
-        lo = lo.min(spec.lo);
-        hi = hi.max(spec.hi);
+        lo = lo.min(spec.range.lo);
+        hi = hi.max(spec.range.hi);
     }
     let n = 200;
     let taus: Vec<f64> = (0..n)

@@ -278,13 +278,13 @@ impl Job {
             Job::SimulateSchedule(t) => t.config.validate()?,
             Job::ValidateMultilevel(t) => t.setup.check()?,
             Job::SweepMultilevel(t) => {
-                for v in [t.sweep.lo, t.sweep.hi] {
+                for v in [t.sweep.range.lo, t.sweep.range.hi] {
                     t.sweep.levels_at(v)?;
                 }
             }
             Job::ValidateRenewal(t) => t.setup.check()?,
             Job::SweepRenewal(t) => {
-                let (lo, hi) = (t.sweep.lo, t.sweep.hi);
+                let (lo, hi) = (t.sweep.range.lo, t.sweep.range.hi);
                 if !(lo > 0.0 && hi > lo && hi.is_finite()) {
                     return Err(crate::sweep::renewal::ShapePointError {
                         dist: t.sweep.family().to_string(),

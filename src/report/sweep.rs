@@ -4,7 +4,7 @@
 use super::interval::JsonInputs;
 use super::plot::{Axis, Marker, Plot, Series, Unit};
 use crate::interval::Sensitivity;
-use crate::sweep::{Curve, SweepParam, SweepPoint, SweepResult};
+use crate::sweep::{Curve, SweepParam, SweepPoint, SweepRange, SweepResult};
 use crate::units::format_duration;
 use serde::Serialize;
 
@@ -18,13 +18,13 @@ pub(crate) struct JsonRange {
 }
 
 impl JsonRange {
-    /// `points` values from `lo` to `hi`, `log`-spaced or not.
-    pub(crate) fn new(lo: f64, hi: f64, log: bool, points: usize) -> JsonRange {
+    /// The range as `sweep.json` echoes it.
+    pub(crate) fn of(r: &SweepRange) -> JsonRange {
         JsonRange {
-            lo,
-            hi,
-            log,
-            points_requested: points,
+            lo: r.lo,
+            hi: r.hi,
+            log: r.log,
+            points_requested: r.points,
         }
     }
 }
@@ -47,7 +47,7 @@ struct JsonSweep<'a> {
 pub fn json(r: &SweepResult) -> String {
     let doc = JsonSweep {
         param: r.spec.param,
-        range: JsonRange::new(r.spec.lo, r.spec.hi, r.spec.log, r.spec.points),
+        range: JsonRange::of(&r.spec.range),
         inputs: JsonInputs::of(&r.base.inputs),
         recommended: r.base.recommended,
         recommended_interval_s: r.base.recommended_interval_s,
@@ -159,7 +159,7 @@ pub fn interval_plot(r: &SweepResult) -> Plot {
             "Checkpoint interval of every model vs {}",
             param_name(r.spec.param)
         ),
-        x: param_axis(r.spec.param, r.spec.log),
+        x: param_axis(r.spec.param, r.spec.range.log),
         y: Axis::interval(log_y),
         bands: vec![],
         series,
@@ -180,7 +180,7 @@ fn given_point(r: &SweepResult) -> Option<Marker> {
         SweepParam::Replicas => rep?.replicas as f64,
         SweepParam::Interval => return None,
     };
-    (x >= r.spec.lo && x <= r.spec.hi).then(|| Marker {
+    (x >= r.spec.range.lo && x <= r.spec.range.hi).then(|| Marker {
         name: format!(
             "optimum at the inputs given ({})",
             format_duration(r.base.recommended_interval_s)
@@ -240,7 +240,7 @@ pub fn loss_plot(r: &SweepResult) -> Plot {
             "Loss against the numerical optimum vs {}",
             param_name(r.spec.param)
         ),
-        x: param_axis(r.spec.param, r.spec.log),
+        x: param_axis(r.spec.param, r.spec.range.log),
         y: Axis {
             label: "extra overhead (% of the optimum's)".into(),
             log: true,

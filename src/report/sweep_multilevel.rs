@@ -26,7 +26,7 @@ pub fn json(r: &LevelSweepResult) -> String {
         "sweep",
         &Doc {
             param: s.name(),
-            range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
+            range: super::sweep::JsonRange::of(&s.range),
             inputs: JsonLevelInputs::of(&s.levels, None),
             recommended_interval_s: r.base.pattern.interval(),
             recommended_overhead: r.base.overhead,
@@ -77,7 +77,7 @@ fn x_axis(r: &LevelSweepResult) -> Axis {
             s.level + 1,
             s.levels.levels()[s.level].name
         ),
-        log: s.log,
+        log: s.range.log,
         unit: Unit::Seconds,
     }
 }
@@ -91,7 +91,7 @@ fn given(r: &LevelSweepResult, y: f64, what: &str) -> Vec<Marker> {
         crate::sweep::multilevel::MultilevelSweepParam::Mtbf => l.mtbf,
     };
     // Only where the given input is a point of the axis.
-    x.filter(|x| (s.lo..=s.hi).contains(x))
+    x.filter(|x| (s.range.lo..=s.range.hi).contains(x))
         .map(|x| Marker {
             name: format!("at the given inputs ({what})"),
             x,

@@ -33,7 +33,7 @@ pub fn json(r: &ShapeSweepResult) -> String {
         &Doc {
             param: "shape",
             family: s.family(),
-            range: super::sweep::JsonRange::new(s.lo, s.hi, s.log, s.points),
+            range: super::sweep::JsonRange::of(&s.range),
             inputs: Inputs {
                 mtbf_s: s.mtbf_s,
                 cost_s: s.cost_s,
@@ -82,7 +82,7 @@ fn x_axis(r: &ShapeSweepResult) -> Axis {
             "{what} of the {} distribution (mean fixed)",
             r.sweep.family()
         ),
-        log: r.sweep.log,
+        log: r.sweep.range.log,
         unit: Unit::Plain,
     }
 }
@@ -90,7 +90,7 @@ fn x_axis(r: &ShapeSweepResult) -> Axis {
 /// A marker at the given `--dist`, where it lies on the axis.
 fn given(r: &ShapeSweepResult, y: f64, what: String) -> Vec<Marker> {
     shape_of(r.sweep.dist)
-        .filter(|x| (r.sweep.lo..=r.sweep.hi).contains(x))
+        .filter(|x| (r.sweep.range.lo..=r.sweep.range.hi).contains(x))
         .map(|x| Marker {
             name: format!("--dist {} ({what})", r.sweep.dist),
             x,
@@ -203,9 +203,9 @@ pub fn summary_line(r: &ShapeSweepResult, out: &std::path::Path) -> String {
         r.points.len(),
         r.sweep.family(),
         lo,
-        r.sweep.lo,
+        r.sweep.range.lo,
         hi,
-        r.sweep.hi,
+        r.sweep.range.hi,
         r.sweep.dist,
         r.base.gain_pct,
         out.join("report.md").display()

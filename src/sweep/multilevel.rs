@@ -1,7 +1,7 @@
 //! `ckpt sweep --level ... --vary levelN.cost|restart|mtbf=LO..HI`: how the multi-level optimum
 //! (strides, base interval, levels used, gain over a single level) moves with one level's input.
 
-use super::SweepSpec;
+use super::SweepRange;
 use crate::model::multilevel::{Level, Levels, MultilevelAnswer, MultilevelError};
 use serde::{Deserialize, Serialize};
 
@@ -39,14 +39,9 @@ pub struct LevelSweep {
     pub level: usize,
     /// Which of its inputs.
     pub param: MultilevelSweepParam,
-    /// Lower end (s).
-    pub lo: f64,
-    /// Upper end (s).
-    pub hi: f64,
-    /// Number of points.
-    pub points: usize,
-    /// Log spacing.
-    pub log: bool,
+    /// Its values (s).
+    #[serde(flatten)]
+    pub range: SweepRange,
 }
 
 impl LevelSweep {
@@ -57,7 +52,7 @@ impl LevelSweep {
 
     /// The values, as `ckpt sweep` spaces them (ends exact).
     pub fn values(&self) -> Vec<f64> {
-        SweepSpec::spaced(self.lo, self.hi, self.points, self.log)
+        self.range.values()
     }
 
     /// The levels with the swept input at `value`.
@@ -196,10 +191,12 @@ mod tests {
             restart_follows_cost: vec![false, follows],
             level: 1,
             param,
-            lo: 60.0,
-            hi: 1800.0,
-            points: 4,
-            log: true,
+            range: SweepRange {
+                lo: 60.0,
+                hi: 1800.0,
+                points: 4,
+                log: true,
+            },
         }
     }
 

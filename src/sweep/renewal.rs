@@ -2,7 +2,7 @@
 //! schedule gains over the best period, and what Young's and Daly's intervals lose, as the
 //! shape of the failure distribution moves at a fixed mean (`docs/models.md` §13).
 
-use super::SweepSpec;
+use super::SweepRange;
 use crate::failure::{Lifetime, Shape};
 use crate::model::ModelError;
 use crate::model::renewal::Renewal;
@@ -19,14 +19,9 @@ pub struct ShapeSweep {
     pub cost_s: f64,
     /// Restart (s).
     pub restart_s: f64,
-    /// Lowest shape.
-    pub lo: f64,
-    /// Highest shape.
-    pub hi: f64,
-    /// Number of points.
-    pub points: usize,
-    /// Log spacing.
-    pub log: bool,
+    /// The shapes it takes.
+    #[serde(flatten)]
+    pub range: SweepRange,
 }
 
 /// The family's shape parameter set to `value`; `None` for the exponential, which has none.
@@ -51,7 +46,7 @@ pub fn shape_of(shape: Shape) -> Option<f64> {
 impl ShapeSweep {
     /// The shapes, as `ckpt sweep` spaces its values (ends exact).
     pub fn values(&self) -> Vec<f64> {
-        SweepSpec::spaced(self.lo, self.hi, self.points, self.log)
+        self.range.values()
     }
 
     /// The family's name as `--dist` spells it.
@@ -191,10 +186,12 @@ mod tests {
             mtbf_s: 86400.0,
             cost_s: 600.0,
             restart_s: 600.0,
-            lo: 0.5,
-            hi: 1.5,
-            points: 3,
-            log: false,
+            range: SweepRange {
+                lo: 0.5,
+                hi: 1.5,
+                points: 3,
+                log: false,
+            },
         }
     }
 
