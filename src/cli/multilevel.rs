@@ -15,7 +15,6 @@ use ckpt::model::multilevel::{Level, Levels, MultilevelAnswer, MultilevelError, 
 use ckpt::report::multilevel as report;
 use ckpt::sim::multilevel::MultilevelConfig;
 use ckpt::sim::run::Scenario;
-use ckpt::sweep::SweepRange;
 use ckpt::sweep::multilevel::{LevelSweep, MultilevelSweepParam};
 use ckpt::validate::multilevel::MultilevelValidateOptions;
 use clap::{Args, ValueEnum};
@@ -561,12 +560,7 @@ pub fn sweep_job(
         restart_follows_cost: specs.iter().map(|l| l.restart.is_none()).collect(),
         level,
         param,
-        range: SweepRange {
-            lo,
-            hi,
-            points: s.points as usize,
-            log: s.log,
-        },
+        range: s.range(lo, hi),
     };
     // Both ends must be valid levels with an answer: refuse before any work.
     for v in [lo, hi] {

@@ -8,7 +8,6 @@ use super::sweep::SweepArgs;
 use super::validate::{SimArg, ValidateArgs, validate_error};
 use ckpt::failure::Shape;
 use ckpt::job::{PolicyCheck, Reporting, SweepRenewal, ValidateRenewal};
-use ckpt::sweep::SweepRange;
 use ckpt::sweep::renewal::ShapeSweep;
 use ckpt::validate::renewal::{DEFAULT_WORK_MTBFS, RenewalPolicies, RenewalValidateOptions};
 
@@ -136,12 +135,7 @@ pub fn sweep_job(args: &SweepArgs, argv: &[String]) -> Result<SweepRenewal, CliE
         mtbf_s: mtbf,
         cost_s: job.cost(),
         restart_s: job.restart(),
-        range: SweepRange {
-            lo,
-            hi,
-            points: args.points as usize,
-            log: args.log,
-        },
+        range: args.range(lo, hi),
     };
     // Both ends must have an answer (a shape too small has a tail the grid cannot hold): refuse
     // before any work.

@@ -5,7 +5,7 @@ use super::merge::ShardArg;
 use super::{CliError, Progress};
 use ckpt::job::shard::canonical_args;
 use ckpt::job::{Job, Output, SweepJob, SweepPlan};
-use ckpt::sweep::{self, SweepError, SweepSpec};
+use ckpt::sweep::{self, SweepError, SweepRange, SweepSpec};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -71,6 +71,16 @@ pub fn sweep_error(e: SweepError) -> CliError {
 }
 
 impl SweepArgs {
+    /// `--points` values from `lo` to `hi`, spaced as `--log` says.
+    pub fn range(&self, lo: f64, hi: f64) -> SweepRange {
+        SweepRange {
+            lo,
+            hi,
+            points: self.points as usize,
+            log: self.log,
+        }
+    }
+
     /// Validates the arguments, before any work.
     pub fn validate(&self) -> Result<(), CliError> {
         job(self, &[]).map(|_| ())
