@@ -175,8 +175,8 @@ pub struct SimFiniteArgs {
     /// Allocation mode (with --walltime, then a hard limit): this long before the limit the job
     /// checkpoints what it holds and stops, as on Slurm's --signal=B:USR1@LEAD; reports the
     /// work saved. At least one checkpoint (--cost).
-    #[arg(long, allow_hyphen_values = true, value_name = "DURATION")]
-    pub signal_lead: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = super::parse::nanos)]
+    pub signal_lead: Option<ckpt::sim::engine::Nanos>,
 }
 
 impl SimFiniteArgs {
@@ -196,14 +196,13 @@ impl SimFiniteArgs {
             inputs.async_write_s = Some(ns_to_secs(write.write));
             inputs.async_slowdown = Some(a.slowdown);
         }
-        if let Some(text) = &self.signal_lead {
+        if let Some(lead) = self.signal_lead {
             if cfg.walltime.is_none() {
                 return Err(CliError::Conflict(
                     "--signal-lead needs --walltime (the allocation's limit it comes before)"
                         .into(),
                 ));
             }
-            let lead = super::simulate::duration_ns("--signal-lead", text, true)?;
             cfg.signal_lead = Some(lead);
             inputs.signal_lead_s = Some(ns_to_secs(lead));
         }

@@ -5,7 +5,7 @@
 use super::CliError;
 use super::interval::{IntervalArgs, IntervalFormat};
 use super::merge::ShardArg;
-use super::parse::duration0;
+use super::parse::{duration, duration0};
 use ckpt::job::shard::Shard;
 use ckpt::job::{
     Job, MultilevelFormat, PatternCheck, Reporting, SimulateMultilevel, SweepMultilevel,
@@ -304,14 +304,14 @@ pub struct SimulateMultilevelArgs {
     #[arg(long = "level", required = true, value_name = "cost=D[,restart=D][,mtbf=D][,name=N]", value_parser = level_spec)]
     pub level: Vec<LevelSpec>,
     /// The base interval w: work per chunk (e.g. 291s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub interval: String,
+    #[arg(long, value_parser = duration)]
+    pub interval: f64,
     /// One stride per level, nested, the lowest used 1 (e.g. 1,7,91; `-` for a level left out).
     #[arg(long, value_parser = strides)]
     pub strides: Strides,
     /// Computation the job needs (e.g. 500h).
-    #[arg(long, allow_hyphen_values = true)]
-    pub work: String,
+    #[arg(long, value_parser = duration)]
+    pub work: f64,
     /// Downtime before each restart, during which nothing fails.
     #[arg(long, value_parser = duration0, default_value = "0")]
     pub downtime: f64,
@@ -333,14 +333,6 @@ pub struct SimulateMultilevelArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub shard: ShardArg,
-}
-
-fn positive_duration(arg: &'static str, text: &str) -> Result<f64, CliError> {
-    super::parse::duration(text).map_err(|accepted| CliError::Invalid {
-        arg,
-        value: text.to_string(),
-        accepted,
-    })
 }
 
 /// The pattern of `--interval` and `--strides` for `levels`.
@@ -395,8 +387,7 @@ pub fn simulate_job(
     args: &[String],
 ) -> Result<(Job, Option<Shard>, usize), CliError> {
     let levels = levels(&a.level, a.downtime)?;
-    let interval = positive_duration("--interval", &a.interval)?;
-    let work = positive_duration("--work", &a.work)?;
+    let (interval, work) = (a.interval, a.work);
     let text = a
         .strides
         .0

@@ -1,7 +1,8 @@
 //! Value parsers shared by the commands' clap definitions: each turns a typed string into a
-//! number or says, in words clap prints after the argument's name, what is accepted.
+//! value or says, in words clap prints after the argument's name, what is accepted.
 
 use ckpt::model::replicated::Detect;
+use ckpt::sim::engine::Nanos;
 use ckpt::units;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
@@ -13,6 +14,73 @@ pub fn duration(s: &str) -> Result<f64, String> {
 /// A duration of zero or more, in seconds.
 pub fn duration0(s: &str) -> Result<f64, String> {
     units::parse_nonnegative_duration(s).map_err(|e| e.to_string())
+}
+
+/// A positive duration in exact nanoseconds, as the simulators take it (see [`units::duration`]):
+/// at least 1 ns once rounded, below 584 years.
+pub fn nanos(s: &str) -> Result<Nanos, String> {
+    exact(s, true).map(|d| d.ns)
+}
+
+/// A duration of zero or more in exact nanoseconds, below 584 years.
+pub fn nanos0(s: &str) -> Result<Nanos, String> {
+    exact(s, false).map(|d| d.ns)
+}
+
+/// A duration read for both of its readers: the exact nanoseconds a simulator runs, and the
+/// nearest double in seconds that the models (and the warnings that speak for them) read from
+/// the same text. The two differ when the text is finer than a nanosecond.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExactDuration {
+    /// Nanoseconds, rounded once.
+    pub ns: Nanos,
+    /// Seconds, the nearest double.
+    pub seconds: f64,
+}
+
+/// [`nanos0`], with the seconds kept beside the nanoseconds.
+pub fn exact0(s: &str) -> Result<ExactDuration, String> {
+    exact(s, false)
+}
+
+fn exact(s: &str, positive: bool) -> Result<ExactDuration, String> {
+    let d = units::duration(s).map_err(|e| e.to_string())?;
+    let what = if positive {
+        "a positive duration"
+    } else {
+        "a duration of zero or more"
+    };
+    if d.seconds() < 0.0 || (positive && d.nanos() == Some(0)) {
+        return Err(format!("must be {what} (of at least 1ns)"));
+    }
+    let ns = d
+        .nanos()
+        .ok_or_else(|| format!("must be {what} below 584 years"))?;
+    Ok(ExactDuration {
+        ns,
+        seconds: d.seconds(),
+    })
+}
+
+/// `simulate periodic --schedule`: the work between checkpoints after each restart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule(pub Vec<Nanos>);
+
+/// The most chunks `--schedule` takes: the model's schedules stop at 1000.
+const MAX_SCHEDULE_CHUNKS: usize = 10_000;
+
+/// `--schedule D,D,...`: comma-separated positive durations, each read as [`nanos`] reads one;
+/// an error names the chunk at fault.
+pub fn schedule(s: &str) -> Result<Schedule, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() > MAX_SCHEDULE_CHUNKS {
+        return Err(format!("at most {MAX_SCHEDULE_CHUNKS} chunks"));
+    }
+    let chunks = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| nanos(p).map_err(|accepted| format!("chunk {} (`{p}`) {accepted}", i + 1)));
+    Ok(Schedule(chunks.collect::<Result<_, _>>()?))
 }
 
 /// A whole number of at least 1.
@@ -61,5 +129,49 @@ pub fn threads(s: &str) -> Result<usize, String> {
         _ => Err(format!(
             "`{s}` is not a thread count: a whole number from 0 (all cores) to {max}"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nanosecond_durations() {
+        assert_eq!(nanos("1h"), Ok(3_600_000_000_000));
+        assert_eq!(nanos("2.5e-9"), Ok(3));
+        assert_eq!(nanos0("0"), Ok(0));
+        let fine = exact0("299.99999999999").unwrap();
+        assert_eq!((fine.ns, fine.seconds), (300_000_000_000, 299.99999999999));
+        for (text, why) in [
+            ("0", "must be a positive duration (of at least 1ns)"),
+            ("1e-10", "must be a positive duration (of at least 1ns)"),
+            ("1000y", "must be a positive duration below 584 years"),
+            ("5x", "`5x` is not a duration"),
+        ] {
+            assert!(nanos(text).unwrap_err().contains(why), "{text}");
+        }
+        assert_eq!(
+            nanos0("-1"),
+            Err("must be a duration of zero or more (of at least 1ns)".into())
+        );
+    }
+
+    #[test]
+    fn schedules_name_the_chunk_at_fault() {
+        assert_eq!(
+            schedule("600, 20m").unwrap().0,
+            [600_000_000_000, 1_200_000_000_000]
+        );
+        let e = schedule("600,,0").unwrap_err();
+        assert!(e.starts_with("chunk 2 (``) "), "{e}");
+        let e = schedule("600,0").unwrap_err();
+        assert_eq!(
+            e,
+            "chunk 2 (`0`) must be a positive duration (of at least 1ns)"
+        );
+        let long = vec!["1"; MAX_SCHEDULE_CHUNKS + 1].join(",");
+        assert_eq!(schedule(&long).unwrap_err(), "at most 10000 chunks");
+        assert_eq!(schedule(&long[2..]).unwrap().0.len(), MAX_SCHEDULE_CHUNKS);
     }
 }

@@ -4,6 +4,7 @@
 //! structs and are rendered as a table or as JSON.
 
 use super::merge::ShardArg;
+use super::parse;
 use super::{CliError, Format, Progress};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::job::{Job, Output, Simulate, SimulateReplicated, Simulation};
@@ -125,47 +126,21 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct JobArgs {
     /// Computation the job needs (e.g. 500h).
-    #[arg(long, allow_hyphen_values = true)]
-    pub work: String,
+    #[arg(long, value_parser = parse::nanos)]
+    pub work: Nanos,
     /// Work between checkpoints (e.g. 57m); required, except with `simulate periodic --schedule`.
-    #[arg(long, allow_hyphen_values = true)]
-    pub interval: Option<String>,
+    #[arg(long, value_parser = parse::nanos)]
+    pub interval: Option<Nanos>,
     /// Time one checkpoint takes (e.g. 5m).
-    #[arg(long, allow_hyphen_values = true)]
-    pub cost: String,
+    #[arg(long, value_parser = parse::exact0)]
+    pub cost: parse::ExactDuration,
     /// Failure inter-arrival (periodic) or replica lifetime (replicated) distribution: exp,
     /// weibull:K, gamma:K or lognormal:SIGMA, its mean the MTBF.
     #[arg(long)]
     pub dist: Option<String>,
     /// Also report the fraction of runs finished within this wall time.
-    #[arg(long, allow_hyphen_values = true)]
-    pub walltime: Option<String>,
-}
-
-/// [`JobArgs`]' durations, in nanoseconds.
-struct JobTimes {
-    work: Nanos,
-    interval: Option<Nanos>,
-    cost: Nanos,
-    walltime: Option<Nanos>,
-}
-
-impl JobArgs {
-    fn times(&self) -> Result<JobTimes, CliError> {
-        let walltime = self.walltime.as_deref();
-        Ok(JobTimes {
-            work: duration_ns("--work", &self.work, true)?,
-            interval: self
-                .interval
-                .as_deref()
-                .map(|i| duration_ns("--interval", i, true))
-                .transpose()?,
-            cost: duration_ns("--cost", &self.cost, false)?,
-            walltime: walltime
-                .map(|w| duration_ns("--walltime", w, true))
-                .transpose()?,
-        })
-    }
+    #[arg(long, value_parser = parse::nanos)]
+    pub walltime: Option<Nanos>,
 }
 
 /// The job that runs `config` as `common` and the command line `args` say.
@@ -195,17 +170,17 @@ pub struct PeriodicArgs {
     #[allow(missing_docs)]
     pub job: JobArgs,
     /// Time one restart takes; a failure during it starts it again.
-    #[arg(long, default_value = "0", allow_hyphen_values = true)]
-    pub restart: String,
+    #[arg(long, default_value = "0", value_parser = parse::nanos0)]
+    pub restart: Nanos,
     /// MTBF of the whole job (system MTBF).
-    #[arg(long, allow_hyphen_values = true)]
-    pub mtbf: Option<String>,
+    #[arg(long, value_parser = parse::duration)]
+    pub mtbf: Option<f64>,
     /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
     #[arg(long)]
     pub nodes: Option<u64>,
     /// MTBF of one node.
-    #[arg(long, allow_hyphen_values = true)]
-    pub node_mtbf: Option<String>,
+    #[arg(long, value_parser = parse::duration)]
+    pub node_mtbf: Option<f64>,
     /// How many of the nodes have a redundant partner (0 to --nodes).
     #[arg(long)]
     pub partners: Option<u64>,
@@ -217,8 +192,8 @@ pub struct PeriodicArgs {
     pub no_final_checkpoint: bool,
     /// Checkpoint on a schedule instead of --interval: the work between checkpoints after each
     /// restart, comma-separated (e.g. 600,1200,1800), the last repeating (docs/simulation.md §1.1).
-    #[arg(long, allow_hyphen_values = true, value_name = "D,D,...")]
-    pub schedule: Option<String>,
+    #[arg(long, value_name = "D,D,...", value_parser = parse::schedule)]
+    pub schedule: Option<parse::Schedule>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub finite: super::finite::SimFiniteArgs,
@@ -234,8 +209,8 @@ pub struct ReplicatedArgs {
     #[allow(missing_docs)]
     pub job: JobArgs,
     /// MTBF of one host, i.e. of one replica.
-    #[arg(long, allow_hyphen_values = true)]
-    pub mtbf: String,
+    #[arg(long, value_parser = parse::duration)]
+    pub mtbf: f64,
     /// Processes, all needed for the job to advance.
     #[arg(long, default_value_t = 1)]
     pub procs: u64,
@@ -246,11 +221,11 @@ pub struct ReplicatedArgs {
     #[arg(long, default_value = "end", value_parser = super::parse::detect())]
     pub detect: Detect,
     /// With --detect immediate: time before the retry starts.
-    #[arg(long, allow_hyphen_values = true)]
-    pub restart: Option<String>,
+    #[arg(long, value_parser = parse::nanos0)]
+    pub restart: Option<Nanos>,
     /// With --detect immediate: a loss is noticed this long after the last replica dies.
-    #[arg(long, allow_hyphen_values = true)]
-    pub heartbeat: Option<String>,
+    #[arg(long, value_parser = parse::nanos0)]
+    pub heartbeat: Option<Nanos>,
     /// Surviving replicas keep their age across intervals (only recreated ones start fresh).
     #[arg(long)]
     pub aging: bool,
@@ -291,44 +266,6 @@ pub fn run(
         .run(shard, threads, progress)
         .map_err(super::job_error)?;
     Ok(out.text)
-}
-
-/// A duration flag in nanoseconds: `positive` or zero-or-more, below 584 years.
-pub(super) fn duration_ns(
-    arg: &'static str,
-    text: &str,
-    positive: bool,
-) -> Result<Nanos, CliError> {
-    let invalid = |accepted: String| CliError::Invalid {
-        arg,
-        value: text.to_string(),
-        accepted,
-    };
-    let d = ckpt::units::duration(text).map_err(|e| invalid(e.to_string()))?;
-    let what = if positive {
-        "a positive duration"
-    } else {
-        "a duration of zero or more"
-    };
-    if d.seconds() < 0.0 || (positive && d.nanos() == Some(0)) {
-        return Err(invalid(format!("must be {what} (of at least 1ns)")));
-    }
-    d.nanos()
-        .ok_or_else(|| invalid(format!("must be {what} below 584 years")))
-}
-
-fn mtbf_secs(arg: &'static str, text: &str) -> Result<f64, CliError> {
-    let invalid = |accepted: String| CliError::Invalid {
-        arg,
-        value: text.to_string(),
-        accepted,
-    };
-    let secs = ckpt::units::parse_positive_duration(text).map_err(|e| invalid(e.to_string()))?;
-    if secs > 0.0 {
-        Ok(secs)
-    } else {
-        Err(invalid("must be a positive duration".into()))
-    }
 }
 
 fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lifetime, CliError> {
@@ -411,19 +348,26 @@ fn conflict(text: &str) -> CliError {
 }
 
 fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
-    let JobTimes {
+    let JobArgs {
         work,
         interval,
         cost,
         walltime,
-    } = a.job.times()?;
-    let chunks = super::renewal::schedule_flag(a.schedule.as_deref(), interval.is_some())?;
+        ..
+    } = a.job;
+    let cost = cost.ns;
+    let chunks = a.schedule.map(|s| s.0);
     let interval = match (&chunks, interval) {
-        (Some(c), _) => c[0],
+        (Some(_), Some(_)) => {
+            return Err(conflict(
+                "--schedule conflicts with --interval: give the one period or the schedule",
+            ));
+        }
+        (Some(c), None) => c[0],
         (None, Some(i)) => i,
         (None, None) => return Err(conflict("--interval is required (or --schedule)")),
     };
-    let restart = duration_ns("--restart", &a.restart, false)?;
+    let restart = a.restart;
     let partners = a.partners.unwrap_or(0);
     if a.partners.is_some() && a.nodes.is_none() {
         return Err(conflict(
@@ -440,14 +384,14 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
             accepted: "a whole number of nodes, at least 1".into(),
         });
     }
+    const ONE_SOURCE: &str =
+        "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace";
     let sources = [a.mtbf.is_some(), a.node_mtbf.is_some(), a.trace.is_some()]
         .iter()
         .filter(|&&b| b)
         .count();
     if sources != 1 {
-        return Err(conflict(
-            "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace",
-        ));
+        return Err(conflict(ONE_SOURCE));
     }
     let mut inputs = PeriodicInputs {
         work_s: ns_to_secs(work),
@@ -509,19 +453,22 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
             nodes: a.nodes,
             partners,
         }
-    } else if let Some(m) = &a.mtbf {
+    } else if let Some(m) = a.mtbf {
         if a.nodes.is_some() {
             return Err(conflict(
                 "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
             ));
         }
-        let life = lifetime(a.job.dist.as_deref(), mtbf_secs("--mtbf", m)?, "--mtbf")?;
+        let life = lifetime(a.job.dist.as_deref(), m, "--mtbf")?;
         inputs.mtbf_s = Some(life.mean());
         inputs.dist = Some(life.shape());
         Failures::Platform(life)
     } else {
         let nodes = a.nodes.unwrap_or(1);
-        let m = mtbf_secs("--node-mtbf", a.node_mtbf.as_deref().unwrap_or(""))?;
+        // The one source left, as counted above.
+        let Some(m) = a.node_mtbf else {
+            return Err(conflict(ONE_SOURCE));
+        };
         let node = lifetime(a.job.dist.as_deref(), m, "--node-mtbf")?;
         inputs.node_mtbf_s = Some(m);
         inputs.dist = Some(node.shape());
@@ -567,29 +514,19 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
 }
 
 fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicated, CliError> {
-    let t = a.job.times()?;
-    let (work, cost, walltime) = (t.work, t.cost, t.walltime);
-    let interval = t
+    let (work, cost, walltime) = (a.job.work, a.job.cost.ns, a.job.walltime);
+    let interval = a
+        .job
         .interval
         .ok_or_else(|| conflict("--interval is required"))?;
-    let life = lifetime(
-        a.job.dist.as_deref(),
-        mtbf_secs("--mtbf", &a.mtbf)?,
-        "--mtbf",
-    )?;
+    let life = lifetime(a.job.dist.as_deref(), a.mtbf, "--mtbf")?;
     if a.detect == Detect::End && (a.restart.is_some() || a.heartbeat.is_some()) {
         return Err(conflict(
             "--restart and --heartbeat go with --detect immediate: with --detect end a loss is found at checkpoint time and retried at once",
         ));
     }
-    let optional = |arg, v: &Option<String>| -> Result<Nanos, CliError> {
-        Ok(v.as_deref()
-            .map(|t| duration_ns(arg, t, false))
-            .transpose()?
-            .unwrap_or(0))
-    };
-    let restart = optional("--restart", &a.restart)?;
-    let heartbeat = optional("--heartbeat", &a.heartbeat)?;
+    let restart = a.restart.unwrap_or(0);
+    let heartbeat = a.heartbeat.unwrap_or(0);
     let cfg = ReplicatedConfig {
         work,
         interval,
@@ -620,30 +557,4 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
     };
     let runs = runs_of(&a.common, false)?;
     Ok(simulate_job(cfg, inputs, runs, &a.common, args))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn duration_flags() {
-        assert_eq!(
-            duration_ns("--work", "1h", true).unwrap(),
-            3_600_000_000_000
-        );
-        assert!(matches!(
-            duration_ns("--work", "0", true),
-            Err(CliError::Invalid { arg: "--work", .. })
-        ));
-        assert!(matches!(
-            duration_ns("--cost", "-1", false),
-            Err(CliError::Invalid { arg: "--cost", .. })
-        ));
-        assert!(matches!(
-            duration_ns("--work", "1000y", true),
-            Err(CliError::Invalid { .. })
-        ));
-        assert!(duration_ns("--cost", "0", false).is_ok());
-    }
 }

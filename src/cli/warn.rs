@@ -32,22 +32,20 @@ pub fn cost_against_mtbf(model: &ModelArgs) -> Option<String> {
 }
 
 /// The warning for `ckpt simulate periodic` and `replicated` (the MTBF a replicated run is
-/// given is one host's: the one a unit is most often missing from). Values that do not parse
-/// draw no warning: the simulator refuses them with their rule.
+/// given is one host's: the one a unit is most often missing from). The cost is read in
+/// seconds, as `interval` reads it, so that the same flags draw the same warning.
 pub fn simulate_cost(args: &SimulateArgs) -> Option<String> {
-    let secs = |s: &str| ckpt::units::parse_duration(s).ok();
     match &args.simulator {
         Simulator::Periodic(a) => {
-            let cost = secs(&a.job.cost)?;
             let nodes = a.nodes.unwrap_or(1).max(1) as f64;
-            let mtbf = match (&a.mtbf, &a.node_mtbf) {
-                (Some(m), _) => secs(m)?,
-                (None, Some(m)) => secs(m)? / nodes,
+            let mtbf = match (a.mtbf, a.node_mtbf) {
+                (Some(m), _) => m,
+                (None, Some(m)) => m / nodes,
                 (None, None) => return None,
             };
-            cost_against(mtbf, cost)
+            cost_against(mtbf, a.job.cost.seconds)
         }
-        Simulator::Replicated(a) => cost_against(secs(&a.mtbf)?, secs(&a.job.cost)?),
+        Simulator::Replicated(a) => cost_against(a.mtbf, a.job.cost.seconds),
         Simulator::Stencil(_) | Simulator::Multilevel(_) => None,
     }
 }

@@ -195,6 +195,73 @@ fn negative_values_name_the_option() {
         &["interval", "--mtbf", "-1", "--cost", "1m"],
         &["--mtbf", "-1", "positive"],
     );
+    // The simulators' duration flags, typed since: `-5m` reaches their parser.
+    refused(
+        &with(&with(HOURLY, &["--work", "10h"]), &["--interval", "-5m"]),
+        &["'--interval <INTERVAL>'", "'-5m'", "not a duration"],
+    );
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "-5m",
+            "--cost",
+            "1m",
+            "--interval",
+            "1h",
+            "--work",
+            "10h",
+        ],
+        &["'--mtbf <MTBF>'", "'-5m'", "not a duration"],
+    );
+    refused(
+        &with(&with(HOURLY, &["--work", "10h"]), &["--schedule", "1h,-5m"]),
+        &["'--schedule <D,D,...>'", "'1h,-5m'", "chunk 2 (`-5m`)"],
+    );
+}
+
+/// The line after `error: ` for `args`, less the value name clap shows beside the flag (each
+/// command's help names a value its own way: `--mtbf <DURATION>`, `--mtbf <MTBF>`).
+fn refusal_without_value_name(args: &[&str]) -> String {
+    let line = refused(args, &[]);
+    let line = line.trim_end().strip_prefix("error: ").unwrap();
+    let start = line.find(" <").unwrap();
+    let end = start + line[start..].find(">'").unwrap() + 1;
+    format!("{}{}", &line[..start], &line[end..])
+}
+
+/// Before: `simulate periodic` framed a bad duration its own way (invalid value `5x` for
+/// --mtbf: ...), `interval` as clap does (invalid value '5x' for '--mtbf <DURATION>': ...; see
+/// --help).
+#[test]
+fn a_bad_duration_reads_the_same_on_interval_and_simulate() {
+    // `command` with 6h MTBF and 5 min checkpoints, `flag` given `value` instead.
+    let refusal = |command: &[&'static str], flag, value| {
+        let mut args = command.to_vec();
+        for (f, v) in [("--mtbf", "6h"), ("--cost", "5m")] {
+            args.extend([f, if f == flag { value } else { v }]);
+        }
+        refusal_without_value_name(&args)
+    };
+    let simulate = ["simulate", "periodic", "--interval", "1h", "--work", "10h"];
+    for (flag, value) in [
+        ("--mtbf", "5x"),
+        ("--mtbf", "-5m"),
+        ("--mtbf", "0"),
+        ("--mtbf", ""),
+        ("--mtbf", "1M"),
+        ("--mtbf", "600y"),
+        ("--cost", "5x"),
+        ("--cost", "1.5M"),
+    ] {
+        let line = refusal(&simulate, flag, value);
+        assert_eq!(line, refusal(&["interval"], flag, value), "{flag} {value}");
+        assert!(
+            line.starts_with(&format!("invalid value '{value}' for '{flag}': ")),
+            "{line}"
+        );
+    }
 }
 
 /// Before: "invalid digit found in string".
