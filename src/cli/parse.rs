@@ -74,7 +74,10 @@ const MAX_SCHEDULE_CHUNKS: usize = 10_000;
 pub fn schedule(s: &str) -> Result<Schedule, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() > MAX_SCHEDULE_CHUNKS {
-        return Err(format!("at most {MAX_SCHEDULE_CHUNKS} chunks"));
+        return Err(format!(
+            "at most {MAX_SCHEDULE_CHUNKS} chunks ({} given)",
+            parts.len()
+        ));
     }
     let chunks = parts
         .iter()
@@ -171,7 +174,10 @@ mod tests {
             "chunk 2 (`0`) must be a positive duration (of at least 1ns)"
         );
         let long = vec!["1"; MAX_SCHEDULE_CHUNKS + 1].join(",");
-        assert_eq!(schedule(&long).unwrap_err(), "at most 10000 chunks");
+        assert_eq!(
+            schedule(&long).unwrap_err(),
+            "at most 10000 chunks (10001 given)"
+        );
         assert_eq!(schedule(&long[2..]).unwrap().0.len(), MAX_SCHEDULE_CHUNKS);
     }
 }
