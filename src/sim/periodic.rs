@@ -531,7 +531,8 @@ fn run_chunks(
     seed: u64,
     run: u64,
 ) -> Result<PeriodicRun, SimError> {
-    let mut st = Stream::new(cfg, seed, run)?;
+    let mut rng = run_rng(seed, run);
+    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let repeating = chunks.len() - 1;
     let mut t: Nanos = 0;
@@ -604,19 +605,21 @@ fn run_chunks(
 
 /// One run's failure stream and its restarts, shared by the synchronous, asynchronous and
 /// allocation runs.
-struct Stream<'a> {
-    rng: ChaCha8Rng,
+// The run's generator is borrowed, not owned, so that the stream is small to build and move.
+struct Stream<'a, 'r> {
+    rng: &'r mut ChaCha8Rng,
     clock: Clock<'a>,
     absorbed: Vec<Nanos>,
     next: Nanos,
 }
 
-impl<'a> Stream<'a> {
-    fn new(cfg: &'a PeriodicConfig, seed: u64, run: u64) -> Result<Stream<'a>, SimError> {
-        let mut rng = run_rng(seed, run);
-        let mut clock = start_clock(cfg, &mut rng)?;
+impl<'a, 'r> Stream<'a, 'r> {
+    /// The failure stream of `cfg` drawing from `rng` (one run's generator), at its first failure.
+    #[inline]
+    fn new(cfg: &'a PeriodicConfig, rng: &'r mut ChaCha8Rng) -> Result<Stream<'a, 'r>, SimError> {
+        let mut clock = start_clock(cfg, rng)?;
         let mut absorbed = Vec::new();
-        let next = clock.next(&mut rng, &mut absorbed);
+        let next = clock.next(rng, &mut absorbed);
         Ok(Stream {
             rng,
             clock,
@@ -641,7 +644,7 @@ impl<'a> Stream<'a> {
             if out.failures > MAX_FAILURES_PER_RUN {
                 return Err(too_many());
             }
-            self.next = self.clock.next(&mut self.rng, &mut self.absorbed);
+            self.next = self.clock.next(self.rng, &mut self.absorbed);
             let done = t
                 .checked_add(cfg.restart)
                 .filter(|&e| e < Nanos::MAX)
@@ -691,7 +694,8 @@ fn simulate_run_async(
     seed: u64,
     run: u64,
 ) -> Result<PeriodicRun, SimError> {
-    let mut st = Stream::new(cfg, seed, run)?;
+    let mut rng = run_rng(seed, run);
+    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let mut t: Nanos = 0;
     // Work position made durable, and the write in progress: (its end, the position it saves).
@@ -783,7 +787,8 @@ fn simulate_run_allocation(
     seed: u64,
     run: u64,
 ) -> Result<PeriodicRun, SimError> {
-    let mut st = Stream::new(cfg, seed, run)?;
+    let mut rng = run_rng(seed, run);
+    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let mut t: Nanos = 0;
     let mut saved: Nanos = 0;
