@@ -109,8 +109,11 @@ impl SweepRange {
     ///
     /// ```
     /// use ckpt::sweep::SweepRange;
+    /// // Log spacing: the middle of three is the geometric mean of the ends.
     /// let r = SweepRange { lo: 1.0, hi: 100.0, points: 3, log: true };
-    /// assert_eq!(r.values(), [1.0, 10.000000000000002, 100.0]);
+    /// assert_eq!(r.values(), [1.0, 10.0, 100.0]);
+    /// let r = SweepRange { lo: 0.0, hi: 1.0, points: 5, log: false };
+    /// assert_eq!(r.values(), [0.0, 0.25, 0.5, 0.75, 1.0]);
     /// ```
     pub fn values(&self) -> Vec<f64> {
         let n = self.points.max(2);
@@ -147,7 +150,7 @@ impl SweepSpec {
     /// ```
     /// use ckpt::sweep::{SweepParam, SweepSpec};
     /// let s = SweepSpec::parse("mtbf=1h..7d", 50, true).unwrap();
-    /// assert_eq!((s.param, s.lo, s.hi), (SweepParam::Mtbf, 3600.0, 604800.0));
+    /// assert_eq!((s.param, s.range.lo, s.range.hi), (SweepParam::Mtbf, 3600.0, 604800.0));
     /// ```
     pub fn parse(text: &str, points: usize, log: bool) -> Result<SweepSpec, SweepError> {
         let err = || SweepError::Spec {
