@@ -384,15 +384,6 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
             accepted: "a whole number of nodes, at least 1".into(),
         });
     }
-    const ONE_SOURCE: &str =
-        "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace";
-    let sources = [a.mtbf.is_some(), a.node_mtbf.is_some(), a.trace.is_some()]
-        .iter()
-        .filter(|&&b| b)
-        .count();
-    if sources != 1 {
-        return Err(conflict(ONE_SOURCE));
-    }
     let mut inputs = PeriodicInputs {
         work_s: ns_to_secs(work),
         interval_s: ns_to_secs(interval),
@@ -412,77 +403,83 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
         signal_lead_s: None,
         schedule_s: None,
     };
-    let failures = if let Some(path) = &a.trace {
-        if a.job.dist.is_some() {
-            return Err(conflict(
-                "--dist does not apply to --trace: the trace gives the failure times",
-            ));
-        }
-        if let Some(n) = a.nodes
-            && partners > n
-        {
-            return Err(CliError::Invalid {
-                arg: "--partners",
-                value: partners.to_string(),
-                accepted: format!("a whole number from 0 to --nodes ({n})"),
-            });
-        }
-        let column = match a.nodes {
-            None => IndexColumn::Forbidden,
-            Some(n) => {
-                let count = usize::try_from(n.saturating_add(partners)).unwrap_or(usize::MAX);
-                if partners > 0 {
-                    IndexColumn::Required {
-                        name: "node",
-                        count,
-                    }
-                } else {
-                    IndexColumn::Optional {
-                        name: "node",
-                        count,
+    let failures = match (&a.trace, a.mtbf, a.node_mtbf) {
+        (Some(path), None, None) => {
+            if a.job.dist.is_some() {
+                return Err(conflict(
+                    "--dist does not apply to --trace: the trace gives the failure times",
+                ));
+            }
+            if let Some(n) = a.nodes
+                && partners > n
+            {
+                return Err(CliError::Invalid {
+                    arg: "--partners",
+                    value: partners.to_string(),
+                    accepted: format!("a whole number from 0 to --nodes ({n})"),
+                });
+            }
+            let column = match a.nodes {
+                None => IndexColumn::Forbidden,
+                Some(n) => {
+                    let count = usize::try_from(n.saturating_add(partners)).unwrap_or(usize::MAX);
+                    if partners > 0 {
+                        IndexColumn::Required {
+                            name: "node",
+                            count,
+                        }
+                    } else {
+                        IndexColumn::Optional {
+                            name: "node",
+                            count,
+                        }
                     }
                 }
-            }
-        };
-        let text = super::input::read_text("--trace", path, "trace file")?;
-        let trace = parse_trace(&text, &path.display().to_string(), column).map_err(trace_error)?;
-        inputs.trace = Some(path.display().to_string());
-        inputs.trace_failures = Some(trace.rows.len());
-        Failures::Trace {
-            trace: Arc::new(trace),
-            nodes: a.nodes,
-            partners,
-        }
-    } else if let Some(m) = a.mtbf {
-        if a.nodes.is_some() {
-            return Err(conflict(
-                "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
-            ));
-        }
-        let life = lifetime(a.job.dist.as_deref(), m, "--mtbf")?;
-        inputs.mtbf_s = Some(life.mean());
-        inputs.dist = Some(life.shape());
-        Failures::Platform(life)
-    } else {
-        let nodes = a.nodes.unwrap_or(1);
-        // The one source left, as counted above.
-        let Some(m) = a.node_mtbf else {
-            return Err(conflict(ONE_SOURCE));
-        };
-        let node = lifetime(a.job.dist.as_deref(), m, "--node-mtbf")?;
-        inputs.node_mtbf_s = Some(m);
-        inputs.dist = Some(node.shape());
-        if node.shape().is_exponential() {
-            let platform = ckpt::model::platform::Nodes {
-                count: nodes,
-                node_mtbf_s: m,
             };
-            inputs.mtbf_s = Some(platform.system_mtbf());
+            let text = super::input::read_text("--trace", path, "trace file")?;
+            let trace =
+                parse_trace(&text, &path.display().to_string(), column).map_err(trace_error)?;
+            inputs.trace = Some(path.display().to_string());
+            inputs.trace_failures = Some(trace.rows.len());
+            Failures::Trace {
+                trace: Arc::new(trace),
+                nodes: a.nodes,
+                partners,
+            }
         }
-        Failures::Nodes {
-            node,
-            nodes,
-            partners,
+        (None, Some(m), None) => {
+            if a.nodes.is_some() {
+                return Err(conflict(
+                    "--nodes goes with --node-mtbf (or a trace), not with --mtbf",
+                ));
+            }
+            let life = lifetime(a.job.dist.as_deref(), m, "--mtbf")?;
+            inputs.mtbf_s = Some(life.mean());
+            inputs.dist = Some(life.shape());
+            Failures::Platform(life)
+        }
+        (None, None, Some(m)) => {
+            let nodes = a.nodes.unwrap_or(1);
+            let node = lifetime(a.job.dist.as_deref(), m, "--node-mtbf")?;
+            inputs.node_mtbf_s = Some(m);
+            inputs.dist = Some(node.shape());
+            if node.shape().is_exponential() {
+                let platform = ckpt::model::platform::Nodes {
+                    count: nodes,
+                    node_mtbf_s: m,
+                };
+                inputs.mtbf_s = Some(platform.system_mtbf());
+            }
+            Failures::Nodes {
+                node,
+                nodes,
+                partners,
+            }
+        }
+        _ => {
+            return Err(conflict(
+                "give exactly one failure source: --mtbf, --nodes with --node-mtbf, or --trace",
+            ));
         }
     };
     let mut cfg = PeriodicConfig {
