@@ -16,9 +16,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 fn main() -> ExitCode {
+    // The subcommands named, for framing a refusal that comes after parsing.
+    let mut path = Vec::new();
     let parsed = cli::messages::command()
         .try_get_matches()
-        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+        .and_then(|mut m| {
+            let mut at = &m;
+            while let Some((name, sub)) = at.subcommand() {
+                path.push(name.to_string());
+                at = sub;
+            }
+            Cli::from_arg_matches_mut(&mut m)
+        });
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
@@ -70,7 +79,17 @@ fn main() -> ExitCode {
                 .downcast_ref::<CliError>()
                 .map(|c| c.exit_code())
                 .unwrap_or(1);
-            say(&format!("error: {e}"));
+            match e.downcast_ref::<CliError>() {
+                Some(CliError::Invalid {
+                    arg,
+                    value,
+                    accepted,
+                }) => say(&format!(
+                    "error: {}",
+                    cli::messages::invalid_line(&path, arg, value, accepted)
+                )),
+                _ => say(&format!("error: {e}")),
+            }
             ExitCode::from(code as u8)
         }
     }

@@ -1,5 +1,6 @@
-//! clap's errors as one line: the argument, the value and what is accepted, with the names a
-//! missing-argument error lists and clap's "did you mean" tip kept (its usage block is not).
+//! Refusals as one line: the argument, the value and what is accepted, in clap's frame whether
+//! clap or a later check refused the value, with the names a missing-argument error lists and
+//! clap's "did you mean" tip kept (its usage block is not).
 
 use super::Cli;
 use clap::CommandFactory;
@@ -66,4 +67,57 @@ pub fn clap_line(e: &clap::Error, first: &str) -> String {
         line.push_str("; see --help");
     }
     line
+}
+
+/// The line for a value a check after parsing refused ([`super::CliError::Invalid`]), in the
+/// frame clap gives the values it refuses itself: `invalid value 'V' for '--FLAG <NAME>': A;
+/// see --help`, with the value name the help of `path`'s command shows beside `arg`. An
+/// argument that is not one flag of that command (a file, a group of flags) is named as given.
+pub fn invalid_line(path: &[String], arg: &str, value: &str, accepted: &str) -> String {
+    let mut cmd = Cli::command();
+    for name in path {
+        match cmd.find_subcommand(name) {
+            Some(sub) => cmd = sub.clone(),
+            None => break,
+        }
+    }
+    let named = arg
+        .strip_prefix("--")
+        .and_then(|long| cmd.get_arguments().find(|a| a.get_long() == Some(long)))
+        .and_then(|a| a.get_value_names()?.first().map(|n| format!("{arg} <{n}>")))
+        .unwrap_or_else(|| arg.to_string());
+    format!("invalid value '{value}' for '{named}': {accepted}; see --help")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn a_later_refusal_names_the_flag_as_its_command_help_does() {
+        assert_eq!(
+            invalid_line(&path(&["simulate", "periodic"]), "--walltime", "5s", "more"),
+            "invalid value '5s' for '--walltime <WALLTIME>': more; see --help"
+        );
+        assert_eq!(
+            invalid_line(&path(&["interval"]), "--walltime", "5s", "more"),
+            "invalid value '5s' for '--walltime <DURATION>': more; see --help"
+        );
+    }
+
+    #[test]
+    fn what_is_not_one_flag_is_named_as_given() {
+        assert_eq!(
+            invalid_line(&path(&["fit"]), "FAILURES.csv", "x", "a log"),
+            "invalid value 'x' for 'FAILURES.csv': a log; see --help"
+        );
+        assert_eq!(
+            invalid_line(&path(&["interval"]), "--no-such", "x", "y"),
+            "invalid value 'x' for '--no-such': y; see --help"
+        );
+    }
 }

@@ -484,14 +484,14 @@ fn bad_levels_get_one_line_and_exit_2() {
         &i(&["--level", "cost=1m,mtbf=1d", "--level", "cost=5s,mtbf=1h"]),
         &[
             "--level",
-            "`cost=5s,mtbf=1h`",
+            "'cost=5s,mtbf=1h'",
             "increasing cost",
             "60s of --level number 1",
         ],
     );
     refused(
         &i(&["--level", "cost=5s,mtbf=1h", "--level", "cost=1m,name=pfs"]),
-        &["--level", "`cost=1m,name=pfs`", "mtbf=DURATION on the top"],
+        &["--level", "'cost=1m,name=pfs'", "mtbf=DURATION on the top"],
     );
     for flag in [
         ["--mtbf", "1h"],
@@ -529,7 +529,7 @@ fn bad_levels_get_one_line_and_exit_2() {
             "--work",
             "1h",
         ],
-        &["--level", "`cost=1s,mtbf=1h`", "increasing cost"],
+        &["--level", "'cost=1s,mtbf=1h'", "increasing cost"],
     );
 }
 

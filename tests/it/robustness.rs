@@ -264,6 +264,30 @@ fn a_bad_duration_reads_the_same_on_interval_and_simulate() {
     }
 }
 
+/// Before: a value clap parsed and a later check refused read ``invalid value `0` for --runs:
+/// ...``, beside clap's own `invalid value 'x' for '--runs <RUNS>': ...; see --help` for the
+/// same flag.
+#[test]
+fn parse_time_and_check_time_refusals_share_one_frame() {
+    let periodic = ["simulate", "periodic", "--mtbf", "6h", "--cost", "5m"];
+    for (flag, at_parse, at_check, name) in [
+        ("--runs", "x", "0", "RUNS"),
+        ("--walltime", "5x", "5h", "WALLTIME"),
+    ] {
+        for value in [at_parse, at_check] {
+            let args = with(
+                &periodic,
+                &["--interval", "1h", "--work", "10h", flag, value],
+            );
+            let line = refused(&args, &[]);
+            let at_check_value = if value == "5h" { "18000s" } else { value };
+            let frame = format!("error: invalid value '{at_check_value}' for '{flag} <{name}>': ");
+            assert!(line.starts_with(&frame), "{line}");
+            assert!(line.trim_end().ends_with("; see --help"), "{line}");
+        }
+    }
+}
+
 /// Before: "invalid digit found in string".
 #[test]
 fn level_range_is_named() {
@@ -570,7 +594,7 @@ fn survive_default_range_fits_the_scheme() {
         out.lines().last().unwrap().trim_start().starts_with('2'),
         "{out}"
     );
-    refused(&with(&one, &["--failures", "3"]), &["--failures", "`3`"]);
+    refused(&with(&one, &["--failures", "3"]), &["--failures", "'3'"]);
 }
 
 /// Before: `pcg --tol 1e-300` said "stopped at --max-iter" after far fewer iterations.

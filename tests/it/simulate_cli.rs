@@ -188,7 +188,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         "10h",
     ];
     let with = |extra: &[&'static str]| with(&base, extra);
-    refused(&with(&["--mtbf", "6h", "--runs", "0"]), &["--runs", "`0`"]);
+    refused(&with(&["--mtbf", "6h", "--runs", "0"]), &["--runs", "'0'"]);
     refused(
         &with(&["--mtbf", "6h", "--walltime", "5h"]),
         &["--walltime", "at least the work"],
@@ -202,7 +202,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
     refused(&with(&["--mtbf", "6h", "--nodes", "4"]), &["--nodes"]);
     refused(
         &with(&["--nodes", "4", "--node-mtbf", "1y", "--partners", "5"]),
-        &["--partners", "`5`"],
+        &["--partners", "'5'"],
     );
     refused(&with(&[]), &["--mtbf", "--trace"]);
     refused(
@@ -250,7 +250,7 @@ fn bad_input_exits_2_with_one_line_naming_it() {
         "10h",
     ];
     let with = |extra: &[&'static str]| [&rep[..], extra].concat();
-    refused(&with(&["--procs", "0"]), &["--procs", "`0`"]);
+    refused(&with(&["--procs", "0"]), &["--procs", "'0'"]);
     refused(&with(&["--replicas", "0"]), &["--replicas"]);
     refused(
         &with(&["--restart", "1m"]),
