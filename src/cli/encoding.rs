@@ -73,6 +73,21 @@ pub struct SchemeSizeArgs {
     /// Computation processors n.
     #[arg(long)]
     pub procs: usize,
+    /// The scheme's groups and checksums.
+    #[command(flatten)]
+    pub shape: SchemeShapeArgs,
+}
+
+impl SchemeSizeArgs {
+    fn spec(&self) -> Result<SchemeSpec, CliError> {
+        self.shape.spec(self.scheme, self.procs)
+    }
+}
+
+/// The sizes a scheme takes beside its processors, shared by `survive`, `encode`, `pcg` and
+/// the scheme flags of `interval`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SchemeShapeArgs {
     /// Groups g (checksum-1d and weighted-1d only; must divide --procs).
     #[arg(long)]
     pub groups: Option<usize>,
@@ -81,14 +96,10 @@ pub struct SchemeSizeArgs {
     pub checksums: Option<usize>,
 }
 
-impl SchemeSizeArgs {
-    fn spec(&self) -> Result<SchemeSpec, CliError> {
-        Ok(SchemeSpec::new(
-            self.scheme,
-            self.procs,
-            self.groups,
-            self.checksums,
-        )?)
+impl SchemeShapeArgs {
+    /// The validated scheme `kind` on `procs` computation processors with these sizes.
+    fn spec(&self, kind: SchemeKind, procs: usize) -> Result<SchemeSpec, CliError> {
+        Ok(SchemeSpec::new(kind, procs, self.groups, self.checksums)?)
     }
 }
 
@@ -371,12 +382,9 @@ pub struct SchemeArgs {
     /// checksum-1d, weighted or weighted-1d (needs --procs, --ckpt-bytes, --bandwidth).
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Option<SchemeKind>,
-    /// Groups of the checksum-1d and weighted-1d schemes (must divide --procs).
-    #[arg(long)]
-    pub groups: Option<usize>,
-    /// Weighted checksums m (per group for weighted-1d).
-    #[arg(long)]
-    pub checksums: Option<usize>,
+    /// The scheme's groups and checksums.
+    #[command(flatten)]
+    pub shape: SchemeShapeArgs,
     /// Floating-point rate per processor, operations per second (`1e10`; default: arithmetic
     /// not counted).
     #[arg(long)]
@@ -400,8 +408,8 @@ impl SchemeArgs {
     ) -> Result<Option<(SchemeSpec, CostParams)>, CliError> {
         let Some(kind) = self.scheme else {
             let given: Vec<&str> = [
-                ("--groups", self.groups.is_some()),
-                ("--checksums", self.checksums.is_some()),
+                ("--groups", self.shape.groups.is_some()),
+                ("--checksums", self.shape.checksums.is_some()),
                 ("--flops", self.flops.is_some()),
             ]
             .into_iter()
@@ -423,7 +431,7 @@ impl SchemeArgs {
         };
         let procs =
             procs.ok_or_else(|| missing("--procs", "the number of computation processors"))?;
-        let spec = SchemeSpec::new(kind, procs, self.groups, self.checksums)?;
+        let spec = self.shape.spec(kind, procs)?;
         let bytes_per_proc = ckpt_bytes
             .ok_or_else(|| missing("--ckpt-bytes", "a checkpoint size per processor (`1GiB`)"))?;
         let bandwidth =
@@ -484,7 +492,10 @@ mod tests {
                 .is_none()
         );
         let stray = SchemeArgs {
-            checksums: Some(4),
+            shape: SchemeShapeArgs {
+                groups: None,
+                checksums: Some(4),
+            },
             ..Default::default()
         };
         assert!(matches!(
@@ -493,9 +504,11 @@ mod tests {
         ));
         let a = SchemeArgs {
             scheme: Some(SchemeKind::Weighted),
-            checksums: Some(4),
+            shape: SchemeShapeArgs {
+                groups: None,
+                checksums: Some(4),
+            },
             flops: Some(1e10),
-            ..Default::default()
         };
         let (spec, p) = a
             .to_cost_input(Some(64), GIB, BW, Some(5e-6))
@@ -525,7 +538,7 @@ mod tests {
         );
         let odd = SchemeArgs {
             scheme: Some(SchemeKind::Pair),
-            checksums: None,
+            shape: SchemeShapeArgs::default(),
             ..a
         };
         assert!(matches!(
