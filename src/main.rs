@@ -88,6 +88,10 @@ fn main() -> ExitCode {
                     "error: {}",
                     cli::messages::invalid_line(&path, arg, value, accepted)
                 )),
+                Some(CliError::Missing { arg, needed }) => say(&format!(
+                    "error: {}",
+                    cli::messages::missing_line(&path, arg, needed)
+                )),
                 _ => say(&format!("error: {e}")),
             }
             ExitCode::from(code as u8)

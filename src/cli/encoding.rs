@@ -25,6 +25,7 @@ impl From<EncodingError> for CliError {
                 value,
                 accepted,
             },
+            EncodingError::Missing { arg, needed } => CliError::Missing { arg, needed },
             EncodingError::Unrecoverable { .. }
             | EncodingError::IllConditioned { .. }
             | EncodingError::Diverged(_) => CliError::NoAnswer(e.to_string()),
@@ -234,10 +235,9 @@ pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, 
             set.clone()
         }
         (None, None) => {
-            return Err(CliError::Invalid {
+            return Err(CliError::Missing {
                 arg: "--fail",
-                value: "(missing)".into(),
-                accepted: "a failure count (--fail 3) or a failure set (--fail-set 0,5,9)".into(),
+                needed: "a failure count (--fail 3) or a failure set (--fail-set 0,5,9)".into(),
             });
         }
         (Some(_), Some(_)) => {
@@ -424,10 +424,9 @@ impl SchemeArgs {
                 given.join(", ")
             )));
         };
-        let missing = |arg: &'static str, what: &str| CliError::Invalid {
+        let missing = |arg: &'static str, what: &str| CliError::Missing {
             arg,
-            value: "(missing)".into(),
-            accepted: format!("{what}, required with --scheme"),
+            needed: format!("{what}, required with --scheme"),
         };
         let procs =
             procs.ok_or_else(|| missing("--procs", "the number of computation processors"))?;
@@ -519,11 +518,11 @@ mod tests {
         assert!((p.latency - 5e-6).abs() < 1e-18);
         assert!(matches!(
             a.to_cost_input(None, GIB, BW, None),
-            Err(CliError::Invalid { arg: "--procs", .. })
+            Err(CliError::Missing { arg: "--procs", .. })
         ));
         assert!(matches!(
             a.to_cost_input(Some(64), GIB, None, None),
-            Err(CliError::Invalid {
+            Err(CliError::Missing {
                 arg: "--bandwidth",
                 ..
             })

@@ -74,6 +74,20 @@ pub fn clap_line(e: &clap::Error, first: &str) -> String {
 /// see --help`, with the value name the help of `path`'s command shows beside `arg`. An
 /// argument that is not one flag of that command (a file, a group of flags) is named as given.
 pub fn invalid_line(path: &[String], arg: &str, value: &str, accepted: &str) -> String {
+    let named = label(path, arg);
+    format!("invalid value '{value}' for '{named}': {accepted}; see --help")
+}
+
+/// The line for an argument the others make necessary ([`super::CliError::Missing`]), in the
+/// frame of clap's own missing-argument refusal, with what it must give.
+pub fn missing_line(path: &[String], arg: &str, needed: &str) -> String {
+    let named = label(path, arg);
+    format!("the following required arguments were not provided: {named}: {needed}; see --help")
+}
+
+/// `arg` as the help of `path`'s command shows it: `--FLAG <NAME>`, or as given when it is not
+/// one flag of that command.
+fn label(path: &[String], arg: &str) -> String {
     let mut cmd = Cli::command();
     for name in path {
         match cmd.find_subcommand(name) {
@@ -81,12 +95,10 @@ pub fn invalid_line(path: &[String], arg: &str, value: &str, accepted: &str) -> 
             None => break,
         }
     }
-    let named = arg
-        .strip_prefix("--")
+    arg.strip_prefix("--")
         .and_then(|long| cmd.get_arguments().find(|a| a.get_long() == Some(long)))
         .and_then(|a| a.get_value_names()?.first().map(|n| format!("{arg} <{n}>")))
-        .unwrap_or_else(|| arg.to_string());
-    format!("invalid value '{value}' for '{named}': {accepted}; see --help")
+        .unwrap_or_else(|| arg.to_string())
 }
 
 #[cfg(test)]
@@ -106,6 +118,14 @@ mod tests {
         assert_eq!(
             invalid_line(&path(&["interval"]), "--walltime", "5s", "more"),
             "invalid value '5s' for '--walltime <DURATION>': more; see --help"
+        );
+    }
+
+    #[test]
+    fn a_missing_argument_reads_as_clap_says_it() {
+        assert_eq!(
+            missing_line(&path(&["encode"]), "--checksums", "a checksum count"),
+            "the following required arguments were not provided: --checksums <CHECKSUMS>: a checksum count; see --help"
         );
     }
 

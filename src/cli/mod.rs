@@ -110,6 +110,9 @@ pub enum CliError {
         value: String,
         accepted: String,
     },
+    /// An argument the others make necessary was not given.
+    #[error("{arg} is required: {needed}")]
+    Missing { arg: &'static str, needed: String },
     /// Arguments that make no sense together.
     #[error("{0}")]
     Conflict(String),

@@ -159,10 +159,9 @@ impl ValidateArgs {
                     "--sim stencil takes its inputs from --config: drop the model flags (--mtbf, --cost, --procs, ...)".into(),
                 ));
             }
-            let path = self.config.as_ref().ok_or_else(|| CliError::Invalid {
+            let path = self.config.as_ref().ok_or_else(|| CliError::Missing {
                 arg: "--config",
-                value: "(missing)".into(),
-                accepted:
+                needed:
                     "a stencil configuration in the paper's INI format, required with --sim stencil"
                         .into(),
             })?;

@@ -38,6 +38,14 @@ pub enum EncodingError {
         /// What is accepted.
         accepted: String,
     },
+    /// The scheme needs an input that was not given.
+    #[error("{arg} is required: {needed}")]
+    Missing {
+        /// The flag.
+        arg: &'static str,
+        /// What it must give.
+        needed: String,
+    },
     /// The failure set is more than the scheme can rebuild.
     #[error("the failure of processors {failed:?} cannot be recovered by scheme {scheme}")]
     Unrecoverable {

@@ -138,7 +138,10 @@ fn required_count(
     admits: impl Fn(usize) -> bool,
     accepted: String,
 ) -> Result<usize, EncodingError> {
-    let v = value.ok_or_else(|| invalid(arg, "(missing)", missing))?;
+    let v = value.ok_or(EncodingError::Missing {
+        arg,
+        needed: missing,
+    })?;
     if admits(v) {
         Ok(v)
     } else {
@@ -390,7 +393,9 @@ mod tests {
             (Ring, 8, None, Some(2), "--checksums"),
         ] {
             match SchemeSpec::new(kind, procs, groups, checksums) {
-                Err(EncodingError::Invalid { arg, .. }) => assert_eq!(arg, flag, "{kind:?}"),
+                Err(EncodingError::Invalid { arg, .. } | EncodingError::Missing { arg, .. }) => {
+                    assert_eq!(arg, flag, "{kind:?}")
+                }
                 other => panic!("{kind:?}: expected an error, got {other:?}"),
             }
         }

@@ -288,6 +288,33 @@ fn parse_time_and_check_time_refusals_share_one_frame() {
     }
 }
 
+/// Before: an argument the others make necessary read as an invalid value, ``invalid value
+/// `(missing)` for --checksums: ...``; now as clap words its own missing arguments.
+#[test]
+fn a_missing_argument_is_not_an_invalid_value() {
+    for (args, named) in [
+        (
+            &["encode", "--scheme", "weighted", "--procs", "8"][..],
+            "--checksums <CHECKSUMS>: a checksum count",
+        ),
+        (
+            &["encode", "--scheme", "mirror", "--procs", "8"][..],
+            "--fail <FAIL>: a failure count",
+        ),
+        (
+            &["interval", "--mtbf", "1d", "--scheme", "mirror"][..],
+            "--procs <N>: the number",
+        ),
+    ] {
+        let line = refused(args, &[named]);
+        assert!(
+            line.starts_with("error: the following required arguments were not provided: "),
+            "{line}"
+        );
+        assert!(!line.contains("(missing)"), "{line}");
+    }
+}
+
 /// Before: "invalid digit found in string".
 #[test]
 fn level_range_is_named() {
