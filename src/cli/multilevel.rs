@@ -316,7 +316,7 @@ pub struct SimulateMultilevelArgs {
     #[arg(long, value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Replications (default 1000).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::runs(1, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42)]
@@ -399,20 +399,7 @@ pub fn simulate_job(
     let config = MultilevelConfig::from_model(&levels, &pattern, work)
         .map_err(super::simulate::sim_error)?;
     config.validate().map_err(super::simulate::sim_error)?;
-    let runs = match a.runs {
-        Some(n) if (1..=super::simulate::MAX_RUNS).contains(&n) => n,
-        None => 1000,
-        Some(n) => {
-            return Err(CliError::Invalid {
-                arg: "--runs",
-                value: n.to_string(),
-                accepted: format!(
-                    "a whole number of runs from 1 to {}",
-                    super::simulate::MAX_RUNS
-                ),
-            });
-        }
-    };
+    let runs = a.runs.unwrap_or(1000);
     let job = SimulateMultilevel {
         levels,
         pattern,

@@ -135,9 +135,33 @@ pub fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `--runs`: a whole number of runs from `min` to `max`. The top bounds memory, since every
+/// run's figures are kept until the reduction, in run order.
+pub fn runs(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
+    move |s| match s.trim().parse::<u64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a run count: a whole number from {min} to {max}"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_counts_within_their_bounds() {
+        let r = runs(2, 10);
+        assert_eq!(r("2"), Ok(2));
+        assert_eq!(r(" 10 "), Ok(10));
+        for bad in ["1", "11", "-1", "x", ""] {
+            assert!(
+                r(bad).unwrap_err().contains("a whole number from 2 to 10"),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn nanosecond_durations() {

@@ -112,7 +112,7 @@ pub struct ExecArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Replications (default 1000; 1 with a trace, which makes every run the same).
-    #[arg(long)]
+    #[arg(long, value_parser = parse::runs(1, MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42)]
@@ -287,22 +287,9 @@ fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lif
 /// Most replications one command runs.
 pub const MAX_RUNS: u64 = 10_000_000;
 
-fn runs_of(common: &RunArgs, deterministic: bool) -> Result<u64, CliError> {
-    match common.runs {
-        Some(0) => Err(CliError::Invalid {
-            arg: "--runs",
-            value: "0".into(),
-            accepted: "a whole number of runs, at least 1".into(),
-        }),
-        // Every run's figures are kept until the reduction, in run order.
-        Some(n) if n > MAX_RUNS => Err(CliError::Invalid {
-            arg: "--runs",
-            value: n.to_string(),
-            accepted: format!("a whole number of runs from 1 to {MAX_RUNS}"),
-        }),
-        Some(n) => Ok(n),
-        None => Ok(if deterministic { 1 } else { 1000 }),
-    }
+/// `--runs`, or its default: one run when every run is the same.
+fn runs_of(common: &RunArgs, deterministic: bool) -> u64 {
+    common.runs.unwrap_or(if deterministic { 1 } else { 1000 })
 }
 
 pub fn sim_error(e: SimError) -> CliError {
@@ -496,7 +483,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
     a.finite.apply(&mut cfg, &mut inputs)?;
     if let Some(chunks) = chunks {
         inputs.schedule_s = Some(chunks.iter().map(|&c| ns_to_secs(c)).collect());
-        let runs = runs_of(&a.common, cfg.is_deterministic())?;
+        let runs = runs_of(&a.common, cfg.is_deterministic());
         let sched = ckpt::sim::periodic::ScheduleConfig { base: cfg, chunks };
         sched.validate().map_err(sim_error)?;
         return Ok(Job::SimulateSchedule(simulate_job(
@@ -504,7 +491,7 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
         )));
     }
     cfg.validate().map_err(sim_error)?;
-    let runs = runs_of(&a.common, cfg.is_deterministic())?;
+    let runs = runs_of(&a.common, cfg.is_deterministic());
     Ok(Job::SimulatePeriodic(simulate_job(
         cfg, inputs, runs, &a.common, args,
     )))
@@ -552,6 +539,6 @@ fn replicated_job(a: ReplicatedArgs, args: &[String]) -> Result<SimulateReplicat
         aging: a.aging,
         walltime_s: walltime.map(ns_to_secs),
     };
-    let runs = runs_of(&a.common, false)?;
+    let runs = runs_of(&a.common, false);
     Ok(simulate_job(cfg, inputs, runs, &a.common, args))
 }

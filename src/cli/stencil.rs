@@ -9,6 +9,9 @@ use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::Args;
 use std::path::PathBuf;
 
+/// Most runs one `simulate stencil` makes (the documented 1 to 10^8).
+pub const MAX_STENCIL_RUNS: u64 = 100_000_000;
+
 /// `--process-cost`, `--backup-cost`, `--transfer-cost`: exact nanoseconds, as the file's
 /// costs are read.
 fn cost(s: &str) -> Result<Nanos, String> {
@@ -87,7 +90,7 @@ pub struct StencilArgs {
     #[arg(long, value_name = "BYTES", value_parser = output_bytes)]
     pub output_bytes: Option<u64>,
     /// Runs (default 1000 with an MTBF, 1 when the result is deterministic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::runs(1, MAX_STENCIL_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
     #[arg(long)]
@@ -95,14 +98,6 @@ pub struct StencilArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub exec: super::simulate::ExecArgs,
-}
-
-fn invalid(arg: &'static str, value: &str, accepted: &str) -> CliError {
-    CliError::Invalid {
-        arg,
-        value: value.to_string(),
-        accepted: accepted.to_string(),
-    }
 }
 
 fn config_error(e: ConfigError) -> CliError {
@@ -170,9 +165,6 @@ pub fn job(args: &StencilArgs, argv: &[String]) -> Result<SimulateStencil, CliEr
     let (cfg, seed) = args.config()?;
     let deterministic = !matches!(cfg.failures, Failures::Poisson { .. });
     let runs = args.runs.unwrap_or(if deterministic { 1 } else { 1000 });
-    if runs == 0 || runs > 100_000_000 {
-        return Err(invalid("--runs", &runs.to_string(), "1 to 100000000 runs"));
-    }
     Ok(SimulateStencil {
         config: cfg,
         seed,

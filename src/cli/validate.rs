@@ -37,13 +37,6 @@ pub enum SimArg {
     Stencil,
 }
 
-fn at_least_two(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(v) if (2..=10_000_000).contains(&v) => Ok(v),
-        _ => Err(format!("`{s}` must be a whole number from 2 to 10000000")),
-    }
-}
-
 fn grid_points(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(v) if (3..=1000).contains(&v) => Ok(v),
@@ -64,7 +57,7 @@ pub struct ValidateArgs {
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
     /// Replications per interval (default 1000; 200 per level and strategy for the stencil).
-    #[arg(long, value_parser = at_least_two)]
+    #[arg(long, value_parser = super::parse::runs(2, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// The stencil's configuration, in the paper's INI format (with --sim stencil).
     #[arg(long, value_name = "FILE.ini")]

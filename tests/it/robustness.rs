@@ -315,6 +315,65 @@ fn a_missing_argument_is_not_an_invalid_value() {
     }
 }
 
+/// Before: four checks of `--runs`, each worded its own way (`invalid digit found in string`,
+/// `a whole number of runs, at least 1`, `1 to 100000000 runs`, `must be a whole number from 2
+/// to 10000000`); now one parser, with the bounds docs/interface.md gives each command.
+#[test]
+fn every_run_count_is_refused_by_one_rule() {
+    let periodic = [
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--interval",
+        "1h",
+        "--work",
+        "10h",
+    ];
+    let multilevel = [
+        "simulate",
+        "multilevel",
+        "--level",
+        "cost=10s,mtbf=3h",
+        "--interval",
+        "30m",
+        "--strides",
+        "1",
+        "--work",
+        "100h",
+    ];
+    let stencil = [
+        "simulate",
+        "stencil",
+        "--config",
+        "data/paper/rollback-five-failures.ini",
+    ];
+    let validate = ["validate", "--mtbf", "6h", "--cost", "5m"];
+    for (command, low, high) in [
+        (&periodic[..], "0", "10000001"),
+        (&multilevel[..], "0", "10000001"),
+        (&stencil[..], "0", "100000001"),
+        (&validate[..], "1", "10000001"),
+    ] {
+        let bounds = format!(
+            "from {} to {}",
+            low.parse::<u64>().unwrap() + 1,
+            high.parse::<u64>().unwrap() - 1
+        );
+        for value in [low, high, "x", "-3"] {
+            refused(
+                &with(command, &["--runs", value]),
+                &[
+                    "'--runs <RUNS>'",
+                    &format!("`{value}` is not a run count: a whole number {bounds}"),
+                ],
+            );
+        }
+    }
+}
+
 /// Before: "invalid digit found in string".
 #[test]
 fn level_range_is_named() {
