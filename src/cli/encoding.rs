@@ -39,6 +39,12 @@ fn parse_scheme(s: &str) -> Result<SchemeKind, String> {
         .map_err(|_| format!("accepted: {}", ckpt::encoding::scheme::SCHEME_NAMES))
 }
 
+fn flops(s: &str) -> Result<f64, String> {
+    s.trim().parse::<f64>().map_err(|_| {
+        format!("`{s}` is not a number: a positive rate of operations per second (`1e10`)")
+    })
+}
+
 fn parse_matrix(s: &str) -> Result<MatrixKind, String> {
     s.parse::<MatrixKind>()
         .map_err(|_| "accepted: gaussian, vandermonde or cauchy".to_string())
@@ -72,7 +78,7 @@ pub struct SchemeSizeArgs {
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: SchemeKind,
     /// Computation processors n.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<usize>)]
     pub procs: usize,
     /// The scheme's groups and checksums.
     #[command(flatten)]
@@ -90,10 +96,10 @@ impl SchemeSizeArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemeShapeArgs {
     /// Groups g (checksum-1d and weighted-1d only; must divide --procs).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<usize>)]
     pub groups: Option<usize>,
     /// Weighted checksums m (per group for weighted-1d).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<usize>)]
     pub checksums: Option<usize>,
 }
 
@@ -177,10 +183,10 @@ pub struct EncodeArgs {
     #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
     pub matrix: MatrixKind,
     /// f64 values per checkpoint.
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = super::parse::whole::<usize>)]
     pub len: usize,
     /// Seeds the Gaussian matrix, the data and the failed set.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -265,18 +271,18 @@ Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --eve
 )]
 pub struct PcgArgs {
     /// Grid side G of the 2-D Poisson problem (G^2 unknowns).
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = super::parse::whole::<usize>)]
     pub grid: usize,
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
     /// Checkpoint every K iterations.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = super::parse::whole::<usize>)]
     pub every: usize,
     /// Simultaneous failures: a count or an inclusive range (`0..3`), one row each.
     #[arg(long, default_value = "0")]
     pub fail: String,
     /// The failures strike after this iteration.
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = 150, value_parser = super::parse::whole::<usize>)]
     pub at: usize,
     /// Stop at this relative residual.
     #[arg(long, default_value_t = 1e-10)]
@@ -288,7 +294,7 @@ pub struct PcgArgs {
     #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
     pub matrix: MatrixKind,
     /// Seeds the Gaussian matrix and the failed processors.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -387,7 +393,7 @@ pub struct SchemeArgs {
     pub shape: SchemeShapeArgs,
     /// Floating-point rate per processor, operations per second (`1e10`; default: arithmetic
     /// not counted).
-    #[arg(long)]
+    #[arg(long, value_parser = flops)]
     pub flops: Option<f64>,
 }
 

@@ -319,7 +319,7 @@ pub struct SimulateMultilevelArgs {
     #[arg(long, value_parser = super::parse::runs(1, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
     #[arg(long, value_parser = super::parse::threads)]

@@ -135,6 +135,34 @@ pub fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The whole-number types of the command line, with their largest value.
+pub trait Whole: TryFrom<u64> {
+    /// The largest value, as `u64`.
+    const MAX: u64;
+}
+
+impl Whole for u32 {
+    const MAX: u64 = u32::MAX as u64;
+}
+
+impl Whole for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+impl Whole for usize {
+    const MAX: u64 = usize::MAX as u64;
+}
+
+/// A whole number that fits `T`; the command checks afterwards the range that its meaning
+/// needs, with a message of its own (`--partners` within `--nodes`, `--procs` for a scheme).
+pub fn whole<T: Whole>(s: &str) -> Result<T, String> {
+    s.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| T::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a whole number from 0 to {}", T::MAX))
+}
+
 /// `--runs`: a whole number of runs from `min` to `max`. The top bounds memory, since every
 /// run's figures are kept until the reduction, in run order.
 pub fn runs(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
@@ -149,6 +177,21 @@ pub fn runs(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_that_fit_their_type() {
+        assert_eq!(whole::<u32>(" 7 "), Ok(7));
+        assert_eq!(whole::<u64>("0"), Ok(0));
+        assert_eq!(whole::<u32>("4294967295"), Ok(u32::MAX));
+        for bad in ["4294967296", "-1", "1.5", "x", "", "1e3"] {
+            assert_eq!(
+                whole::<u32>(bad),
+                Err(format!(
+                    "`{bad}` is not a whole number from 0 to 4294967295"
+                )),
+            );
+        }
+    }
 
     #[test]
     fn run_counts_within_their_bounds() {

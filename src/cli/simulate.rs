@@ -115,7 +115,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse::runs(1, MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     #[command(flatten)]
     #[allow(missing_docs)]
@@ -176,13 +176,13 @@ pub struct PeriodicArgs {
     #[arg(long, value_parser = parse::duration)]
     pub mtbf: Option<f64>,
     /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub nodes: Option<u64>,
     /// MTBF of one node.
     #[arg(long, value_parser = parse::duration)]
     pub node_mtbf: Option<f64>,
     /// How many of the nodes have a redundant partner (0 to --nodes).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub partners: Option<u64>,
     /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
     #[arg(long)]
@@ -212,10 +212,10 @@ pub struct ReplicatedArgs {
     #[arg(long, value_parser = parse::duration)]
     pub mtbf: f64,
     /// Processes, all needed for the job to advance.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::parse::whole::<u64>)]
     pub procs: u64,
     /// Replicas of each process.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::parse::whole::<u64>)]
     pub replicas: u64,
     /// When a lost process is noticed: end or immediate.
     #[arg(long, default_value = "end", value_parser = super::parse::detect())]

@@ -51,13 +51,13 @@ pub struct StencilArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Tasks per row (StencilSize), even.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u32>)]
     pub width: Option<u32>,
     /// Rows, i.e. time steps (Timesteps).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u32>)]
     pub rows: Option<u32>,
     /// Workers (WorkerCount).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u32>)]
     pub workers: Option<u32>,
     /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
     #[arg(long, value_parser = super::parse::level)]
@@ -93,7 +93,7 @@ pub struct StencilArgs {
     #[arg(long, value_parser = super::parse::runs(1, MAX_STENCIL_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub seed: Option<u64>,
     #[command(flatten)]
     #[allow(missing_docs)]

@@ -67,7 +67,7 @@ pub struct ValidateArgs {
     #[arg(long, value_parser = duration)]
     pub work: Option<f64>,
     /// Seed of the common random numbers (default 42, or the stencil config's Seed).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub seed: Option<u64>,
     /// Worker threads (0: all cores); the results do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]

@@ -374,6 +374,64 @@ fn every_run_count_is_refused_by_one_rule() {
     }
 }
 
+/// Before: the whole-number flags left to clap's own integer parser said only "invalid digit
+/// found in string" or "number too large to fit in target type", not what is accepted.
+#[test]
+fn whole_number_flags_say_what_they_accept() {
+    const U64: &str = "18446744073709551615";
+    const U32: &str = "4294967295";
+    let encode = ["encode", "--scheme", "weighted", "--fail", "1"];
+    let stencil = [
+        "simulate",
+        "stencil",
+        "--config",
+        "data/paper/rollback-five-failures.ini",
+    ];
+    let replicated = [
+        "simulate",
+        "replicated",
+        "--mtbf",
+        "1h",
+        "--cost",
+        "60s",
+        "--interval",
+        "6m",
+        "--work",
+        "10h",
+    ];
+    // `command`, then the flags given good values, then the flag under test.
+    for (command, good, flag, max) in [
+        (&encode[..], &["--checksums", "2"][..], "--procs", U64),
+        (&encode[..], &["--procs", "8"][..], "--checksums", U64),
+        (
+            &encode[..],
+            &["--procs", "8", "--checksums", "2"][..],
+            "--len",
+            U64,
+        ),
+        (
+            &encode[..],
+            &["--procs", "8", "--checksums", "2"][..],
+            "--seed",
+            U64,
+        ),
+        (&stencil[..], &[][..], "--width", U32),
+        (&stencil[..], &[][..], "--workers", U32),
+        (&stencil[..], &[][..], "--seed", U64),
+        (&replicated[..], &[][..], "--replicas", U64),
+    ] {
+        for value in ["x", "-1", "2.5", "99999999999999999999999"] {
+            refused(
+                &[command, good, &[flag, value]].concat(),
+                &[
+                    flag,
+                    &format!("`{value}` is not a whole number from 0 to {max}"),
+                ],
+            );
+        }
+    }
+}
+
 /// Before: "invalid digit found in string".
 #[test]
 fn level_range_is_named() {
