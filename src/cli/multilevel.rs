@@ -4,9 +4,7 @@
 
 use super::CliError;
 use super::interval::{IntervalArgs, IntervalFormat};
-use super::merge::ShardArg;
 use super::parse::{duration, duration0};
-use ckpt::job::shard::Shard;
 use ckpt::job::{
     Job, MultilevelFormat, PatternCheck, Reporting, SimulateMultilevel, SweepMultilevel,
     ValidateMultilevel,
@@ -321,18 +319,12 @@ pub struct SimulateMultilevelArgs {
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
-    /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, value_parser = super::parse::threads)]
-    pub threads: Option<usize>,
     /// table, json or csv.
     #[arg(long, value_enum, default_value_t = SimFormat::Table)]
     pub format: SimFormat,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub shard: ShardArg,
+    pub exec: super::simulate::ExecArgs,
 }
 
 /// The pattern of `--interval` and `--strides` for `levels`.
@@ -380,12 +372,8 @@ fn pattern(
     })
 }
 
-/// Validates `simulate multilevel`'s arguments into its job; returns it with the shard and the
-/// thread count.
-pub fn simulate_job(
-    a: SimulateMultilevelArgs,
-    args: &[String],
-) -> Result<(Job, Option<Shard>, usize), CliError> {
+/// Validates `simulate multilevel`'s arguments into its job.
+pub fn simulate_job(a: SimulateMultilevelArgs, args: &[String]) -> Result<Job, CliError> {
     let levels = levels(&a.level, a.downtime)?;
     let (interval, work) = (a.interval, a.work);
     let text = a
@@ -414,11 +402,7 @@ pub fn simulate_job(
         },
         args: args.to_vec(),
     };
-    Ok((
-        Job::SimulateMultilevel(job),
-        a.shard.shard,
-        a.threads.unwrap_or(0),
-    ))
+    Ok(Job::SimulateMultilevel(job))
 }
 
 /// `ckpt validate --level ...`: the model's pattern against simulation.

@@ -36,22 +36,18 @@ pub struct SimulateArgs {
 impl SimulateArgs {
     /// True when `--quiet` asks for no progress bar.
     pub fn quiet(&self) -> bool {
-        match &self.simulator {
-            Simulator::Multilevel(a) => a.quiet,
-            other => other.exec().is_some_and(|e| e.quiet),
-        }
+        self.simulator.exec().quiet
     }
 }
 
 impl Simulator {
-    /// How the chosen simulator runs and prints; the multi-level simulator has flags of its
-    /// own (its formats include CSV).
-    fn exec(&self) -> Option<&ExecArgs> {
+    /// How the chosen simulator runs.
+    fn exec(&self) -> &ExecArgs {
         match self {
-            Simulator::Periodic(a) => Some(&a.common.exec),
-            Simulator::Replicated(a) => Some(&a.common.exec),
-            Simulator::Stencil(a) => Some(&a.exec),
-            Simulator::Multilevel(_) => None,
+            Simulator::Periodic(a) => &a.common.exec,
+            Simulator::Replicated(a) => &a.common.exec,
+            Simulator::Stencil(a) => &a.exec,
+            Simulator::Multilevel(a) => &a.exec,
         }
     }
 }
@@ -91,15 +87,13 @@ ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --leve
     Multilevel(super::multilevel::SimulateMultilevelArgs),
 }
 
-/// How a simulator runs and prints: flags every simulator takes.
+/// How a simulator runs: flags every simulator takes. Each declares its own `--format`
+/// beside them, since the multi-level simulator also writes CSV.
 #[derive(Debug, Clone, Args)]
 pub struct ExecArgs {
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
     #[arg(long, value_parser = super::parse::threads)]
     pub threads: Option<usize>,
-    /// table or json.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -117,6 +111,9 @@ pub struct RunArgs {
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
+    /// table or json.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub exec: ExecArgs,
@@ -151,7 +148,7 @@ fn simulate_job<C: Simulation>(
     common: &RunArgs,
     args: &[String],
 ) -> Simulate<C> {
-    let (seed, format) = (common.seed, common.exec.format.into());
+    let (seed, format) = (common.seed, common.format.into());
     let args = args.to_vec();
     Simulate {
         config,
@@ -241,15 +238,12 @@ pub fn job(
     sim: Simulator,
     args: &[String],
 ) -> Result<(Job, Option<ckpt::job::shard::Shard>, usize), CliError> {
-    let (shard, threads) = match sim.exec() {
-        Some(exec) => (exec.shard.shard, exec.threads.unwrap_or(0)),
-        None => (None, 0),
-    };
+    let (shard, threads) = (sim.exec().shard.shard, sim.exec().threads.unwrap_or(0));
     let job = match sim {
         Simulator::Periodic(a) => periodic_job(a, args)?,
         Simulator::Replicated(a) => Job::SimulateReplicated(replicated_job(a, args)?),
         Simulator::Stencil(a) => Job::SimulateStencil(super::stencil::job(&a, args)?),
-        Simulator::Multilevel(a) => return super::multilevel::simulate_job(a, args),
+        Simulator::Multilevel(a) => super::multilevel::simulate_job(a, args)?,
     };
     Ok((job, shard, threads))
 }

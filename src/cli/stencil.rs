@@ -95,6 +95,9 @@ pub struct StencilArgs {
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
     #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub seed: Option<u64>,
+    /// table or json.
+    #[arg(long, value_enum, default_value_t = super::Format::Table)]
+    pub format: super::Format,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub exec: super::simulate::ExecArgs,
@@ -169,7 +172,7 @@ pub fn job(args: &StencilArgs, argv: &[String]) -> Result<SimulateStencil, CliEr
         config: cfg,
         seed,
         runs,
-        format: args.exec.format.into(),
+        format: args.format.into(),
         args: argv.to_vec(),
     })
 }
