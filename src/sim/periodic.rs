@@ -530,9 +530,6 @@ pub fn simulate_run(cfg: &PeriodicConfig, seed: u64, run: u64) -> Result<Periodi
 /// the first chunk after every failure and restart; `[cfg.interval]` is periodic
 /// checkpointing. The last chunk of the job is cut short to the work left. Synchronous
 /// checkpoints only (schedules refuse the asynchronous and allocation modes).
-// Always inlined into its two callers, so that the stream they set up stays in registers:
-// 6% fewer instructions per synchronous run than a call (callgrind, 2000 runs).
-#[inline(always)]
 fn run_chunks(
     cfg: &PeriodicConfig,
     chunks: &[Nanos],
