@@ -397,6 +397,48 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
     }
 }
 
+/// The cost flags read durations as every duration flag does: a humantime form and the same
+/// time in plain seconds are one cost, to the nanosecond, as is the same cost from the INI.
+#[test]
+fn stencil_costs_read_humantime_and_seconds_alike() {
+    let base = [
+        "simulate",
+        "stencil",
+        "--width",
+        "16",
+        "--rows",
+        "16",
+        "--workers",
+        "4",
+    ];
+    let run = |extra: &[&str]| {
+        stdout_of(&with(
+            &with(
+                &base,
+                &[
+                    "--level", "2", "--mtbf", "20m", "--runs", "3", "--seed", "42", "--format",
+                    "json",
+                ],
+            ),
+            extra,
+        ))
+    };
+    let seconds = run(&["--process-cost", "0.0013", "--backup-cost", "0.25"]);
+    let humantime = run(&["--process-cost", "1.3ms", "--backup-cost", "250ms"]);
+    assert_eq!(seconds, humantime);
+    let ini = write_temp(
+        "humantime-costs.ini",
+        "[GENERAL]\nWorkerCount = 4\n[Stencil]\nStencilSize = 16\nTimesteps = 16\nProcessCost = 1.3ms\nBackupCost = 250ms\n",
+    );
+    let from_file = stdout_of(&with(
+        &["simulate", "stencil", "--config", ini.to_str().unwrap()],
+        &[
+            "--level", "2", "--mtbf", "20m", "--runs", "3", "--seed", "42", "--format", "json",
+        ],
+    ));
+    assert_eq!(seconds, from_file);
+}
+
 /// The hand-checked grid on the command line: 4 x 4 tasks on 2 workers.
 const HAND_CHECKED: &[&str] = &[
     "simulate",
