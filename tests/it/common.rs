@@ -97,6 +97,28 @@ pub const REPLICATED_PAIRS: &[&str] = &[
     "2m",
 ];
 
+/// `simulate stencil` of the paper's five-failure trace, the deterministic stencil run the
+/// command-line tests share.
+pub const PAPER_FIVE_FAILURES: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--config",
+    "data/paper/rollback-five-failures.ini",
+];
+
+/// The small stencil grid the command-line tests share, without a file: 16 x 16 tasks on 4
+/// workers. Tests add the costs, level and failures they need.
+pub const SMALL_STENCIL: &[&str] = &[
+    "simulate",
+    "stencil",
+    "--width",
+    "16",
+    "--rows",
+    "16",
+    "--workers",
+    "4",
+];
+
 /// The files of a `validate --out` report of the periodic, replicated and multi-level
 /// simulators.
 pub const VALIDATE_REPORT: &[&str] = &[

@@ -2,7 +2,7 @@
 //! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
 //! the answer now (one line on stderr and exit status 2 for a refusal).
 
-use crate::common::{ckpt, periodic_example, refused, with};
+use crate::common::{PAPER_FIVE_FAILURES, ckpt, periodic_example, refused, with};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
@@ -320,18 +320,7 @@ fn a_missing_argument_is_not_an_invalid_value() {
 /// to 10000000`); now one parser, with the bounds docs/interface.md gives each command.
 #[test]
 fn every_run_count_is_refused_by_one_rule() {
-    let periodic = [
-        "simulate",
-        "periodic",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--interval",
-        "1h",
-        "--work",
-        "10h",
-    ];
+    let periodic = periodic_example();
     let multilevel = [
         "simulate",
         "multilevel",
@@ -344,17 +333,12 @@ fn every_run_count_is_refused_by_one_rule() {
         "--work",
         "100h",
     ];
-    let stencil = [
-        "simulate",
-        "stencil",
-        "--config",
-        "data/paper/rollback-five-failures.ini",
-    ];
+    let stencil = PAPER_FIVE_FAILURES;
     let validate = ["validate", "--mtbf", "6h", "--cost", "5m"];
     for (command, low, high) in [
         (&periodic[..], "0", "10000001"),
         (&multilevel[..], "0", "10000001"),
-        (&stencil[..], "0", "100000001"),
+        (stencil, "0", "100000001"),
         (&validate[..], "1", "10000001"),
     ] {
         let bounds = format!(
@@ -381,24 +365,8 @@ fn whole_number_flags_say_what_they_accept() {
     const U64: &str = "18446744073709551615";
     const U32: &str = "4294967295";
     let encode = ["encode", "--scheme", "weighted", "--fail", "1"];
-    let stencil = [
-        "simulate",
-        "stencil",
-        "--config",
-        "data/paper/rollback-five-failures.ini",
-    ];
-    let replicated = [
-        "simulate",
-        "replicated",
-        "--mtbf",
-        "1h",
-        "--cost",
-        "60s",
-        "--interval",
-        "6m",
-        "--work",
-        "10h",
-    ];
+    let stencil = PAPER_FIVE_FAILURES;
+    let periodic = periodic_example();
     // `command`, then the flags given good values, then the flag under test.
     for (command, good, flag, max) in [
         (&encode[..], &["--checksums", "2"][..], "--procs", U64),
@@ -415,10 +383,11 @@ fn whole_number_flags_say_what_they_accept() {
             "--seed",
             U64,
         ),
-        (&stencil[..], &[][..], "--width", U32),
-        (&stencil[..], &[][..], "--workers", U32),
-        (&stencil[..], &[][..], "--seed", U64),
-        (&replicated[..], &[][..], "--replicas", U64),
+        (stencil, &[][..], "--width", U32),
+        (stencil, &[][..], "--workers", U32),
+        (stencil, &[][..], "--seed", U64),
+        (&periodic[..], &[][..], "--partners", U64),
+        (&periodic[..], &[][..], "--seed", U64),
     ] {
         for value in ["x", "-1", "2.5", "99999999999999999999999"] {
             refused(

@@ -1,7 +1,9 @@
 //! The stencil simulator (docs/simulation.md §3): hand-checked cases, invariants over many
 //! seeds and traces, the paper's settings, and the command line.
 
-use crate::common::{ckpt, refused, stdout_of, temp_file, with};
+use crate::common::{
+    PAPER_FIVE_FAILURES, SMALL_STENCIL, ckpt, refused, stdout_of, temp_file, with,
+};
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
@@ -401,20 +403,11 @@ fn cli_reads_the_papers_config_and_json_is_thread_independent() {
 /// time in plain seconds are one cost, to the nanosecond, as is the same cost from the INI.
 #[test]
 fn stencil_costs_read_humantime_and_seconds_alike() {
-    let base = [
-        "simulate",
-        "stencil",
-        "--width",
-        "16",
-        "--rows",
-        "16",
-        "--workers",
-        "4",
-    ];
+    let base = SMALL_STENCIL;
     let run = |extra: &[&str]| {
         stdout_of(&with(
             &with(
-                &base,
+                base,
                 &[
                     "--level", "2", "--mtbf", "20m", "--runs", "3", "--seed", "42", "--format",
                     "json",
@@ -520,13 +513,7 @@ fn cli_bad_input_is_one_line_with_exit_two() {
 /// Stdout of the stencil run on the paper's five-failure configuration with `args` (level,
 /// recovery, format), which must succeed.
 fn five_failures(args: &[&str]) -> String {
-    let config = [
-        "simulate",
-        "stencil",
-        "--config",
-        "data/paper/rollback-five-failures.ini",
-    ];
-    stdout_of(&with(&config, args))
+    stdout_of(&with(PAPER_FIVE_FAILURES, args))
 }
 
 #[test]
