@@ -3,7 +3,9 @@
 //! byte; shards that do not belong together are refused with one line naming the file; and
 //! the Slurm job-array script, run through a stand-in `sbatch`, gives the same bytes again.
 
-use crate::common::{DALY_EXAMPLE, REPLICATED_PAIRS, ckpt, periodic_6h, refused_in, with};
+use crate::common::{
+    DALY_EXAMPLE, REPLICATED_PAIRS, SMALL_STENCIL, ckpt, periodic_6h, refused_in, with,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -132,34 +134,32 @@ fn replicated_shards_merge_to_the_single_process_bytes() {
     );
 }
 
-const STENCIL: &[&str] = &[
-    "simulate",
-    "stencil",
-    "--width",
-    "16",
-    "--rows",
-    "16",
-    "--workers",
-    "4",
-    "--level",
-    "3",
-    "--process-cost",
-    "7.1",
-    "--backup-cost",
-    "0.0013",
-    "--recovery",
-    "dependency",
-    "--mtbf",
-    "30m",
-    "--runs",
-    "20",
-    "--format",
-    "json",
-];
+/// [`SMALL_STENCIL`] with Poisson failures and the paper's costs, 20 runs as JSON.
+fn stencil() -> Vec<&'static str> {
+    with(
+        SMALL_STENCIL,
+        &[
+            "--level",
+            "3",
+            "--process-cost",
+            "7.1",
+            "--backup-cost",
+            "0.0013",
+            "--recovery",
+            "dependency",
+            "--mtbf",
+            "30m",
+            "--runs",
+            "20",
+            "--format",
+            "json",
+        ],
+    )
+}
 
 #[test]
 fn stencil_shards_merge_to_the_single_process_bytes() {
-    same_as_single("stencil", STENCIL);
+    same_as_single("stencil", &stencil());
     // A trace: one run, so two of the three slices are empty; the table shows the exact
     // makespan of the one run.
     let ini = concat!(
