@@ -108,8 +108,9 @@ fn humantime_pairs(s: &str) -> impl Iterator<Item = (&str, &str)> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
         let (number, tail) = rest.split_at(n);
+        // Not only ASCII: the micro sign of `µs` is a letter of its unit.
         let u = tail
-            .find(|c: char| !c.is_ascii_alphabetic())
+            .find(|c: char| !c.is_alphabetic())
             .unwrap_or(tail.len());
         let (unit, tail) = tail.split_at(u);
         rest = if number.is_empty() && unit.is_empty() {
@@ -168,7 +169,8 @@ const NANOS_PER_S: u128 = 1_000_000_000;
 fn unit_nanos(unit: &str) -> Option<u128> {
     Some(match unit {
         "ns" | "nsec" => 1,
-        "us" | "usec" | "µs" => 1_000,
+        // The micro sign (U+00B5) and the Greek mu (U+03BC), which keyboards give alike.
+        "us" | "usec" | "\u{b5}s" | "\u{3bc}s" => 1_000,
         "ms" | "msec" => 1_000_000,
         "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
         "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
@@ -461,6 +463,22 @@ mod tests {
             let back = parse_duration(&format_duration(s)).unwrap();
             assert!((back - s).abs() <= 1800.0, "{s} -> {back}");
         }
+    }
+
+    #[test]
+    fn microseconds_take_every_spelling_of_the_micro_sign() {
+        for text in [
+            "1500us",
+            "1500usec",
+            "1500\u{b5}s",
+            "1500\u{3bc}s",
+            "1ms 500\u{b5}s",
+        ] {
+            assert_eq!(duration(text).unwrap().nanos(), Some(1_500_000), "{text}");
+            assert_eq!(parse_duration(text), Ok(0.0015), "{text}");
+        }
+        // A letter that is no unit still refuses the whole text.
+        assert!(parse_duration("5\u{e9}s").is_err());
     }
 
     #[test]

@@ -156,11 +156,15 @@ impl Whole for usize {
 /// A whole number that fits `T`; the command checks afterwards the range that its meaning
 /// needs, with a message of its own (`--partners` within `--nodes`, `--procs` for a scheme).
 pub fn whole<T: Whole>(s: &str) -> Result<T, String> {
-    s.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|v| T::try_from(v).ok())
-        .ok_or_else(|| format!("`{s}` is not a whole number from 0 to {}", T::MAX))
+    let t = s.trim();
+    match t.parse::<u64>() {
+        Ok(v) => T::try_from(v).map_err(|_| format!("`{s}` is too large: at most {}", T::MAX)),
+        // All digits, yet no u64: beyond its range.
+        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("`{s}` is too large: at most {}", T::MAX))
+        }
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
 }
 
 /// `--runs`: a whole number of runs from `min` to `max`. The top bounds memory, since every
@@ -183,12 +187,16 @@ mod tests {
         assert_eq!(whole::<u32>(" 7 "), Ok(7));
         assert_eq!(whole::<u64>("0"), Ok(0));
         assert_eq!(whole::<u32>("4294967295"), Ok(u32::MAX));
-        for bad in ["4294967296", "-1", "1.5", "x", "", "1e3"] {
+        for big in ["4294967296", "99999999999999999999999"] {
+            assert_eq!(
+                whole::<u32>(big),
+                Err(format!("`{big}` is too large: at most 4294967295")),
+            );
+        }
+        for bad in ["-1", "1.5", "x", "", "1e3", "+"] {
             assert_eq!(
                 whole::<u32>(bad),
-                Err(format!(
-                    "`{bad}` is not a whole number from 0 to 4294967295"
-                )),
+                Err(format!("`{bad}` is not a whole number"))
             );
         }
     }

@@ -389,15 +389,17 @@ fn whole_number_flags_say_what_they_accept() {
         (&periodic[..], &[][..], "--partners", U64),
         (&periodic[..], &[][..], "--seed", U64),
     ] {
-        for value in ["x", "-1", "2.5", "99999999999999999999999"] {
+        for value in ["x", "-1", "2.5"] {
             refused(
                 &[command, good, &[flag, value]].concat(),
-                &[
-                    flag,
-                    &format!("`{value}` is not a whole number from 0 to {max}"),
-                ],
+                &[flag, &format!("`{value}` is not a whole number;")],
             );
         }
+        let big = "99999999999999999999999";
+        refused(
+            &[command, good, &[flag, big]].concat(),
+            &[flag, &format!("`{big}` is too large: at most {max}")],
+        );
     }
 }
 
