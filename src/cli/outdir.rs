@@ -80,20 +80,13 @@ fn refusal(dir: &Path, foreign: &str) -> CliError {
 }
 
 /// A name [`foreign_file`] reports whatever plots the report of `stem` draws: a file of a kind
-/// no report writes, or, unless the folder holds an earlier report of `stem`, a data file
-/// (`.json`, `.csv`) of another stem.
+/// no report writes, or a data file (`.json`, `.csv`) of another stem.
 fn surely_foreign(existing: &[String], stem: &str) -> Option<String> {
     let data = [format!("{stem}.json"), format!("{stem}.csv")];
-    let same_command = existing.contains(&data[0]);
     let foreign: Vec<&String> = existing
         .iter()
         .filter(|n| n.as_str() != ".ckpt-write-test")
-        .filter(|n| {
-            !is_report_file(n)
-                || (!same_command
-                    && (n.ends_with(".json") || n.ends_with(".csv"))
-                    && !data.contains(n))
-        })
+        .filter(|n| !is_report_file(n) || (is_data_file(n) && !data.contains(n)))
         .collect();
     most_telling(&foreign)
 }
@@ -123,7 +116,9 @@ fn listing(dir: &Path) -> std::io::Result<Vec<String>> {
 
 /// A name in the folder that the new report would not write: another command's report, or a
 /// file of the user's. The report's own data files name the command (`sweep.json`, ...), so
-/// an earlier report of the same command is recognized by them.
+/// an earlier report of the same command is recognized by them; its plots and notes may be
+/// replaced, but never another command's data file beside them (`validate.json` in a sweep's
+/// folder is the user's, not a leftover of a sweep).
 fn foreign_file(existing: &[String], files: &[(String, Vec<u8>)]) -> Option<String> {
     let ours = |n: &str| files.iter().any(|(f, _)| f == n);
     let same_command = files
@@ -134,7 +129,7 @@ fn foreign_file(existing: &[String], files: &[(String, Vec<u8>)]) -> Option<Stri
         .iter()
         // The writability probe of a run that was killed right after it.
         .filter(|n| n.as_str() != ".ckpt-write-test")
-        .filter(|n| !(ours(n) || same_command && is_report_file(n)))
+        .filter(|n| !(ours(n) || same_command && is_report_file(n) && !is_data_file(n)))
         .collect();
     most_telling(&foreign)
 }
@@ -146,6 +141,12 @@ fn most_telling(foreign: &[&String]) -> Option<String> {
         .find(|n| n.ends_with(".json"))
         .or(foreign.first())
         .map(|n| n.to_string())
+}
+
+/// A report's data file: every report writes exactly two, `STEM.json` and `STEM.csv`, named
+/// after its command.
+fn is_data_file(name: &str) -> bool {
+    name.ends_with(".json") || name.ends_with(".csv")
 }
 
 /// A file a report may hold (plots of other settings come and go with the inputs).
@@ -179,6 +180,13 @@ mod tests {
             foreign_file(&s(&["notes.txt"]), &new),
             Some("notes.txt".into())
         );
+        // Another command's data beside an earlier sweep is not the sweep's to remove.
+        for other in ["validate.json", "validate.csv"] {
+            assert_eq!(
+                foreign_file(&s(&["sweep.json", "sweep.csv", other]), &new),
+                Some(other.into())
+            );
+        }
     }
 
     /// The early check refuses only what the final one refuses, for any plots drawn.
@@ -210,5 +218,9 @@ mod tests {
             Some("a.txt".into())
         );
         assert_eq!(surely_foreign(&s(&["sweep.json", "x.svg"]), "sweep"), None);
+        assert_eq!(
+            surely_foreign(&s(&["sweep.json", "validate.json"]), "sweep"),
+            Some("validate.json".into())
+        );
     }
 }

@@ -1069,6 +1069,28 @@ fn foreign_report_folder_is_refused_before_the_work() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Before: a folder holding an earlier sweep report was taken to be the sweep's whatever else it
+/// held of report kinds, so a `validate.json` the user had put beside it was deleted without a
+/// word when the sweep ran again. Another command's data file is refused there too, and kept.
+#[test]
+fn another_commands_data_beside_an_earlier_report_is_kept() {
+    let dir = scratch("beside-report");
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_s = dir.to_str().unwrap();
+    let sweep = with(WEEK_SWEEP, &["--points", "5", "--quiet", "--out", dir_s]);
+    ckpt().args(&sweep).assert().success();
+    std::fs::write(dir.join("validate.json"), "{}").unwrap();
+    refused(&sweep, &["--out", "validate.json", "--force"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("validate.json")).unwrap(),
+        "{}"
+    );
+    // With --force the folder is replaced, as documented.
+    ckpt().args(with(&sweep, &["--force"])).assert().success();
+    assert!(!dir.join("validate.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Before: only `interval` warned when the cost is not small against the MTBF; `sweep`,
 /// `validate` and `simulate` answered in silence.
 #[test]
