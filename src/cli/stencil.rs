@@ -15,15 +15,16 @@ pub const MAX_STENCIL_RUNS: u64 = 100_000_000;
 /// `--process-cost`, `--backup-cost`, `--transfer-cost`: exact nanoseconds, as the file's
 /// costs are read.
 fn cost(s: &str) -> Result<Nanos, String> {
-    duration_ns(s)
-        .ok_or_else(|| "a duration of zero or more: seconds (7.1) or humantime (1.3ms)".into())
+    duration_ns(s).ok_or_else(|| {
+        "a duration of zero or more below 584 years: seconds (7.1) or humantime (1.3ms)".into()
+    })
 }
 
 /// `--mtbf`: a positive duration, in nanoseconds.
 fn mtbf(s: &str) -> Result<Nanos, String> {
-    duration_ns(s)
-        .filter(|&v| v > 0)
-        .ok_or_else(|| "a positive duration: seconds or humantime (30m, 1.5h)".into())
+    duration_ns(s).filter(|&v| v > 0).ok_or_else(|| {
+        "a positive duration below 584 years: seconds or humantime (30m, 1.5h)".into()
+    })
 }
 
 fn recovery(s: &str) -> Result<Recovery, String> {
