@@ -63,14 +63,14 @@ pub struct StencilArgs {
     /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
     #[arg(long, value_parser = super::parse::level)]
     pub level: Option<u32>,
-    /// Seconds to process one task (ProcessCost).
-    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    /// Time to process one task (ProcessCost): seconds (7.1) or a duration (1.3ms).
+    #[arg(long, value_name = "DURATION", value_parser = cost)]
     pub process_cost: Option<Nanos>,
-    /// Seconds to send one remote copy (BackupCost).
-    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    /// Time to send one remote copy (BackupCost).
+    #[arg(long, value_name = "DURATION", value_parser = cost)]
     pub backup_cost: Option<Nanos>,
-    /// Seconds to fetch one input (TransferCost; default: the backup cost).
-    #[arg(long, value_name = "SECONDS", value_parser = cost)]
+    /// Time to fetch one input (TransferCost; default: the backup cost).
+    #[arg(long, value_name = "DURATION", value_parser = cost)]
     pub transfer_cost: Option<Nanos>,
     /// global (rollback to the latest consistent checkpoint) or dependency.
     #[arg(long, value_parser = recovery)]
