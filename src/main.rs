@@ -75,26 +75,20 @@ fn main() -> ExitCode {
                 say(&format!("error: {w}"));
                 return ExitCode::from(w.exit_code() as u8);
             }
-            let code = e
-                .downcast_ref::<CliError>()
-                .map(|c| c.exit_code())
-                .unwrap_or(1);
-            match e.downcast_ref::<CliError>() {
+            let cli_error = e.downcast_ref::<CliError>();
+            let line = match cli_error {
                 Some(CliError::Invalid {
                     arg,
                     value,
                     accepted,
-                }) => say(&format!(
-                    "error: {}",
-                    cli::messages::invalid_line(&path, arg, value, accepted)
-                )),
-                Some(CliError::Missing { arg, needed }) => say(&format!(
-                    "error: {}",
+                }) => cli::messages::invalid_line(&path, arg, value, accepted),
+                Some(CliError::Missing { arg, needed }) => {
                     cli::messages::missing_line(&path, arg, needed)
-                )),
-                _ => say(&format!("error: {e}")),
-            }
-            ExitCode::from(code as u8)
+                }
+                _ => e.to_string(),
+            };
+            say(&format!("error: {line}"));
+            ExitCode::from(cli_error.map_or(1, CliError::exit_code) as u8)
         }
     }
 }

@@ -157,12 +157,11 @@ impl Whole for usize {
 /// needs, with a message of its own (`--partners` within `--nodes`, `--procs` for a scheme).
 pub fn whole<T: Whole>(s: &str) -> Result<T, String> {
     let t = s.trim();
+    let too_large = || format!("`{s}` is too large: at most {}", T::MAX);
     match t.parse::<u64>() {
-        Ok(v) => T::try_from(v).map_err(|_| format!("`{s}` is too large: at most {}", T::MAX)),
+        Ok(v) => T::try_from(v).map_err(|_| too_large()),
         // All digits, yet no u64: beyond its range.
-        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
-            Err(format!("`{s}` is too large: at most {}", T::MAX))
-        }
+        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Err(too_large()),
         Err(_) => Err(format!("`{s}` is not a whole number")),
     }
 }

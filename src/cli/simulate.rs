@@ -238,7 +238,8 @@ pub fn job(
     sim: Simulator,
     args: &[String],
 ) -> Result<(Job, Option<ckpt::job::shard::Shard>, usize), CliError> {
-    let (shard, threads) = (sim.exec().shard.shard, sim.exec().threads.unwrap_or(0));
+    let exec = sim.exec();
+    let (shard, threads) = (exec.shard.shard, exec.threads.unwrap_or(0));
     let job = match sim {
         Simulator::Periodic(a) => periodic_job(a, args)?,
         Simulator::Replicated(a) => Job::SimulateReplicated(replicated_job(a, args)?),
