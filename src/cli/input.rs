@@ -12,16 +12,29 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 /// The bytes of the file at `path`, or why not (the file cannot be read or is larger than
 /// [`MAX_INPUT_BYTES`]).
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let too_large = || {
+        format!(
+            "larger than {} MiB, the most an input file may hold",
+            MAX_INPUT_BYTES >> 20
+        )
+    };
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
+    // A regular file says its size: one too large is refused before a byte is read. Pipes and
+    // devices say nothing useful, so the bounded read below stays the rule for them.
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if size.is_some_and(|len| len > MAX_INPUT_BYTES) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(size.unwrap_or(0) as usize);
     file.take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!(
-            "larger than {} MiB, the most an input file may hold",
-            MAX_INPUT_BYTES >> 20
-        ));
+        return Err(too_large());
     }
     Ok(bytes)
 }

@@ -48,14 +48,6 @@ pub enum IntervalFormat {
     Veloc,
 }
 
-fn replicas(s: &str) -> Result<u32, String> {
-    let v = count(s)?;
-    if v > 64 {
-        return Err("must be between 1 and 64".into());
-    }
-    Ok(v as u32)
-}
-
 fn shape(s: &str) -> Result<Shape, String> {
     Shape::parse(s).map_err(|_| {
         "use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape".to_string()
@@ -95,7 +87,7 @@ pub struct ModelArgs {
     #[arg(long, value_name = "N", value_parser = count)]
     pub procs: Option<u64>,
     /// Replicas r of each process (default 1 with --procs).
-    #[arg(long, value_name = "R", value_parser = replicas)]
+    #[arg(long, value_name = "R", value_parser = super::parse::bounded::<u32>("a replica count", 1, 64))]
     pub replicas: Option<u32>,
     /// When a lost process is acted on: at the next checkpoint, or at once.
     #[arg(long, value_parser = super::parse::detect())]

@@ -50,7 +50,10 @@ fn exact(s: &str, positive: bool) -> Result<ExactDuration, String> {
     } else {
         "a duration of zero or more"
     };
-    if d.seconds() < 0.0 || (positive && d.nanos() == Some(0)) {
+    if d.seconds() < 0.0 {
+        return Err(format!("must be {what}"));
+    }
+    if positive && d.nanos() == Some(0) {
         return Err(format!("must be {what} (of at least 1ns)"));
     }
     let ns = d
@@ -166,15 +169,27 @@ pub fn whole<T: Whole>(s: &str) -> Result<T, String> {
     }
 }
 
+/// A whole number from `min` to `max` (both within `T`), which the message calls `what`:
+/// `` `0` is not a run count: a whole number from 1 to 10000000 ``.
+pub fn bounded<T: Whole>(
+    what: &'static str,
+    min: u64,
+    max: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync {
+    move |s| {
+        s.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|v| (min..=max).contains(v))
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| format!("`{s}` is not {what}: a whole number from {min} to {max}"))
+    }
+}
+
 /// `--runs`: a whole number of runs from `min` to `max`. The top bounds memory, since every
 /// run's figures are kept until the reduction, in run order.
 pub fn runs(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
-    move |s| match s.trim().parse::<u64>() {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a run count: a whole number from {min} to {max}"
-        )),
-    }
+    bounded("a run count", min, max)
 }
 
 #[cfg(test)]
@@ -198,6 +213,24 @@ mod tests {
                 Err(format!("`{bad}` is not a whole number"))
             );
         }
+    }
+
+    #[test]
+    fn bounded_counts_name_what_they_count() {
+        let replicas = bounded::<u32>("a replica count", 1, 64);
+        assert_eq!(replicas(" 64 "), Ok(64));
+        for bad in ["0", "65", "-1", "2.0", ""] {
+            assert_eq!(
+                replicas(bad),
+                Err(format!(
+                    "`{bad}` is not a replica count: a whole number from 1 to 64"
+                ))
+            );
+        }
+        // A bound wider than the type still refuses what the type cannot hold.
+        let wide = bounded::<u32>("a count", 0, u64::MAX);
+        assert_eq!(wide("4294967295"), Ok(u32::MAX));
+        assert!(wide("4294967296").is_err());
     }
 
     #[test]
@@ -230,7 +263,7 @@ mod tests {
         }
         assert_eq!(
             nanos0("-1"),
-            Err("must be a duration of zero or more (of at least 1ns)".into())
+            Err("must be a duration of zero or more".into())
         );
     }
 

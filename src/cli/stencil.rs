@@ -2,30 +2,16 @@
 //! (docs/simulation.md §3), from the paper's INI file and/or flags.
 
 use super::CliError;
+use super::parse::{nanos, nanos0};
 use ckpt::job::SimulateStencil;
 use ckpt::sim::engine::Nanos;
-use ckpt::sim::stencil::config::{ConfigError, Settings, duration_ns, parse_ini};
+use ckpt::sim::stencil::config::{ConfigError, Settings, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
 use clap::Args;
 use std::path::PathBuf;
 
 /// Most runs one `simulate stencil` makes (the documented 1 to 10^8).
 pub const MAX_STENCIL_RUNS: u64 = 100_000_000;
-
-/// `--process-cost`, `--backup-cost`, `--transfer-cost`: exact nanoseconds, as the file's
-/// costs are read.
-fn cost(s: &str) -> Result<Nanos, String> {
-    duration_ns(s).ok_or_else(|| {
-        "a duration of zero or more below 584 years: seconds (7.1) or humantime (1.3ms)".into()
-    })
-}
-
-/// `--mtbf`: a positive duration, in nanoseconds.
-fn mtbf(s: &str) -> Result<Nanos, String> {
-    duration_ns(s).filter(|&v| v > 0).ok_or_else(|| {
-        "a positive duration below 584 years: seconds or humantime (30m, 1.5h)".into()
-    })
-}
 
 fn recovery(s: &str) -> Result<Recovery, String> {
     Recovery::parse(s).ok_or_else(|| "global or dependency".into())
@@ -64,19 +50,19 @@ pub struct StencilArgs {
     #[arg(long, value_parser = super::parse::level)]
     pub level: Option<u32>,
     /// Time to process one task (ProcessCost): seconds (7.1) or a duration (1.3ms).
-    #[arg(long, value_name = "DURATION", value_parser = cost)]
+    #[arg(long, value_name = "DURATION", value_parser = nanos0)]
     pub process_cost: Option<Nanos>,
     /// Time to send one remote copy (BackupCost).
-    #[arg(long, value_name = "DURATION", value_parser = cost)]
+    #[arg(long, value_name = "DURATION", value_parser = nanos0)]
     pub backup_cost: Option<Nanos>,
     /// Time to fetch one input (TransferCost; default: the backup cost).
-    #[arg(long, value_name = "DURATION", value_parser = cost)]
+    #[arg(long, value_name = "DURATION", value_parser = nanos0)]
     pub transfer_cost: Option<Nanos>,
     /// global (rollback to the latest consistent checkpoint) or dependency.
     #[arg(long, value_parser = recovery)]
     pub recovery: Option<Recovery>,
     /// System MTBF of Poisson worker failures, seconds or a duration (30m).
-    #[arg(long, conflicts_with = "trace", value_parser = mtbf)]
+    #[arg(long, conflicts_with = "trace", value_parser = nanos)]
     pub mtbf: Option<Nanos>,
     /// Failure trace of `time_seconds,worker` lines.
     #[arg(long, value_name = "FILE")]

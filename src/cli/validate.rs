@@ -37,13 +37,6 @@ pub enum SimArg {
     Stencil,
 }
 
-fn grid_points(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(v) if (3..=1000).contains(&v) => Ok(v),
-        _ => Err(format!("`{s}` must be a whole number from 3 to 1000")),
-    }
-}
-
 /// `ckpt validate` arguments.
 #[derive(Debug, Clone, Args)]
 pub struct ValidateArgs {
@@ -73,7 +66,7 @@ pub struct ValidateArgs {
     #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Points of the log grid from 0.25x to 4x the recommended interval.
-    #[arg(long, default_value = "25", value_parser = grid_points)]
+    #[arg(long, default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", 3, 1000))]
     pub points: usize,
     /// Replicated: survivors keep their age (the model assumes fresh replicas every interval).
     #[arg(long)]

@@ -182,10 +182,15 @@ fn negative_values_name_the_option() {
         &with(STENCIL_256, &["--process-cost", "-1"]),
         &["--process-cost", "'-1'", "zero or more"],
     );
-    // Not a number: clap read `-5m` as the short flags `-5` and `-m`.
+    // Not a number: clap read `-5m` as the short flags `-5` and `-m`. The stencil's durations
+    // go through the simulators' one parser, so they answer as `--interval` does below.
     refused(
         &with(STENCIL_256, &["--mtbf", "-5m"]),
-        &["--mtbf", "'-5m'", "a positive duration"],
+        &["--mtbf", "'-5m'", "not a duration"],
+    );
+    refused(
+        &with(STENCIL_256, &["--mtbf", "-5"]),
+        &["--mtbf", "'-5'", "must be a positive duration"],
     );
     refused(
         &["survive", "--scheme", "ring", "--procs", "-5m"],
@@ -424,6 +429,20 @@ fn input_files_are_read_with_a_bound() {
         &["--trace", "/dev/zero", "larger than 256 MiB"],
     );
     assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+/// The bound for a regular file, which is refused by its size before a byte is read (that it
+/// is unread this test cannot see; the `/dev/zero` test covers what has no size). The file is
+/// sparse, so it takes no disk.
+#[test]
+fn an_oversized_regular_file_is_refused() {
+    let dir = scratch("oversized");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("huge.csv");
+    let file = std::fs::File::create(&log).unwrap();
+    file.set_len(300 << 20).unwrap();
+    let path = log.to_str().unwrap();
+    refused(&["fit", path], &[path, "larger than 256 MiB"]);
 }
 
 /// Before: a byte-order mark was quoted as part of the header, and a file with lone `\r` line

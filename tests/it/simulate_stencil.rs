@@ -542,3 +542,12 @@ fn json_output_matches_the_committed_example_byte_for_byte() {
     let expected = std::fs::read("data/paper/stencil-five-failures-L6-dependency.json").unwrap();
     assert_eq!(out, String::from_utf8(expected).unwrap());
 }
+
+/// A setting neither flag nor file gives is named with both ways to give it.
+#[test]
+fn a_missing_setting_names_its_flag_and_its_key() {
+    crate::common::refused(
+        &["simulate", "stencil", "--width", "8"],
+        &["missing rows", "--rows", "Timesteps in the --config file"],
+    );
+}

@@ -556,18 +556,30 @@ impl Settings {
             value,
             accepted: accepted.to_string(),
         };
-        let width = required(self.width, "width", "give --width or StencilSize")?;
-        let rows = required(self.rows, "rows", "give --rows or Timesteps")?;
-        let workers = required(self.workers, "workers", "give --workers or WorkerCount")?;
+        let width = required(
+            self.width,
+            "width",
+            "give --width, or StencilSize in the --config file",
+        )?;
+        let rows = required(
+            self.rows,
+            "rows",
+            "give --rows, or Timesteps in the --config file",
+        )?;
+        let workers = required(
+            self.workers,
+            "workers",
+            "give --workers, or WorkerCount in the --config file",
+        )?;
         let process_cost = required(
             self.process_cost,
             "process cost",
-            "give --process-cost or ProcessCost",
+            "give --process-cost, or ProcessCost in the --config file",
         )?;
         let backup_cost = required(
             self.backup_cost,
             "backup cost",
-            "give --backup-cost or BackupCost",
+            "give --backup-cost, or BackupCost in the --config file",
         )?;
         let level = self.level.unwrap_or(1);
         let checkpoint = self.checkpoint.unwrap_or(true);
