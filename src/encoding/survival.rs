@@ -7,6 +7,7 @@
 
 use super::EncodingError;
 use super::scheme::{SchemeKind, SchemeSpec};
+use crate::failure::ln_add_exp;
 use crate::progress::within;
 use serde::Serialize;
 use statrs::function::gamma::ln_gamma;
@@ -209,17 +210,6 @@ fn ln_choose(n: usize, k: usize) -> f64 {
     ln_gamma(n as f64 + 1.0) - ln_gamma(k as f64 + 1.0) - ln_gamma((n - k) as f64 + 1.0)
 }
 
-fn ln_add(a: f64, b: f64) -> f64 {
-    if a == f64::NEG_INFINITY {
-        return b;
-    }
-    if b == f64::NEG_INFINITY {
-        return a;
-    }
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    hi + (lo - hi).exp().ln_1p()
-}
-
 /// Subsets up to `e^LINEAR_LN_LIMIT` are counted as doubles, larger ones in logs.
 const LINEAR_LN_LIMIT: f64 = 600.0;
 
@@ -273,7 +263,7 @@ impl Counting {
     fn add_product(self, acc: f64, a: f64, b: f64) -> f64 {
         match self {
             Counting::Linear => acc + a * b,
-            Counting::Log => ln_add(acc, a + b),
+            Counting::Log => ln_add_exp(acc, a + b),
         }
     }
 

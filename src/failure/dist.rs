@@ -22,6 +22,22 @@ pub fn log1mexp(x: f64) -> f64 {
     }
 }
 
+/// `ln(e^a + e^b)` without overflow: a sum of probabilities or counts kept in logs. Either may
+/// be `-inf` (a zero term); an infinite term gives `+inf`.
+///
+/// ```
+/// use ckpt::failure::ln_add_exp;
+/// assert!((ln_add_exp(1000.0, 1000.0) - (1000.0 + 2f64.ln())).abs() < 1e-12);
+/// assert_eq!(ln_add_exp(f64::NEG_INFINITY, 3.0), 3.0);
+/// ```
+pub fn ln_add_exp(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY || hi == f64::INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
 /// `ln(1 - p)` where `complement()` computes `1 - p` directly: `ln_1p(-p)` while `p` is small,
 /// the complement's own log once it is, so neither loses digits to the subtraction.
 fn ln_complement(p: f64, complement: impl FnOnce() -> f64) -> f64 {

@@ -11,7 +11,7 @@ use super::engine::{Nanos, ns_to_secs, secs_to_ns};
 use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
-use crate::failure::{Lifetime, log1mexp};
+use crate::failure::{Lifetime, ln_add_exp, log1mexp};
 use crate::rng::run_rng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,11 @@ pub const MAX_ATTEMPTS_PER_RUN: u64 = 10_000_000;
 
 /// Most replicas in all (`procs * replicas`).
 pub const MAX_REPLICAS: u64 = 1 << 24;
+
+/// Most replica-attempts in one run (attempts times `procs * replicas`): every attempt looks at
+/// every replica, so this, not the attempt count alone, bounds the time of a run (a minute or
+/// two at most on one core of a 2020s machine).
+pub const MAX_REPLICA_ATTEMPTS_PER_RUN: u64 = 10_000_000_000;
 
 pub use crate::model::replicated::Detect;
 
@@ -55,6 +60,13 @@ pub struct ReplicatedConfig {
 }
 
 impl ReplicatedConfig {
+    /// Most attempts one run may make: [`MAX_ATTEMPTS_PER_RUN`], or fewer where
+    /// [`MAX_REPLICA_ATTEMPTS_PER_RUN`] over the replicas is smaller.
+    pub fn attempt_cap(&self) -> u64 {
+        let replicas = self.procs.saturating_mul(self.replicas).max(1);
+        MAX_ATTEMPTS_PER_RUN.min(MAX_REPLICA_ATTEMPTS_PER_RUN / replicas)
+    }
+
     /// `ln S(t)`, `S(t) = [1 - (1 - f(t))^r]^n`: every process keeps a replica for `t` seconds.
     pub fn ln_survival(&self, t: f64) -> f64 {
         let ln_cdf = self.lifetime.ln_cdf(t);
@@ -80,10 +92,23 @@ pub struct ReplicatedRun {
     pub events: u64,
 }
 
-fn too_many() -> SimError {
+fn too_many(cap: u64, cfg: &ReplicatedConfig) -> SimError {
     SimError::NoProgress(format!(
-        "more than {MAX_ATTEMPTS_PER_RUN} attempts in one run: the MTBF is too short for this job to finish"
+        "more than {cap} attempts in one run{}: the MTBF is too short for this job to finish",
+        cap_reason(cap, cfg)
     ))
+}
+
+/// Why the attempt cap is below [`MAX_ATTEMPTS_PER_RUN`], when it is.
+fn cap_reason(cap: u64, cfg: &ReplicatedConfig) -> String {
+    if cap < MAX_ATTEMPTS_PER_RUN {
+        format!(
+            " ({MAX_REPLICA_ATTEMPTS_PER_RUN} replica-attempts shared by {} replicas)",
+            cfg.procs.saturating_mul(cfg.replicas)
+        )
+    } else {
+        String::new()
+    }
 }
 
 fn too_long() -> SimError {
@@ -102,6 +127,7 @@ pub fn simulate_run(
     let mut out = ReplicatedRun::default();
     let r = cfg.replicas as usize;
     let nr = (cfg.procs * cfg.replicas) as usize;
+    let cap = cfg.attempt_cap();
     // Absolute death time of every replica, process-major.
     let mut death: Vec<Nanos> = vec![0; nr];
     let mut all_fresh = true;
@@ -117,8 +143,8 @@ pub fn simulate_run(
         };
         loop {
             out.attempts += 1;
-            if out.attempts > MAX_ATTEMPTS_PER_RUN {
-                return Err(too_many());
+            if out.attempts > cap {
+                return Err(too_many(cap, cfg));
             }
             let end = t
                 .checked_add(w.saturating_add(cfg.cost))
@@ -208,7 +234,8 @@ impl Scenario for ReplicatedConfig {
     type Run = ReplicatedRun;
     type Figures = ReplicatedFigures;
     /// Checks what the types cannot, and refuses up front a job that would need more than
-    /// [`MAX_ATTEMPTS_PER_RUN`] attempts on average (from the model's S(T), exact without aging).
+    /// [`ReplicatedConfig::attempt_cap`] attempts on average: from the model's S(T), exactly
+    /// without aging; with aging, from the first interval alone, whose attempts start fresh.
     fn validate(&self) -> Result<(), SimError> {
         check_job(self.work, self.interval, self.cost)?;
         if self.detect == Detect::End && (self.restart > 0 || self.heartbeat > 0) {
@@ -237,31 +264,51 @@ impl Scenario for ReplicatedConfig {
                 format!("at most {MAX_REPLICAS} replicas in all (procs x replicas)"),
             );
         }
-        if self.work.div_ceil(self.interval) > MAX_ATTEMPTS_PER_RUN {
+        let cap = self.attempt_cap();
+        if self.work.div_ceil(self.interval) > cap {
             return invalid(
                 "interval",
                 format!("{}s", ns_to_secs(self.interval)),
                 format!(
-                    "an interval that splits the work into at most {MAX_ATTEMPTS_PER_RUN} intervals"
+                    "an interval that splits the work into at most {cap} intervals{}",
+                    cap_reason(cap, self)
                 ),
             );
         }
         check_walltime(self.walltime, self.work)?;
-        if !self.aging {
-            let t = ns_to_secs(self.interval.saturating_add(self.cost));
-            let ln_s = self.ln_survival(t);
-            let intervals = (self.work as f64 / self.interval as f64).ceil();
-            if intervals.ln() - ln_s > (MAX_ATTEMPTS_PER_RUN as f64).ln() {
-                let p = if ln_s.is_finite() {
-                    format!("e^{ln_s:.1}")
-                } else {
-                    "below 1e-308".to_string()
-                };
-                return Err(SimError::NoProgress(format!(
-                    "an interval survives with probability {p}: over {MAX_ATTEMPTS_PER_RUN} attempts \
-                     expected per run, the MTBF is too short for this interval and cost to finish"
-                )));
-            }
+        let ln_s_of = |w: Nanos| self.ln_survival(ns_to_secs(w.saturating_add(self.cost)));
+        let first = ln_s_of(self.interval.min(self.work));
+        let ln_attempts = if self.aging {
+            // Later intervals depend on the survivors' ages, but the first starts from fresh
+            // replicas and so does every retry after a loss: its attempts alone are geometric
+            // with S(T), a lower bound on the run's.
+            -first
+        } else {
+            // Independent attempts: full / S(tau + delta) + [rest > 0] / S(rest + delta).
+            let (full, rest) = (self.work / self.interval, self.work % self.interval);
+            let of_full = if full > 0 {
+                (full as f64).ln() - first
+            } else {
+                f64::NEG_INFINITY
+            };
+            let of_rest = if rest > 0 {
+                -ln_s_of(rest)
+            } else {
+                f64::NEG_INFINITY
+            };
+            ln_add_exp(of_full, of_rest)
+        };
+        if ln_attempts > (cap as f64).ln() {
+            let p = if first.is_finite() {
+                format!("e^{first:.1}")
+            } else {
+                "below 1e-308".to_string()
+            };
+            return Err(SimError::NoProgress(format!(
+                "an interval survives with probability {p}: over {cap} attempts expected per \
+                 run{}, the MTBF is too short for this interval and cost to finish",
+                cap_reason(cap, self)
+            )));
         }
         Ok(())
     }
@@ -373,5 +420,81 @@ mod tests {
             ..cfg(Detect::End)
         };
         assert!(c.validate().is_ok());
+    }
+
+    /// Before: with aging nothing was checked up front, and a job whose intervals almost never
+    /// survive ran to the attempt cap, 1000 replicas an attempt, for minutes per run.
+    #[test]
+    fn a_hopeless_job_is_refused_up_front_with_aging_too() {
+        for lifetime in [
+            Lifetime::exponential(86_400.0).unwrap(),
+            Lifetime::new(Shape::Weibull { shape: 0.7 }, 86_400.0).unwrap(),
+        ] {
+            let c = ReplicatedConfig {
+                work: 36_000 * S,
+                interval: 1800 * S,
+                cost: 300 * S,
+                procs: 1000,
+                replicas: 1,
+                lifetime,
+                aging: true,
+                ..cfg(Detect::Immediate)
+            };
+            // S(T) of 1000 exponential hosts over 35 minutes: e^(-1000 * 2100 / 86400) = e^-24.3.
+            match c.validate() {
+                Err(SimError::NoProgress(why)) if lifetime.shape() == Shape::Exponential => {
+                    assert!(why.contains("e^-24.3"), "{why}")
+                }
+                Err(SimError::NoProgress(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// A job shorter than one interval makes attempts of the work alone: before, it was judged
+    /// by the survival of the whole interval and refused.
+    #[test]
+    fn a_job_shorter_than_its_interval_is_judged_by_its_work() {
+        let c = ReplicatedConfig {
+            work: 3600 * S,
+            interval: 360_000 * S,
+            ..cfg(Detect::End)
+        };
+        // S(3660 s) = [1 - (1 - e^(-3660/7200))^2]^8, about 0.25: a few attempts.
+        let q = 1.0 - (-3660.0f64 / 7200.0).exp();
+        let expected = 1.0 / (1.0 - q * q).powi(8);
+        assert!((3.0..5.0).contains(&expected));
+        assert!(c.validate().is_ok());
+        assert!(simulate_run(&c, 3, 0).unwrap().attempts >= 1);
+    }
+
+    /// Every attempt looks at every replica: with 2^24 replicas a run may make
+    /// 10^10 / 2^24 = 596.05 attempts. 590 one-second intervals expect
+    /// 590 e^(2^24 / 1.5e10) = 590.66 attempts and pass; 597 intervals cannot.
+    #[test]
+    fn the_attempt_cap_shrinks_with_the_replicas() {
+        let c = ReplicatedConfig {
+            work: 590 * S,
+            interval: S,
+            cost: 0,
+            procs: 1 << 24,
+            replicas: 1,
+            lifetime: Lifetime::exponential(1.5e10).unwrap(),
+            ..cfg(Detect::End)
+        };
+        assert_eq!(c.attempt_cap(), 596);
+        assert_eq!(cfg(Detect::End).attempt_cap(), MAX_ATTEMPTS_PER_RUN);
+        assert!(c.validate().is_ok());
+        let c = ReplicatedConfig { work: 597 * S, ..c };
+        match c.validate() {
+            Err(SimError::Invalid {
+                field, accepted, ..
+            }) => {
+                assert_eq!(field, "interval");
+                assert!(accepted.contains("at most 596 intervals"), "{accepted}");
+                assert!(accepted.contains("16777216 replicas"), "{accepted}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
