@@ -78,7 +78,7 @@ pub struct SchemeSizeArgs {
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: SchemeKind,
     /// Computation processors n.
-    #[arg(long, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<usize>)]
     pub procs: usize,
     /// The scheme's groups and checksums.
     #[command(flatten)]
@@ -96,10 +96,10 @@ impl SchemeSizeArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemeShapeArgs {
     /// Groups g (checksum-1d and weighted-1d only; must divide --procs).
-    #[arg(long, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<usize>)]
     pub groups: Option<usize>,
     /// Weighted checksums m (per group for weighted-1d).
-    #[arg(long, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<usize>)]
     pub checksums: Option<usize>,
 }
 
@@ -183,7 +183,7 @@ pub struct EncodeArgs {
     #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
     pub matrix: MatrixKind,
     /// f64 values per checkpoint.
-    #[arg(long, default_value_t = 1024, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = super::parse::whole::<usize>)]
     pub len: usize,
     /// Seeds the Gaussian matrix, the data and the failed set.
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
@@ -271,24 +271,24 @@ Example:\n  ckpt pcg --grid 256 --procs 16 --scheme weighted --checksums 3 --eve
 )]
 pub struct PcgArgs {
     /// Grid side G of the 2-D Poisson problem (G^2 unknowns).
-    #[arg(long, default_value_t = 256, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = super::parse::whole::<usize>)]
     pub grid: usize,
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
     /// Checkpoint every K iterations.
-    #[arg(long, default_value_t = 100, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = super::parse::whole::<usize>)]
     pub every: usize,
     /// Simultaneous failures: a count or an inclusive range (`0..3`), one row each.
     #[arg(long, default_value = "0")]
     pub fail: String,
     /// The failures strike after this iteration.
-    #[arg(long, default_value_t = 150, value_parser = super::parse::whole::<usize>)]
+    #[arg(long, value_name = "N", default_value_t = 150, value_parser = super::parse::whole::<usize>)]
     pub at: usize,
     /// Stop at this relative residual.
     #[arg(long, default_value_t = 1e-10)]
     pub tol: f64,
     /// Give up after this many iterations.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = super::parse::whole::<usize>)]
     pub max_iter: usize,
     /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy.
     #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]

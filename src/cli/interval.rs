@@ -87,7 +87,7 @@ pub struct ModelArgs {
     #[arg(long, value_name = "N", value_parser = count)]
     pub procs: Option<u64>,
     /// Replicas r of each process (default 1 with --procs).
-    #[arg(long, value_name = "R", value_parser = super::parse::bounded::<u32>("a replica count", 1, 64))]
+    #[arg(long, value_name = "N", value_parser = super::parse::bounded::<u32>("a replica count", 1, 64))]
     pub replicas: Option<u32>,
     /// When a lost process is acted on: at the next checkpoint, or at once.
     #[arg(long, value_parser = super::parse::detect())]

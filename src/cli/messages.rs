@@ -112,12 +112,12 @@ mod tests {
     #[test]
     fn a_later_refusal_names_the_flag_as_its_command_help_does() {
         assert_eq!(
-            invalid_line(&path(&["simulate", "periodic"]), "--walltime", "5s", "more"),
-            "invalid value '5s' for '--walltime <WALLTIME>': more; see --help"
+            invalid_line(&path(&["simulate", "stencil"]), "--level", "5", "more"),
+            "invalid value '5' for '--level <N>': more; see --help"
         );
         assert_eq!(
-            invalid_line(&path(&["interval"]), "--walltime", "5s", "more"),
-            "invalid value '5s' for '--walltime <DURATION>': more; see --help"
+            invalid_line(&path(&["interval"]), "--level", "5", "more"),
+            "invalid value '5' for '--level <cost=D[,restart=D][,mtbf=D][,name=N]>': more; see --help"
         );
     }
 
@@ -125,7 +125,7 @@ mod tests {
     fn a_missing_argument_reads_as_clap_says_it() {
         assert_eq!(
             missing_line(&path(&["encode"]), "--checksums", "a checksum count"),
-            "the following required arguments were not provided: --checksums <CHECKSUMS>: a checksum count; see --help"
+            "the following required arguments were not provided: --checksums <N>: a checksum count; see --help"
         );
     }
 

@@ -302,19 +302,19 @@ pub struct SimulateMultilevelArgs {
     #[arg(long = "level", required = true, value_name = "cost=D[,restart=D][,mtbf=D][,name=N]", value_parser = level_spec)]
     pub level: Vec<LevelSpec>,
     /// The base interval w: work per chunk (e.g. 291s).
-    #[arg(long, value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub interval: f64,
     /// One stride per level, nested, the lowest used 1 (e.g. 1,7,91; `-` for a level left out).
     #[arg(long, value_parser = strides)]
     pub strides: Strides,
     /// Computation the job needs (e.g. 500h).
-    #[arg(long, value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub work: f64,
     /// Downtime before each restart, during which nothing fails.
-    #[arg(long, value_parser = duration0, default_value = "0")]
+    #[arg(long, value_name = "DURATION", value_parser = duration0, default_value = "0")]
     pub downtime: f64,
     /// Replications (default 1000).
-    #[arg(long, value_parser = super::parse::runs(1, super::simulate::MAX_RUNS))]
+    #[arg(long, value_name = "N", value_parser = super::parse::runs(1, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]

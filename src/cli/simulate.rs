@@ -92,7 +92,7 @@ ckpt simulate multilevel --level cost=5s,mtbf=1h --level cost=60s,mtbf=1d --leve
 #[derive(Debug, Clone, Args)]
 pub struct ExecArgs {
     /// Worker threads (0 or absent: all cores); the results do not depend on it.
-    #[arg(long, value_parser = super::parse::threads)]
+    #[arg(long, value_name = "N", value_parser = super::parse::threads)]
     pub threads: Option<usize>,
     /// No progress bar.
     #[arg(long)]
@@ -106,7 +106,7 @@ pub struct ExecArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Replications (default 1000; 1 with a trace, which makes every run the same).
-    #[arg(long, value_parser = parse::runs(1, MAX_RUNS))]
+    #[arg(long, value_name = "N", value_parser = parse::runs(1, MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
@@ -123,20 +123,20 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct JobArgs {
     /// Computation the job needs (e.g. 500h).
-    #[arg(long, value_parser = parse::nanos)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::nanos)]
     pub work: Nanos,
     /// Work between checkpoints (e.g. 57m); required, except with `simulate periodic --schedule`.
-    #[arg(long, value_parser = parse::nanos)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::nanos)]
     pub interval: Option<Nanos>,
     /// Time one checkpoint takes (e.g. 5m).
-    #[arg(long, value_parser = parse::exact0)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::exact0)]
     pub cost: parse::ExactDuration,
     /// Failure inter-arrival (periodic) or replica lifetime (replicated) distribution: exp,
     /// weibull:K, gamma:K or lognormal:SIGMA, its mean the MTBF.
     #[arg(long)]
     pub dist: Option<String>,
     /// Also report the fraction of runs finished within this wall time.
-    #[arg(long, value_parser = parse::nanos)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::nanos)]
     pub walltime: Option<Nanos>,
 }
 
@@ -167,22 +167,22 @@ pub struct PeriodicArgs {
     #[allow(missing_docs)]
     pub job: JobArgs,
     /// Time one restart takes; a failure during it starts it again.
-    #[arg(long, default_value = "0", value_parser = parse::nanos0)]
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse::nanos0)]
     pub restart: Nanos,
     /// MTBF of the whole job (system MTBF).
-    #[arg(long, value_parser = parse::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
     pub mtbf: Option<f64>,
     /// Nodes the job runs on (with --node-mtbf, or with a trace whose lines name nodes).
-    #[arg(long, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<u64>)]
     pub nodes: Option<u64>,
     /// MTBF of one node.
-    #[arg(long, value_parser = parse::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
     pub node_mtbf: Option<f64>,
     /// How many of the nodes have a redundant partner (0 to --nodes).
-    #[arg(long, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<u64>)]
     pub partners: Option<u64>,
     /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Drop the checkpoint after the last segment.
     #[arg(long)]
@@ -206,22 +206,22 @@ pub struct ReplicatedArgs {
     #[allow(missing_docs)]
     pub job: JobArgs,
     /// MTBF of one host, i.e. of one replica.
-    #[arg(long, value_parser = parse::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::duration)]
     pub mtbf: f64,
     /// Processes, all needed for the job to advance.
-    #[arg(long, default_value_t = 1, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = super::parse::whole::<u64>)]
     pub procs: u64,
     /// Replicas of each process.
-    #[arg(long, default_value_t = 1, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = super::parse::whole::<u64>)]
     pub replicas: u64,
     /// When a lost process is noticed: end or immediate.
     #[arg(long, default_value = "end", value_parser = super::parse::detect())]
     pub detect: Detect,
     /// With --detect immediate: time before the retry starts.
-    #[arg(long, value_parser = parse::nanos0)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::nanos0)]
     pub restart: Option<Nanos>,
     /// With --detect immediate: a loss is noticed this long after the last replica dies.
-    #[arg(long, value_parser = parse::nanos0)]
+    #[arg(long, value_name = "DURATION", value_parser = parse::nanos0)]
     pub heartbeat: Option<Nanos>,
     /// Surviving replicas keep their age across intervals (only recreated ones start fresh).
     #[arg(long)]

@@ -35,19 +35,19 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 )]
 pub struct StencilArgs {
     /// The paper's INI configuration (docs/simulation.md §3.8); flags override it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
     /// Tasks per row (StencilSize), even.
-    #[arg(long, value_parser = super::parse::whole::<u32>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<u32>)]
     pub width: Option<u32>,
     /// Rows, i.e. time steps (Timesteps).
-    #[arg(long, value_parser = super::parse::whole::<u32>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<u32>)]
     pub rows: Option<u32>,
     /// Workers (WorkerCount).
-    #[arg(long, value_parser = super::parse::whole::<u32>)]
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<u32>)]
     pub workers: Option<u32>,
     /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
-    #[arg(long, value_parser = super::parse::level)]
+    #[arg(long, value_name = "N", value_parser = super::parse::level)]
     pub level: Option<u32>,
     /// Time to process one task (ProcessCost): seconds (7.1) or a duration (1.3ms).
     #[arg(long, value_name = "DURATION", value_parser = nanos0)]
@@ -62,7 +62,7 @@ pub struct StencilArgs {
     #[arg(long, value_parser = recovery)]
     pub recovery: Option<Recovery>,
     /// System MTBF of Poisson worker failures, seconds or a duration (30m).
-    #[arg(long, conflicts_with = "trace", value_parser = nanos)]
+    #[arg(long, value_name = "DURATION", conflicts_with = "trace", value_parser = nanos)]
     pub mtbf: Option<Nanos>,
     /// Failure trace of `time_seconds,worker` lines.
     #[arg(long, value_name = "FILE")]
@@ -77,7 +77,7 @@ pub struct StencilArgs {
     #[arg(long, value_name = "BYTES", value_parser = output_bytes)]
     pub output_bytes: Option<u64>,
     /// Runs (default 1000 with an MTBF, 1 when the result is deterministic).
-    #[arg(long, value_parser = super::parse::runs(1, MAX_STENCIL_RUNS))]
+    #[arg(long, value_name = "N", value_parser = super::parse::runs(1, MAX_STENCIL_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
     #[arg(long, value_parser = super::parse::whole::<u64>)]

@@ -34,7 +34,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PARAM=LO..HI")]
     pub vary: String,
     /// Number of points.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = super::parse::bounded::<u32>("a point count", 2, 100_000))]
     pub points: u32,
     /// Log-spaced points (linear otherwise).
     #[arg(long)]

@@ -50,29 +50,29 @@ pub struct ValidateArgs {
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
     /// Replications per interval (default 1000; 200 per level and strategy for the stencil).
-    #[arg(long, value_parser = super::parse::runs(2, super::simulate::MAX_RUNS))]
+    #[arg(long, value_name = "N", value_parser = super::parse::runs(2, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// The stencil's configuration, in the paper's INI format (with --sim stencil).
     #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
     /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
     /// --mtbf, at most ten years, so that the job's start and end weigh little).
-    #[arg(long, value_parser = duration)]
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub work: Option<f64>,
     /// Seed of the common random numbers (default 42, or the stencil config's Seed).
     #[arg(long, value_parser = super::parse::whole::<u64>)]
     pub seed: Option<u64>,
     /// Worker threads (0: all cores); the results do not depend on it.
-    #[arg(long, default_value_t = 0, value_parser = super::parse::threads)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Points of the log grid from 0.25x to 4x the recommended interval.
-    #[arg(long, default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", 3, 1000))]
+    #[arg(long, value_name = "N", default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", 3, 1000))]
     pub points: usize,
     /// Replicated: survivors keep their age (the model assumes fresh replicas every interval).
     #[arg(long)]
     pub aging: bool,
     /// Replicated `immediate`: a loss is noticed this long after it happens.
-    #[arg(long, value_parser = duration0)]
+    #[arg(long, value_name = "DURATION", value_parser = duration0)]
     pub heartbeat: Option<f64>,
     /// Folder for validate.json, validate.csv, the plots and report.md.
     #[arg(long, value_name = "DIR")]

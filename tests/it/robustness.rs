@@ -148,7 +148,7 @@ fn thread_count_is_bounded() {
 /// Before: only "the following required arguments were not provided:"; typos lost clap's tip.
 #[test]
 fn clap_errors_name_what_is_missing_and_keep_tips() {
-    refused(HOURLY, &["not provided: --work <WORK>"]);
+    refused(HOURLY, &["not provided: --work <DURATION>"]);
     // --interval is optional to clap since --schedule can replace it; the run names it.
     refused(
         &with(HOURLY, &["--work", "1h"]),
@@ -203,7 +203,7 @@ fn negative_values_name_the_option() {
     // The simulators' duration flags, typed since: `-5m` reaches their parser.
     refused(
         &with(&with(HOURLY, &["--work", "10h"]), &["--interval", "-5m"]),
-        &["'--interval <INTERVAL>'", "'-5m'", "not a duration"],
+        &["'--interval <DURATION>'", "'-5m'", "not a duration"],
     );
     refused(
         &[
@@ -218,7 +218,7 @@ fn negative_values_name_the_option() {
             "--work",
             "10h",
         ],
-        &["'--mtbf <MTBF>'", "'-5m'", "not a duration"],
+        &["'--mtbf <DURATION>'", "'-5m'", "not a duration"],
     );
     refused(
         &with(&with(HOURLY, &["--work", "10h"]), &["--schedule", "1h,-5m"]),
@@ -226,8 +226,8 @@ fn negative_values_name_the_option() {
     );
 }
 
-/// The line after `error: ` for `args`, less the value name clap shows beside the flag (each
-/// command's help names a value its own way: `--mtbf <DURATION>`, `--mtbf <MTBF>`).
+/// The line after `error: ` for `args`, less the value name clap shows beside the flag (one
+/// flag may take another value in another command: `--level <N>`, `--level <cost=D,...>`).
 fn refusal_without_value_name(args: &[&str]) -> String {
     let line = refused(args, &[]);
     let line = line.trim_end().strip_prefix("error: ").unwrap();
@@ -270,14 +270,14 @@ fn a_bad_duration_reads_the_same_on_interval_and_simulate() {
 }
 
 /// Before: a value clap parsed and a later check refused read ``invalid value `0` for --runs:
-/// ...``, beside clap's own `invalid value 'x' for '--runs <RUNS>': ...; see --help` for the
+/// ...``, beside clap's own `invalid value 'x' for '--runs <N>': ...; see --help` for the
 /// same flag.
 #[test]
 fn parse_time_and_check_time_refusals_share_one_frame() {
     let periodic = ["simulate", "periodic", "--mtbf", "6h", "--cost", "5m"];
     for (flag, at_parse, at_check, name) in [
-        ("--runs", "x", "0", "RUNS"),
-        ("--walltime", "5x", "5h", "WALLTIME"),
+        ("--runs", "x", "0", "N"),
+        ("--walltime", "5x", "5h", "DURATION"),
     ] {
         for value in [at_parse, at_check] {
             let args = with(
@@ -300,7 +300,7 @@ fn a_missing_argument_is_not_an_invalid_value() {
     for (args, named) in [
         (
             &["encode", "--scheme", "weighted", "--procs", "8"][..],
-            "--checksums <CHECKSUMS>: a checksum count",
+            "--checksums <N>: a checksum count",
         ),
         (
             &["encode", "--scheme", "mirror", "--procs", "8"][..],
@@ -355,7 +355,7 @@ fn every_run_count_is_refused_by_one_rule() {
             refused(
                 &with(command, &["--runs", value]),
                 &[
-                    "'--runs <RUNS>'",
+                    "'--runs <N>'",
                     &format!("`{value}` is not a run count: a whole number {bounds}"),
                 ],
             );
