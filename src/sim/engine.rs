@@ -198,10 +198,20 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// Bytes one pending event takes in the queue.
+    pub const EVENT_BYTES: usize = std::mem::size_of::<Reverse<Entry<E>>>();
+
     /// An empty queue.
     pub fn new() -> Self {
+        Self::with_capacity(0)
+    }
+
+    /// An empty queue with room for `capacity` events, allocated once: a queue filled up front
+    /// (one event per node) then holds `capacity` times [`Self::EVENT_BYTES`], not up to twice
+    /// that after the heap's doublings.
+    pub fn with_capacity(capacity: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: BinaryHeap::with_capacity(capacity),
             seq: 0,
         }
     }
@@ -265,6 +275,33 @@ where
 /// enough that a mistyped count cannot exhaust the system. A larger request is served by this
 /// many (the results do not depend on the count).
 pub const MAX_THREADS: usize = 1024;
+
+/// The most memory that the runs in flight hold together in their own state (what they share
+/// is not counted): beside the `--threads` cap, this keeps a thread count from multiplying a
+/// large run (a 2 GiB event queue of 2^26 nodes) past the machine. A run larger than this runs
+/// alone.
+pub const RUN_MEMORY_BUDGET: u64 = 4 << 30;
+
+/// The thread count to run with when each run holds `run_bytes` of its own: `threads` (0 = all
+/// cores), lowered so that the runs in flight stay within [`RUN_MEMORY_BUDGET`]. The results
+/// do not depend on it.
+///
+/// ```
+/// use ckpt::sim::engine::threads_within_memory;
+/// assert_eq!(threads_within_memory(8, 0), 8);
+/// assert_eq!(threads_within_memory(8, 1 << 30), 4);
+/// assert_eq!(threads_within_memory(1024, 3 << 30), 1);
+/// ```
+pub fn threads_within_memory(threads: usize, run_bytes: u64) -> usize {
+    let fit = usize::try_from((RUN_MEMORY_BUDGET / run_bytes.max(1)).max(1)).unwrap_or(usize::MAX);
+    if threads == 0 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // 0 stays 0 (the pool's own choice of all cores) unless memory asks for fewer.
+        if fit >= cores { 0 } else { fit }
+    } else {
+        threads.min(fit)
+    }
+}
 
 /// [`run_parallel`] over the runs `range` only (one shard's slice): `f` sees the same run
 /// indices, hence the same streams, as in the whole set; results come back in run order.

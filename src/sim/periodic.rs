@@ -287,6 +287,10 @@ impl Scenario for ScheduleConfig {
     fn summarize(&self, runs: &[PeriodicRun]) -> PeriodicFigures {
         self.base.summarize(runs)
     }
+    /// As the base's: the chunks change nothing a run holds.
+    fn run_bytes(&self) -> u64 {
+        self.base.run_bytes()
+    }
     /// Simulates run `run` of `seed`; the config must have passed validation.
     fn run(&self, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
         if self.chunks.is_empty() {
@@ -493,7 +497,7 @@ fn start_clock<'a>(cfg: &'a PeriodicConfig, rng: &mut ChaCha8Rng) -> Result<Cloc
             partners,
         } => {
             let total = nodes + partners;
-            let mut queue = EventQueue::new();
+            let mut queue = EventQueue::with_capacity(total as usize);
             for i in 0..total {
                 queue.push(secs_to_ns(node.sample(rng)), 0, i, i as u32);
             }
@@ -998,6 +1002,31 @@ impl Scenario for PeriodicConfig {
     fn run(&self, seed: u64, run: u64) -> Result<PeriodicRun, SimError> {
         simulate_run(self, seed, run)
     }
+    /// Tracked nodes hold one pending failure each in the run's queue and a dead flag; the
+    /// partners' list of dead nodes holds at most one index per partner.
+    fn run_bytes(&self) -> u64 {
+        let (tracked, queued, partners) = match &self.failures {
+            Failures::Nodes {
+                nodes, partners, ..
+            } => (nodes.saturating_add(*partners), true, *partners),
+            Failures::Trace {
+                nodes, partners, ..
+            } if *partners > 0 => (
+                nodes.unwrap_or(0).saturating_add(*partners),
+                false,
+                *partners,
+            ),
+            _ => return 0,
+        };
+        let per_node = 1 + if queued {
+            EventQueue::<u32>::EVENT_BYTES as u64
+        } else {
+            0
+        };
+        tracked
+            .saturating_mul(per_node)
+            .saturating_add(partners.saturating_mul(4))
+    }
 }
 
 #[cfg(test)]
@@ -1031,6 +1060,28 @@ mod tests {
             asynchronous: None,
             signal_lead: None,
         }
+    }
+
+    /// Before: `--threads 4` with 2^26 tracked nodes held four 2 GiB queues at once. A queued
+    /// failure is 8 + 4 + 8 + 8 + 4 = 32 bytes (time, rule, key, sequence, node).
+    #[test]
+    fn tracked_nodes_bound_the_runs_in_flight() {
+        assert_eq!(EventQueue::<u32>::EVENT_BYTES, 32);
+        let nodes = |nodes: u64, partners: u64| PeriodicConfig {
+            failures: Failures::Nodes {
+                node: Lifetime::new(crate::failure::Shape::Weibull { shape: 0.7 }, 1e9).unwrap(),
+                nodes,
+                partners,
+            },
+            ..traced("", None, 0)
+        };
+        assert_eq!(nodes(1000, 10).run_bytes(), 1010 * 33 + 10 * 4);
+        assert_eq!(traced("", None, 0).run_bytes(), 0);
+        assert_eq!(traced("1,0\n", Some(4), 2).run_bytes(), 6 + 2 * 4);
+        let big = nodes(1 << 26, 0).run_bytes();
+        assert_eq!(big, (1 << 26) * 33);
+        assert_eq!(crate::sim::engine::threads_within_memory(4, big), 1);
+        assert_eq!(crate::sim::engine::threads_within_memory(4, big / 4), 4);
     }
 
     #[test]

@@ -326,6 +326,12 @@ impl Scenario for ReplicatedConfig {
     fn run(&self, seed: u64, run: u64) -> Result<ReplicatedRun, SimError> {
         simulate_run(self, seed, run)
     }
+    /// One death time per replica.
+    fn run_bytes(&self) -> u64 {
+        self.procs
+            .saturating_mul(self.replicas)
+            .saturating_mul(std::mem::size_of::<Nanos>() as u64)
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! independent replications in parallel, keep their per-run figures in run order, and reduce
 //! each figure to an [`Estimate`].
 
-use super::engine::{Nanos, ns_to_secs, run_parallel_range};
+use super::engine::{Nanos, ns_to_secs, run_parallel_range, threads_within_memory};
 use super::stats::Estimate;
 use std::ops::Range;
 use thiserror::Error;
@@ -90,12 +90,16 @@ pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimErr
 }
 
 /// Runs the replications `f(run)` for every run of `range` (the whole set, or one shard's slice)
-/// on `threads` threads (0 = all cores), calling `tick` once per finished run, and returns the
-/// results in run order. The first error in run order wins, so the outcome does not depend on
-/// the thread count either.
+/// on `threads` threads (0 = all cores), fewer where each run's own `run_bytes` would take the
+/// runs in flight past [`RUN_MEMORY_BUDGET`], calling `tick` once per finished run, and returns
+/// the results in run order. The first error in run order wins, so the outcome does not depend
+/// on the thread count either.
+///
+/// [`RUN_MEMORY_BUDGET`]: super::engine::RUN_MEMORY_BUDGET
 pub fn replicate_range<T, E, F>(
     range: Range<u64>,
     threads: usize,
+    run_bytes: u64,
     tick: &(dyn Fn() + Sync),
     f: F,
 ) -> Result<Vec<T>, E>
@@ -104,6 +108,7 @@ where
     E: Send,
     F: Fn(u64) -> Result<T, E> + Sync,
 {
+    let threads = threads_within_memory(threads, run_bytes);
     run_parallel_range(range, threads, tick, f)
         .into_iter()
         .collect()
@@ -122,6 +127,12 @@ pub trait Scenario: Sync {
     fn validate(&self) -> Result<(), SimError>;
     /// Run `run`, on stream `run` of `seed`.
     fn run(&self, seed: u64, run: u64) -> Result<Self::Run, SimError>;
+    /// The most memory one run holds of its own (per-node or per-replica state, not what runs
+    /// share), so that [`simulate_range`] runs no more at once than
+    /// [`RUN_MEMORY_BUDGET`](super::engine::RUN_MEMORY_BUDGET) holds.
+    fn run_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// Checks `scenario`, runs `runs` runs of `seed` on `threads` threads (0 = all cores) and
@@ -161,7 +172,9 @@ pub fn simulate_range<S: Scenario>(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<S::Run>, SimError> {
     scenario.validate()?;
-    replicate_range(range, threads, tick, |i| scenario.run(seed, i))
+    replicate_range(range, threads, scenario.run_bytes(), tick, |i| {
+        scenario.run(seed, i)
+    })
 }
 
 /// The estimate of one figure over runs, summed in run order.
@@ -228,7 +241,7 @@ mod tests {
 
     #[test]
     fn first_error_in_run_order() {
-        let r = replicate_range(0..50, 2, &|| {}, |i| {
+        let r = replicate_range(0..50, 2, 0, &|| {}, |i| {
             if i % 10 == 7 {
                 Err(SimError::NoProgress(format!("run {i}")))
             } else {
@@ -236,7 +249,7 @@ mod tests {
             }
         });
         assert_eq!(r.unwrap_err(), SimError::NoProgress("run 7".into()));
-        let ok = replicate_range(0..5, 2, &|| {}, Ok::<u64, SimError>).unwrap();
+        let ok = replicate_range(0..5, 2, 0, &|| {}, Ok::<u64, SimError>).unwrap();
         assert_eq!(ok, vec![0, 1, 2, 3, 4]);
     }
 

@@ -228,6 +228,14 @@ impl Setup {
         }
     }
 
+    /// The memory one run holds of its own, whatever the interval.
+    fn run_bytes(&self) -> u64 {
+        match self {
+            Setup::Periodic(c) => c.run_bytes(),
+            Setup::Replicated(c) => c.run_bytes(),
+        }
+    }
+
     /// Wall time of run `run` at `interval`.
     fn wall(&self, interval: Nanos, seed: u64, run: u64) -> Result<Nanos, SimError> {
         match self {
@@ -394,14 +402,16 @@ pub(crate) fn enough_runs(runs: u64) -> Result<(), ValidateError> {
 /// The wall time of runs `range` (one shard's slice) under each candidate (an interval, a
 /// pattern, a policy), in run order: one task per run, simulating every candidate on the run's
 /// own stream, so that differences between candidates are measured on the same failures.
+/// `run_bytes` is the most memory one candidate's run holds (they run one after another).
 pub(crate) fn paired_walls<C: Sync>(
     candidates: &[C],
     range: std::ops::Range<u64>,
     threads: usize,
+    run_bytes: u64,
     tick: &(dyn Fn() + Sync),
     wall: impl Fn(&C, u64) -> Result<Nanos, ValidateError> + Sync,
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    replicate_range(range, threads, tick, |i| {
+    replicate_range(range, threads, run_bytes, tick, |i| {
         candidates.iter().map(|c| wall(c, i)).collect()
     })
 }
@@ -439,11 +449,18 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let p = plan(inputs, sim, options)?;
-    paired_walls(&p.intervals, range, threads, tick, |&t, i| {
-        p.setup
-            .wall(t, options.seed, i)
-            .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
-    })
+    paired_walls(
+        &p.intervals,
+        range,
+        threads,
+        p.setup.run_bytes(),
+        tick,
+        |&t, i| {
+            p.setup
+                .wall(t, options.seed, i)
+                .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
+        },
+    )
 }
 
 /// Runs the validation; `tick` is called once per finished run (of all intervals).

@@ -231,7 +231,8 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let p = plan(&c.levels, &c.pattern, &c.options)?;
-    paired_walls(&p.configs, range, threads, tick, |config, i| {
+    let run_bytes = p.configs.iter().map(Scenario::run_bytes).max().unwrap_or(0);
+    paired_walls(&p.configs, range, threads, run_bytes, tick, |config, i| {
         Ok(msim::simulate_run(config, c.options.seed, i)?.wall)
     })
 }

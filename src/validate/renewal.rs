@@ -259,7 +259,8 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
     let configs = configs(&c.policies, &c.options)?;
-    paired_walls(&configs, range, threads, tick, |config, i| {
+    let run_bytes = configs.iter().map(Scenario::run_bytes).max().unwrap_or(0);
+    paired_walls(&configs, range, threads, run_bytes, tick, |config, i| {
         Ok(config.run(c.options.seed, i)?.wall)
     })
 }

@@ -172,7 +172,14 @@ pub fn per_run(
     stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
-    crate::sim::run::replicate_range(range, threads, tick, |i| {
+    // The variants of one run go one after another: the largest bounds the run.
+    let run_bytes = configs
+        .iter()
+        .zip(&layouts)
+        .map(|(c, l)| stencil::run::run_bytes(l, c))
+        .max()
+        .unwrap_or(0);
+    crate::sim::run::replicate_range(range, threads, run_bytes, tick, |i| {
         configs
             .iter()
             .zip(&layouts)

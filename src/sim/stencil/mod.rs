@@ -182,7 +182,8 @@ pub fn simulate_range(
         return Ok(vec![one; (range.end - range.start) as usize]);
     }
     check_feasible(cfg)?;
-    crate::sim::run::replicate_range(range, threads, tick, |i| {
+    let run_bytes = run::run_bytes(&layout, cfg);
+    crate::sim::run::replicate_range(range, threads, run_bytes, tick, |i| {
         simulate_run(&layout, cfg, seed, i)
     })
 }
