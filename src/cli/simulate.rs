@@ -317,6 +317,7 @@ fn flag_name(field: &'static str) -> &'static str {
         "async-slowdown" => "--async-slowdown",
         "signal-lead" => "--signal-lead",
         "schedule" => "--schedule",
+        "runs" => "--runs",
         other => other,
     }
 }

@@ -111,6 +111,8 @@ impl Task for SimulateStencil {
     const LABEL: &'static str = "stencil runs";
     type Item = RunFigures;
     fn compute(&self, s: &Slice) -> Result<Vec<RunFigures>, JobError> {
+        let runs = s.range.end.saturating_sub(s.range.start);
+        crate::sim::run::check_results(runs, RunFigures::kept_bytes(self.config.workers))?;
         let seed = self.seed.unwrap_or(0);
         Ok(stencil::simulate_range(
             &self.config,

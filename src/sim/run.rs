@@ -114,6 +114,36 @@ where
         .collect()
 }
 
+/// The most memory the figures of one process's runs may take together: every run's figures
+/// are kept, in run order, until the reduction, so `runs` times what one run keeps is held at
+/// once (a validation at 1000 intervals keeps 8 kB a run; a stencil of 10^5 workers 800 kB).
+pub const RESULTS_MEMORY_BUDGET: u64 = 4 << 30;
+
+/// Refuses `runs` runs whose kept figures, `bytes_per_run` each, would pass
+/// [`RESULTS_MEMORY_BUDGET`], before any run starts.
+///
+/// ```
+/// use ckpt::sim::run::check_results;
+/// assert!(check_results(10_000_000, 400).is_ok());
+/// assert!(check_results(10_000_000, 8024).is_err());
+/// ```
+pub fn check_results(runs: u64, bytes_per_run: u64) -> Result<(), SimError> {
+    let bytes = bytes_per_run.max(1);
+    if runs.saturating_mul(bytes) <= RESULTS_MEMORY_BUDGET {
+        return Ok(());
+    }
+    invalid(
+        "runs",
+        runs.to_string(),
+        format!(
+            "at most {} runs of this setup: each keeps {bytes} bytes of figures until the \
+             reduction, and all of them must fit in {} GiB",
+            RESULTS_MEMORY_BUDGET / bytes,
+            RESULTS_MEMORY_BUDGET >> 30
+        ),
+    )
+}
+
 /// A validated simulator setup: what one run does from a seed and a run index, and how runs
 /// reduce to figures. [`simulate`] and [`simulate_range`] run any of them the same way.
 pub trait Scenario: Sync {
@@ -172,6 +202,10 @@ pub fn simulate_range<S: Scenario>(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<S::Run>, SimError> {
     scenario.validate()?;
+    check_results(
+        range.end.saturating_sub(range.start),
+        std::mem::size_of::<S::Run>() as u64,
+    )?;
     replicate_range(range, threads, scenario.run_bytes(), tick, |i| {
         scenario.run(seed, i)
     })
@@ -237,6 +271,31 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// The bound on kept figures never binds the simulators whose runs keep a fixed record:
+    /// 10^7 runs, their most, fit.
+    #[test]
+    fn fixed_size_runs_fit_at_their_most() {
+        let most = 10_000_000;
+        for bytes in [
+            std::mem::size_of::<crate::sim::periodic::PeriodicRun>(),
+            std::mem::size_of::<crate::sim::replicated::ReplicatedRun>(),
+            std::mem::size_of::<crate::sim::multilevel::MultilevelRun>(),
+        ] {
+            assert!(check_results(most, bytes as u64).is_ok(), "{bytes}");
+        }
+        // A MiB a run: 4 GiB holds 4096 runs.
+        assert!(check_results(4096, 1 << 20).is_ok());
+        match check_results(4097, 1 << 20) {
+            Err(SimError::Invalid {
+                field, accepted, ..
+            }) => {
+                assert_eq!(field, "runs");
+                assert!(accepted.starts_with("at most 4096 runs"), "{accepted}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -411,6 +411,9 @@ pub(crate) fn paired_walls<C: Sync>(
     tick: &(dyn Fn() + Sync),
     wall: impl Fn(&C, u64) -> Result<Nanos, ValidateError> + Sync,
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
+    // One wall time a candidate, in a vector of its own.
+    let kept = std::mem::size_of::<Vec<Nanos>>() + candidates.len() * std::mem::size_of::<Nanos>();
+    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept as u64)?;
     replicate_range(range, threads, run_bytes, tick, |i| {
         candidates.iter().map(|c| wall(c, i)).collect()
     })

@@ -171,6 +171,9 @@ pub fn per_run(
     check(cfg)?;
     stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
+    let kept = std::mem::size_of::<Vec<RunFigures>>() as u64
+        + configs.len() as u64 * RunFigures::kept_bytes(cfg.workers);
+    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept)?;
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
     // The variants of one run go one after another: the largest bounds the run.
     let run_bytes = configs

@@ -1161,3 +1161,42 @@ fn every_command_warns_of_a_large_cost() {
     assert!(quiet.stderr.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before: every run's figures were kept with no bound, so `validate` at 1000 intervals and
+/// 10^6 runs asked for 8 GB, and a stencil of 10^5 workers 0.8 MB a run.
+#[test]
+fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
+    refused(
+        &[
+            "validate", "--mtbf", "6h", "--cost", "5m", "--work", "10h", "--points", "1000",
+            "--runs", "1000000",
+        ],
+        &[
+            "'--runs <N>'",
+            "'1000000'",
+            "at most",
+            "runs of this setup",
+            "4 GiB",
+        ],
+    );
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "8",
+            "--rows",
+            "8",
+            "--workers",
+            "100000",
+            "--process-cost",
+            "1",
+            "--backup-cost",
+            "0.1",
+            "--no-fail",
+            "--runs",
+            "100000",
+        ],
+        &["'--runs <N>'", "'100000'", "at most", "4 GiB"],
+    );
+}

@@ -91,6 +91,13 @@ pub struct RunFigures {
     pub tasks_per_worker: Vec<u64>,
 }
 
+impl RunFigures {
+    /// The memory one run's figures keep for `workers` workers (a task count for each).
+    pub fn kept_bytes(workers: u32) -> u64 {
+        (std::mem::size_of::<RunFigures>() + workers as usize * std::mem::size_of::<u64>()) as u64
+    }
+}
+
 /// Where a run's failures come from.
 pub enum FailureStream<'a> {
     /// None.
