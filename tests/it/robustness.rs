@@ -2,7 +2,7 @@
 //! once crashed, hung, ran away with memory, showed a wrong figure or a poor message, and checks
 //! the answer now (one line on stderr and exit status 2 for a refusal).
 
-use crate::common::{PAPER_FIVE_FAILURES, ckpt, periodic_example, refused, with};
+use crate::common::{PAPER_FIVE_FAILURES, SMALL_STENCIL, ckpt, periodic_example, refused, with};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
@@ -1166,11 +1166,9 @@ fn every_command_warns_of_a_large_cost() {
 /// 10^6 runs asked for 8 GB, and a stencil of 10^5 workers 0.8 MB a run.
 #[test]
 fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
+    let validate = ["validate", "--mtbf", "6h", "--cost", "5m", "--work", "10h"];
     refused(
-        &[
-            "validate", "--mtbf", "6h", "--cost", "5m", "--work", "10h", "--points", "1000",
-            "--runs", "1000000",
-        ],
+        &with(&validate, &["--points", "1000", "--runs", "1000000"]),
         &[
             "'--runs <N>'",
             "'1000000'",
@@ -1179,24 +1177,19 @@ fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
             "4 GiB",
         ],
     );
+    let many_workers = with(&SMALL_STENCIL[..2], &["--workers", "100000", "--no-fail"]);
+    let costs = [
+        "--width",
+        "8",
+        "--rows",
+        "8",
+        "--process-cost",
+        "1",
+        "--backup-cost",
+        "0.1",
+    ];
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "8",
-            "--rows",
-            "8",
-            "--workers",
-            "100000",
-            "--process-cost",
-            "1",
-            "--backup-cost",
-            "0.1",
-            "--no-fail",
-            "--runs",
-            "100000",
-        ],
+        &with(&with(&many_workers, &costs), &["--runs", "100000"]),
         &["'--runs <N>'", "'100000'", "at most", "4 GiB"],
     );
 }
