@@ -9,13 +9,23 @@ use std::path::Path;
 /// instead of filling memory.
 pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 
+/// The largest shard file `ckpt merge` reads: shards are ckpt's own output, whose size follows
+/// from the runs (450 bytes a run of a 25-point validation), so they get more room than other
+/// inputs, and `--shard` refuses to print a larger one.
+pub const MAX_SHARD_BYTES: u64 = 1 << 30;
+
 /// The bytes of the file at `path`, or why not (the file cannot be read or is larger than
 /// [`MAX_INPUT_BYTES`]).
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    read_within(path, MAX_INPUT_BYTES)
+}
+
+/// [`read_bounded`] with a bound of `limit` bytes.
+pub fn read_within(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let too_large = || {
         format!(
             "larger than {} MiB, the most an input file may hold",
-            MAX_INPUT_BYTES >> 20
+            limit >> 20
         )
     };
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
@@ -26,14 +36,14 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.len());
-    if size.is_some_and(|len| len > MAX_INPUT_BYTES) {
+    if size.is_some_and(|len| len > limit) {
         return Err(too_large());
     }
     let mut bytes = Vec::with_capacity(size.unwrap_or(0) as usize);
-    file.take(MAX_INPUT_BYTES + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
+    if bytes.len() as u64 > limit {
         return Err(too_large());
     }
     Ok(bytes)

@@ -44,6 +44,30 @@ pub struct ShardArg {
     pub shard: Option<Shard>,
 }
 
+/// With `--shard`, refuses a shard file larger than `ckpt merge` reads, naming how many shards
+/// would make each small enough; the whole output passes as it is.
+pub fn mergeable(output: Output, shard: Option<Shard>) -> Result<Output, CliError> {
+    mergeable_within(output, shard, super::input::MAX_SHARD_BYTES)
+}
+
+fn mergeable_within(output: Output, shard: Option<Shard>, limit: u64) -> Result<Output, CliError> {
+    let size = output.text.len() as u64;
+    match shard {
+        Some(s) if size > limit => Err(CliError::Invalid {
+            arg: "--shard",
+            value: format!("{}/{}", s.index, s.count),
+            accepted: format!(
+                "a slice whose shard file `ckpt merge` can read: this one takes {} MiB, over \
+                 {} MiB; split the runs into at least {} shards",
+                size.div_ceil(1 << 20),
+                limit >> 20,
+                (size.saturating_mul(s.count)).div_ceil(limit)
+            ),
+        }),
+        _ => Ok(output),
+    }
+}
+
 /// Reads the files of `ckpt merge`, checks that they belong together, and finishes their
 /// job as one process would.
 pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
@@ -52,7 +76,7 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
         .iter()
         .map(|p| {
             let name = p.display().to_string();
-            super::input::read_bounded(p)
+            super::input::read_within(p, super::input::MAX_SHARD_BYTES)
                 .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
                 .map(|text| (name.clone(), text))
                 .map_err(|why| ShardError::Read { file: name, why })
@@ -68,4 +92,32 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
         },
         (e, _) => super::job_error(e),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Before: a shard file over the 256 MiB input bound was printed, and only the merge, after
+    /// every slice had run, refused it.
+    #[test]
+    fn a_shard_file_merge_cannot_read_is_refused_with_the_shards_needed() {
+        let text = || Output::text("x".repeat(3 << 20));
+        let shard = Some(Shard { index: 1, count: 4 });
+        match mergeable_within(text(), shard, 1 << 20) {
+            Err(CliError::Invalid {
+                arg,
+                value,
+                accepted,
+            }) => {
+                assert_eq!((arg, value.as_str()), ("--shard", "1/4"));
+                // 3 MiB a slice of 4 over 1 MiB a file: at least 12 slices.
+                assert!(accepted.contains("takes 3 MiB, over 1 MiB"), "{accepted}");
+                assert!(accepted.contains("at least 12 shards"), "{accepted}");
+            }
+            other => panic!("{:?}", other.map(|o| o.text.len())),
+        }
+        assert!(mergeable_within(text(), None, 1 << 20).is_ok());
+        assert!(mergeable_within(text(), shard, 4 << 20).is_ok());
+    }
 }

@@ -260,7 +260,7 @@ pub fn run(
     let out: Output = job
         .run(shard, threads, progress)
         .map_err(super::job_error)?;
-    Ok(out.text)
+    Ok(super::merge::mergeable(out, shard)?.text)
 }
 
 fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lifetime, CliError> {

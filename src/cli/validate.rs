@@ -242,6 +242,8 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<Output, CliError> {
     let job = job(args, &canonical_args(argv))?;
-    job.run(args.shard.shard, args.threads, progress)
-        .map_err(super::job_error)
+    let output = job
+        .run(args.shard.shard, args.threads, progress)
+        .map_err(super::job_error)?;
+    super::merge::mergeable(output, args.shard.shard)
 }

@@ -1193,3 +1193,18 @@ fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
         &["'--runs <N>'", "'100000'", "at most", "4 GiB"],
     );
 }
+
+/// Shard files get a bound of their own, 1 GiB, above the 256 MiB of other inputs: a large
+/// shard set (a 25-point validation writes 450 bytes a run) stays mergeable. The file is sparse.
+#[test]
+fn shard_files_are_read_up_to_their_own_bound() {
+    let dir = scratch("oversized-shard");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shard = dir.join("huge.json");
+    std::fs::File::create(&shard)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let path = shard.to_str().unwrap();
+    refused(&["merge", path], &[path, "larger than 1024 MiB"]);
+}
