@@ -147,6 +147,19 @@ impl CliError {
 
 pub use ckpt::progress::Progress;
 
+/// Runs `job` whole, or with `shard` only its slice, as every shardable command does: its
+/// errors as [`job_error`] words them, and a shard file refused when `ckpt merge` could not
+/// read it back.
+pub fn run_job(
+    job: &ckpt::job::Job,
+    shard: Option<ckpt::job::shard::Shard>,
+    threads: usize,
+    progress: &dyn Progress,
+) -> Result<ckpt::job::Output, CliError> {
+    let output = job.run(shard, threads, progress).map_err(job_error)?;
+    merge::mergeable(output, shard)
+}
+
 /// A library job's error as the binary reports it: the simulators' and models' own mappings
 /// to flags, a shard problem as itself, anything else as internal.
 pub fn job_error(e: ckpt::job::JobError) -> CliError {

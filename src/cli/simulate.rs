@@ -7,7 +7,7 @@ use super::merge::ShardArg;
 use super::parse;
 use super::{CliError, Format, Progress};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::job::{Job, Output, Simulate, SimulateReplicated, Simulation};
+use ckpt::job::{Job, Simulate, SimulateReplicated, Simulation};
 use ckpt::report::simulate::{PeriodicInputs, ReplicatedInputs};
 use ckpt::sim::engine::{Nanos, ns_to_secs};
 use ckpt::sim::periodic::{Failures, PeriodicConfig};
@@ -257,10 +257,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<String, CliError> {
     let (job, shard, threads) = job(args.simulator, &ckpt::job::shard::canonical_args(argv))?;
-    let out: Output = job
-        .run(shard, threads, progress)
-        .map_err(super::job_error)?;
-    Ok(super::merge::mergeable(out, shard)?.text)
+    Ok(super::run_job(&job, shard, threads, progress)?.text)
 }
 
 fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lifetime, CliError> {

@@ -127,8 +127,5 @@ fn interval_models_job(args: &SweepArgs, argv: &[String]) -> Result<SweepJob, Cl
 /// file and no report folder). `argv` is the command line after `ckpt`.
 pub fn run(args: &SweepArgs, argv: &[String], progress: &dyn Progress) -> Result<Output, CliError> {
     let job = job(args, &canonical_args(argv))?;
-    let output = job
-        .run(args.shard.shard, 0, progress)
-        .map_err(super::job_error)?;
-    super::merge::mergeable(output, args.shard.shard)
+    super::run_job(&job, args.shard.shard, 0, progress)
 }

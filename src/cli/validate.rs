@@ -242,8 +242,5 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<Output, CliError> {
     let job = job(args, &canonical_args(argv))?;
-    let output = job
-        .run(args.shard.shard, args.threads, progress)
-        .map_err(super::job_error)?;
-    super::merge::mergeable(output, args.shard.shard)
+    super::run_job(&job, args.shard.shard, args.threads, progress)
 }

@@ -1005,25 +1005,17 @@ impl Scenario for PeriodicConfig {
     /// Tracked nodes hold one pending failure each in the run's queue and a dead flag; the
     /// partners' list of dead nodes holds at most one index per partner.
     fn run_bytes(&self) -> u64 {
-        let (tracked, queued, partners) = match &self.failures {
+        let (tracked, per_node, partners) = match &self.failures {
             Failures::Nodes {
                 nodes, partners, ..
-            } => (nodes.saturating_add(*partners), true, *partners),
+            } => (*nodes, 1 + EventQueue::<u32>::EVENT_BYTES as u64, *partners),
             Failures::Trace {
                 nodes, partners, ..
-            } if *partners > 0 => (
-                nodes.unwrap_or(0).saturating_add(*partners),
-                false,
-                *partners,
-            ),
+            } if *partners > 0 => (nodes.unwrap_or(0), 1, *partners),
             _ => return 0,
         };
-        let per_node = 1 + if queued {
-            EventQueue::<u32>::EVENT_BYTES as u64
-        } else {
-            0
-        };
         tracked
+            .saturating_add(partners)
             .saturating_mul(per_node)
             .saturating_add(partners.saturating_mul(4))
     }

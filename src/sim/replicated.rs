@@ -63,8 +63,12 @@ impl ReplicatedConfig {
     /// Most attempts one run may make: [`MAX_ATTEMPTS_PER_RUN`], or fewer where
     /// [`MAX_REPLICA_ATTEMPTS_PER_RUN`] over the replicas is smaller.
     pub fn attempt_cap(&self) -> u64 {
-        let replicas = self.procs.saturating_mul(self.replicas).max(1);
-        MAX_ATTEMPTS_PER_RUN.min(MAX_REPLICA_ATTEMPTS_PER_RUN / replicas)
+        MAX_ATTEMPTS_PER_RUN.min(MAX_REPLICA_ATTEMPTS_PER_RUN / self.replicas_in_all().max(1))
+    }
+
+    /// Replicas in all, `procs * replicas`.
+    pub fn replicas_in_all(&self) -> u64 {
+        self.procs.saturating_mul(self.replicas)
     }
 
     /// `ln S(t)`, `S(t) = [1 - (1 - f(t))^r]^n`: every process keeps a replica for `t` seconds.
@@ -104,7 +108,7 @@ fn cap_reason(cap: u64, cfg: &ReplicatedConfig) -> String {
     if cap < MAX_ATTEMPTS_PER_RUN {
         format!(
             " ({MAX_REPLICA_ATTEMPTS_PER_RUN} replica-attempts shared by {} replicas)",
-            cfg.procs.saturating_mul(cfg.replicas)
+            cfg.replicas_in_all()
         )
     } else {
         String::new()
@@ -126,7 +130,7 @@ pub fn simulate_run(
     let mut rng = run_rng(seed, run);
     let mut out = ReplicatedRun::default();
     let r = cfg.replicas as usize;
-    let nr = (cfg.procs * cfg.replicas) as usize;
+    let nr = cfg.replicas_in_all() as usize;
     let cap = cfg.attempt_cap();
     // Absolute death time of every replica, process-major.
     let mut death: Vec<Nanos> = vec![0; nr];
@@ -257,7 +261,7 @@ impl Scenario for ReplicatedConfig {
                 "a whole number of replicas, at least 1",
             );
         }
-        if self.procs.saturating_mul(self.replicas) > MAX_REPLICAS {
+        if self.replicas_in_all() > MAX_REPLICAS {
             return invalid(
                 "procs",
                 self.procs.to_string(),
@@ -328,8 +332,7 @@ impl Scenario for ReplicatedConfig {
     }
     /// One death time per replica.
     fn run_bytes(&self) -> u64 {
-        self.procs
-            .saturating_mul(self.replicas)
+        self.replicas_in_all()
             .saturating_mul(std::mem::size_of::<Nanos>() as u64)
     }
 }
