@@ -71,18 +71,15 @@ fn mergeable_within(output: Output, shard: Option<Shard>, limit: u64) -> Result<
 /// Reads the files of `ckpt merge`, checks that they belong together, and finishes their
 /// job as one process would.
 pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
-    let files = args
-        .files
-        .iter()
-        .map(|p| {
-            let name = p.display().to_string();
-            super::input::read_within(p, super::input::MAX_SHARD_BYTES)
-                .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
-                .map(|text| (name.clone(), text))
-                .map_err(|why| ShardError::Read { file: name, why })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    ckpt::job::merge(&files, args.out.as_deref()).map_err(|e| match (e, &args.out) {
+    // Read one at a time, as the merge comes to each.
+    let files = args.files.iter().map(|p| {
+        let name = p.display().to_string();
+        super::input::read_within(p, super::input::MAX_SHARD_BYTES)
+            .and_then(|b| String::from_utf8(b).map_err(|e| e.to_string()))
+            .map(|text| (name.clone(), text))
+            .map_err(|why| ShardError::Read { file: name, why })
+    });
+    ckpt::job::merge(files, args.out.as_deref()).map_err(|e| match (e, &args.out) {
         (JobError::Shard(ShardError::NoReportFolder { file }), Some(dir)) => CliError::Invalid {
             arg: "--out",
             value: dir.display().to_string(),

@@ -170,6 +170,7 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
         JobError::Stencil(e @ (StencilError::TooManyFailures | StencilError::Hopeless { .. })) => {
             CliError::NoAnswer(e.to_string())
         }
+        JobError::Stencil(StencilError::TooManyRuns(e)) => simulate::sim_error(e),
         JobError::Stencil(e) => CliError::Internal(e.to_string()),
         JobError::Sweep(e) => sweep::sweep_error(e),
         JobError::Validate(e) => validate::validate_error(e),

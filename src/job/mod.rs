@@ -38,7 +38,7 @@
 //!         (format!("shard-{i}"), job.run(Some(shard), 1, &NoProgress).unwrap().text)
 //!     })
 //!     .collect();
-//! assert_eq!(merge(&files, None).unwrap(), whole);
+//! assert_eq!(merge(files.into_iter().map(Ok), None).unwrap(), whole);
 //! ```
 
 mod multilevel;
@@ -142,6 +142,11 @@ pub trait Task {
     const LABEL: &'static str;
     /// Items in all.
     fn total(&self) -> u64;
+    /// The memory one item's result holds until [`Task::finish`], where every item of the job
+    /// is held at once (in one process, or in the merge of its shards).
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(std::mem::size_of::<Self::Item>() as u64)
+    }
     /// The items of the slice, in order.
     fn compute(&self, slice: &Slice) -> Result<Vec<Self::Item>, JobError>;
     /// The command's output from every item, in order.
@@ -264,6 +269,16 @@ impl Job {
         Some(self)
     }
 
+    /// Refuses a job whose results would not fit in memory together when it finishes: checked
+    /// before any item is computed, for a slice as for the whole job, since the merge of the
+    /// shards holds every slice's results.
+    fn check_held(&self) -> Result<(), JobError> {
+        with_task!(self, t => {
+            crate::sim::run::check_results(t.total(), t.item_bytes()?)?;
+            Ok(())
+        })
+    }
+
     /// Checks a job read back from a file as the command-line path checks a new one, so that a
     /// hand-edited shard cannot carry inputs the validation would refuse.
     fn check(&self) -> Result<(), JobError> {
@@ -375,6 +390,7 @@ fn run_task<T: Task>(
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<Output, JobError> {
+    job.check_held()?;
     let total = task.total();
     let range = shard.map_or(0..total, |s| s.range(total));
     progress.start(T::LABEL, range.end - range.start);
@@ -393,32 +409,70 @@ fn run_task<T: Task>(
 
 fn finish_task<T: Task>(
     task: &T,
-    files: &[(String, String)],
-    order: &[usize],
+    first: (String, &shard::Header, String),
+    rest: impl Iterator<Item = Result<(String, String), ShardError>>,
 ) -> Result<Output, JobError> {
-    let items = shard::concat::<T::Item>(files, order)?;
-    task.finish(items)
+    let (name, header, text) = first;
+    let mut gathered = shard::Gathered::<T::Item>::new(name, header, &text)?;
+    drop(text);
+    for file in rest {
+        let (name, text) = file?;
+        gathered.add(&name, &text)?;
+    }
+    task.finish(gathered.results()?)
 }
 
 /// Checks that `files` (name, text) are all the slices of one job, and finishes it as one
 /// process would; with `out`, its report goes to that folder instead of the recorded one.
-pub fn merge(files: &[(String, String)], out: Option<&Path>) -> Result<Output, JobError> {
-    let (job, order) = shard::check(files)?;
+///
+/// Each file is read when the merge comes to it and its text dropped once its results are
+/// taken, so a merge holds the results and one file's text, not every file's.
+pub fn merge<I>(files: I, out: Option<&Path>) -> Result<Output, JobError>
+where
+    I: IntoIterator<Item = Result<(String, String), ShardError>>,
+{
+    let mut files = files.into_iter();
+    let (name, text) = files.next().ok_or(ShardError::Empty)??;
+    let header = shard::header(&name, &text)?;
+    let job = header.job.clone();
     job.check()?;
+    job.check_held()?;
     let job = match out {
         None => job,
-        Some(dir) => {
-            let first = files[order[0]].0.clone();
-            job.with_out(dir)
-                .ok_or(ShardError::NoReportFolder { file: first })?
-        }
+        Some(dir) => job
+            .with_out(dir)
+            .ok_or_else(|| ShardError::NoReportFolder { file: name.clone() })?,
     };
-    with_task!(&job, t => finish_task(t, files, &order))
+    with_task!(&job, t => finish_task(t, (name, &header, text), files))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shard set whose results could not be held together is refused from its first file's
+    /// job, before any results are read (this one has none at all).
+    #[test]
+    fn a_merge_that_could_not_hold_its_results_is_refused_before_reading_them() {
+        use crate::sim::periodic::PeriodicRun;
+        let Job::SimulatePeriodic(mut t) = shard::tests::job(1) else {
+            unreachable!()
+        };
+        t.runs = 1 << 40;
+        let job = Job::SimulatePeriodic(t);
+        let text = shard::to_json(
+            &job,
+            Shard { index: 0, count: 1 },
+            1 << 40,
+            &[] as &[PeriodicRun],
+        );
+        match merge([Ok(("s.json".to_string(), text))], None) {
+            Err(JobError::Sim(crate::sim::run::SimError::Invalid { field, value, .. })) => {
+                assert_eq!((field, value.as_str()), ("runs", "1099511627776"));
+            }
+            other => panic!("{:?}", other.map(|o| o.text)),
+        }
+    }
 
     #[test]
     fn out_is_replaced() {

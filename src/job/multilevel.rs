@@ -50,6 +50,9 @@ impl Task for SimulateMultilevel {
     fn total(&self) -> u64 {
         self.runs
     }
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(self.config.kept_bytes())
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<MultilevelRun>, JobError> {
         Ok(msim::simulate_range(
             &self.config,

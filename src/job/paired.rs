@@ -17,6 +17,8 @@ pub trait PairedRuns: Serialize + DeserializeOwned {
     fn runs(&self) -> u64;
     /// Re-checks a setup read back from a shard file, as building it checked it.
     fn check(&self) -> Result<(), JobError>;
+    /// The memory one run's wall times keep until the report.
+    fn item_bytes(&self) -> Result<u64, JobError>;
     /// The runs `range` on `threads` threads, `tick` called once per run: one wall time per
     /// candidate each.
     fn per_run(
@@ -41,7 +43,7 @@ pub struct Paired<P: PairedRuns> {
     pub report: Reporting,
 }
 
-/// The [`PairedRuns`] of a validation whose module has `check(&setup)`,
+/// The [`PairedRuns`] of a validation whose module has `check(&setup)`, `kept_bytes(&setup)`,
 /// `per_run(&setup, threads, range, tick)` and `finish(&setup, runs)`, and whose report module
 /// has `table`, `json` and `files`: every such validation is wired to the job the same way, so
 /// the wiring is written once.
@@ -54,6 +56,9 @@ macro_rules! paired_runs {
             }
             fn check(&self) -> Result<(), JobError> {
                 Ok($validate::check(self)?)
+            }
+            fn item_bytes(&self) -> Result<u64, JobError> {
+                Ok($validate::kept_bytes(self)?)
             }
             fn per_run(
                 &self,
@@ -90,6 +95,9 @@ impl<P: PairedRuns> Task for Paired<P> {
     const LABEL: &'static str = P::LABEL;
     fn total(&self) -> u64 {
         self.setup.runs()
+    }
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        self.setup.item_bytes()
     }
     fn compute(&self, s: &Slice) -> Result<Vec<Vec<Nanos>>, JobError> {
         self.setup.per_run(s.threads, s.range.clone(), s.tick)

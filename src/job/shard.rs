@@ -326,108 +326,129 @@ pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
             what: "job and its inputs",
         });
     }
+    if h.total != h.job.total() {
+        return Err(not_shard(format!(
+            "it says {} results in all, its job has {}: the file was edited or damaged",
+            h.total,
+            h.job.total()
+        )));
+    }
     Ok(h)
 }
 
-/// Checks that `files` (name, text) are all the slices of one job, and returns the job and
-/// the files in slice order.
-pub fn check(files: &[(String, String)]) -> Result<(Job, Vec<usize>), ShardError> {
-    if files.is_empty() {
-        return Err(ShardError::Empty);
+/// The shard files of one job, gathered one at a time so that a file's text can be dropped
+/// once it is added: each is checked against the first file given, its results against its
+/// slice and their digest, and the slices come back in run order.
+pub struct Gathered<T> {
+    first: String,
+    args: Vec<String>,
+    count: u64,
+    total: u64,
+    digest: String,
+    // By slice index; a map, since a count is only as trustworthy as the file it came from.
+    slices: std::collections::BTreeMap<u64, Vec<T>>,
+}
+
+impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
+    /// Starts from the first file given: its name, its [`header`] and its text.
+    pub fn new(first: String, header: &Header, text: &str) -> Result<Gathered<T>, ShardError> {
+        let mut g = Gathered {
+            first,
+            args: header.args.clone(),
+            count: header.shard.count,
+            total: header.total,
+            digest: header.digest.clone(),
+            slices: Default::default(),
+        };
+        let name = g.first.clone();
+        g.insert(&name, header.shard, text)?;
+        Ok(g)
     }
-    let headers = files
-        .iter()
-        .map(|(name, text)| header(name, text))
-        .collect::<Result<Vec<_>, _>>()?;
-    let first = &headers[0];
-    for (h, (name, _)) in headers.iter().zip(files).skip(1) {
+
+    /// Adds the shard file `name` with content `text`, which must belong with the first.
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), ShardError> {
+        let h = header(name, text)?;
         let mismatch = |what, a: String, b: String| ShardError::Mismatch {
-            file: name.clone(),
-            first: files[0].0.clone(),
+            file: name.to_string(),
+            first: self.first.clone(),
             what,
             a,
             b,
         };
-        if h.args != first.args {
+        if h.args != self.args {
             return Err(mismatch(
                 "the command and its inputs",
-                first.args.join(" "),
+                self.args.join(" "),
                 h.args.join(" "),
             ));
         }
-        if h.shard.count != first.shard.count {
+        if h.shard.count != self.count {
             return Err(mismatch(
                 "the shard counts",
-                first.shard.count.to_string(),
+                self.count.to_string(),
                 h.shard.count.to_string(),
             ));
         }
-        if h.total != first.total {
+        if h.total != self.total {
             return Err(mismatch(
                 "the total numbers of results",
-                first.total.to_string(),
+                self.total.to_string(),
                 h.total.to_string(),
             ));
         }
-        if h.digest != first.digest {
+        if h.digest != self.digest {
             return Err(mismatch(
                 "the inputs read from the files the arguments name",
-                format!("digest {}", first.digest),
+                format!("digest {}", self.digest),
                 format!("digest {}", h.digest),
             ));
         }
+        self.insert(name, h.shard, text)
     }
-    if first.total != first.job.total() {
-        return Err(ShardError::NotShard {
-            file: files[0].0.clone(),
-            why: format!(
-                "it says {} results in all, its job has {}: the file was edited or damaged",
-                first.total,
-                first.job.total()
-            ),
-        });
-    }
-    let count = first.shard.count;
-    // By slice index; a map, since a count is only as trustworthy as the file it came from.
-    let mut by_index = std::collections::BTreeMap::new();
-    for (k, h) in headers.iter().enumerate() {
-        if by_index.insert(h.shard.index, k).is_some() {
-            return Err(ShardError::Repeated {
-                index: h.shard.index,
+
+    /// Every slice's results in run order, once each slice is there.
+    pub fn results(self) -> Result<Vec<T>, ShardError> {
+        let count = self.count;
+        if let Some(index) = (0..count).find(|i| !self.slices.contains_key(i)) {
+            return Err(ShardError::Missing {
+                index,
                 count,
-                file: files[k].0.clone(),
+                first: self.first,
             });
         }
+        let mut out = Vec::with_capacity(self.slices.values().map(Vec::len).sum());
+        for slice in self.slices.into_values() {
+            out.extend(slice);
+        }
+        Ok(out)
     }
-    if let Some(index) = (0..count).find(|i| !by_index.contains_key(i)) {
-        return Err(ShardError::Missing {
-            index,
-            count,
-            first: files[0].0.clone(),
-        });
-    }
-    let order: Vec<usize> = by_index.into_values().collect();
-    Ok((headers[0].job.clone(), order))
-}
 
-/// The results of checked shard files, concatenated in run order.
-pub fn concat<T: Serialize + for<'de> Deserialize<'de>>(
-    files: &[(String, String)],
-    order: &[usize],
-) -> Result<Vec<T>, ShardError> {
-    let mut out = Vec::new();
-    for &k in order {
-        let (name, text) = &files[k];
+    fn insert(&mut self, name: &str, shard: Shard, text: &str) -> Result<(), ShardError> {
+        if self.slices.contains_key(&shard.index) {
+            return Err(ShardError::Repeated {
+                index: shard.index,
+                count: shard.count,
+                file: name.to_string(),
+            });
+        }
         let f: ShardFile<Vec<T>> =
             serde_json::from_str(text).map_err(|e| ShardError::NotShard {
-                file: name.clone(),
+                file: name.to_string(),
                 why: e.to_string(),
             })?;
+        // The header was read from the same text; a file is read once, so only a bug could
+        // make them differ, and then the file is refused, never misread.
+        if f.digest != self.digest || f.shard != shard || f.total != self.total {
+            return Err(ShardError::Tampered {
+                file: name.to_string(),
+                what: "job and its inputs",
+            });
+        }
         let expected = f.shard.range(f.total);
         let found = f.results.len() as u64;
         if f.start != expected.start || found != expected.end - expected.start {
             return Err(ShardError::Incomplete {
-                file: name.clone(),
+                file: name.to_string(),
                 index: f.shard.index,
                 count: f.shard.count,
                 expected: expected.end - expected.start,
@@ -439,13 +460,13 @@ pub fn concat<T: Serialize + for<'de> Deserialize<'de>>(
         }
         if digest(&f.results) != f.results_digest {
             return Err(ShardError::Tampered {
-                file: name.clone(),
+                file: name.to_string(),
                 what: "results",
             });
         }
-        out.extend(f.results);
+        self.slices.insert(shard.index, f.results);
+        Ok(())
     }
-    Ok(out)
 }
 
 /// Serializes the shard file of slice `shard` of `job` (one JSON document with a final
@@ -501,7 +522,7 @@ pub fn digest<T: Serialize + ?Sized>(value: &T) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -539,7 +560,7 @@ mod tests {
     }
 
     /// A small job to shard: 12 runs of a short periodic simulation.
-    fn job(seed: u64) -> Job {
+    pub(crate) fn job(seed: u64) -> Job {
         use crate::failure::Lifetime;
         use crate::sim::periodic::{Failures, PeriodicConfig};
         let s = 1_000_000_000;
@@ -597,34 +618,50 @@ mod tests {
         (f.0.clone(), v.to_string())
     }
 
+    type Run = crate::sim::periodic::PeriodicRun;
+
+    /// What the merge does with the files, in the order given.
+    fn gather(files: &[(String, String)]) -> Result<Vec<Run>, ShardError> {
+        let (name, text) = files.first().ok_or(ShardError::Empty)?;
+        let h = header(name, text)?;
+        let mut g = Gathered::new(name.clone(), &h, text)?;
+        for (name, text) in &files[1..] {
+            g.add(name, text)?;
+        }
+        g.results()
+    }
+
     #[test]
     fn checks_catch_missing_repeated_and_foreign_shards() {
         let j = job(1);
+        let Job::SimulatePeriodic(t) = &j else {
+            unreachable!()
+        };
+        let whole = crate::sim::run::simulate_range(&t.config, 1, 0..12, 1, &|| {}).unwrap();
         let good: Vec<_> = (0..3).rev().map(|i| file(&j, i, 3)).collect();
-        let (back, order) = check(&good).unwrap();
-        assert_eq!(back, j);
-        assert_eq!(order, [2, 1, 0]);
+        assert_eq!(header(&good[0].0, &good[0].1).unwrap().job, j);
+        assert_eq!(gather(&good).unwrap(), whole);
         assert!(matches!(
-            check(&good[..2]),
+            gather(&good[..2]),
             Err(ShardError::Missing { index: 0, .. })
         ));
         let twice = vec![good[0].clone(), good[1].clone(), good[1].clone()];
-        assert!(matches!(check(&twice), Err(ShardError::Repeated { .. })));
+        assert!(matches!(gather(&twice), Err(ShardError::Repeated { .. })));
         let other = vec![good[0].clone(), file(&job(2), 1, 3)];
-        assert!(matches!(check(&other), Err(ShardError::Mismatch { .. })));
+        assert!(matches!(gather(&other), Err(ShardError::Mismatch { .. })));
         let counts = vec![good[0].clone(), file(&j, 1, 4)];
         assert!(matches!(
-            check(&counts),
+            gather(&counts),
             Err(ShardError::Mismatch {
                 what: "the shard counts",
                 ..
             })
         ));
         assert!(matches!(
-            check(&[("x".into(), "{}".into())]),
+            gather(&[("x".into(), "{}".into())]),
             Err(ShardError::NotShard { .. })
         ));
-        assert!(matches!(check(&[]), Err(ShardError::Empty)));
+        assert!(matches!(gather(&[]), Err(ShardError::Empty)));
     }
 
     #[test]
@@ -632,7 +669,7 @@ mod tests {
         let j = job(1);
         let good: Vec<_> = (0..2).map(|i| file(&j, i, 2)).collect();
         let old = edit(&good[1], |v| v["schema_version"] = 1.into());
-        let err = check(&[good[0].clone(), old]).unwrap_err();
+        let err = gather(&[good[0].clone(), old]).unwrap_err();
         assert!(
             matches!(err, ShardError::OldFormat { found: 1, .. }),
             "{err}"
@@ -640,24 +677,30 @@ mod tests {
         assert!(err.to_string().contains("format 1"), "{err}");
         let version = edit(&good[1], |v| v["ckpt_version"] = "0.0.1".into());
         assert!(matches!(
-            check(&[good[0].clone(), version]),
+            gather(&[good[0].clone(), version]),
             Err(ShardError::Version { file, .. }) if file == "s1.json"
         ));
         // An edited input, with the job digest left as it was.
         let job_edit = edit(&good[1], |v| v["job"]["seed"] = 9.into());
         assert!(matches!(
-            check(&[good[0].clone(), job_edit]),
+            gather(&[good[0].clone(), job_edit]),
             Err(ShardError::Tampered {
                 what: "job and its inputs",
                 ..
             })
         ));
+        // An edited total, the job left as it was.
+        let total_edit = edit(&good[1], |v| v["total"] = 13.into());
+        let err = gather(&[good[0].clone(), total_edit]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("says 13 results in all, its job has 12"),
+            "{err}"
+        );
         // An edited result.
         let result_edit = edit(&good[1], |v| v["results"][0]["failures"] = 99.into());
-        let files = [good[0].clone(), result_edit];
-        let (_, order) = check(&files).unwrap();
         assert!(matches!(
-            concat::<crate::sim::periodic::PeriodicRun>(&files, &order),
+            gather(&[good[0].clone(), result_edit]),
             Err(ShardError::Tampered {
                 what: "results",
                 ..
@@ -667,9 +710,7 @@ mod tests {
         let short = edit(&good[1], |v| {
             v["results"].as_array_mut().unwrap().pop();
         });
-        let files = [good[0].clone(), short];
-        let (_, order) = check(&files).unwrap();
-        let err = concat::<crate::sim::periodic::PeriodicRun>(&files, &order).unwrap_err();
+        let err = gather(&[good[0].clone(), short]).unwrap_err();
         assert!(
             matches!(
                 err,

@@ -53,6 +53,9 @@ impl<C: Simulation> Task for Simulate<C> {
     fn total(&self) -> u64 {
         self.runs
     }
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(self.config.kept_bytes())
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<C::Run>, JobError> {
         let (range, threads) = (s.range.clone(), s.threads);
         Ok(run::simulate_range(
@@ -110,9 +113,10 @@ pub struct SimulateStencil {
 impl Task for SimulateStencil {
     const LABEL: &'static str = "stencil runs";
     type Item = RunFigures;
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(RunFigures::kept_bytes(self.config.workers))
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<RunFigures>, JobError> {
-        let runs = s.range.end.saturating_sub(s.range.start);
-        crate::sim::run::check_results(runs, RunFigures::kept_bytes(self.config.workers))?;
         let seed = self.seed.unwrap_or(0);
         Ok(stencil::simulate_range(
             &self.config,

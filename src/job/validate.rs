@@ -66,6 +66,9 @@ impl Task for ValidateIntervals {
     fn total(&self) -> u64 {
         self.options.runs
     }
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(validate::kept_bytes(&self.inputs, self.sim, &self.options)?)
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
         let (inputs, options) = (&self.inputs, &self.options);
         let range = s.range.clone();
@@ -86,6 +89,9 @@ impl Task for ValidateStencil {
     const LABEL: &'static str = "validate stencil";
     fn total(&self) -> u64 {
         self.runs
+    }
+    fn item_bytes(&self) -> Result<u64, JobError> {
+        Ok(validate::stencil::kept_bytes(&self.config))
     }
     fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
         let range = s.range.clone();

@@ -163,6 +163,11 @@ pub trait Scenario: Sync {
     fn run_bytes(&self) -> u64 {
         0
     }
+    /// The memory one run's figures keep until [`Scenario::summarize`], which holds every
+    /// run's (see [`check_results`]).
+    fn kept_bytes(&self) -> u64 {
+        std::mem::size_of::<Self::Run>() as u64
+    }
 }
 
 /// Checks `scenario`, runs `runs` runs of `seed` on `threads` threads (0 = all cores) and
@@ -202,10 +207,7 @@ pub fn simulate_range<S: Scenario>(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<S::Run>, SimError> {
     scenario.validate()?;
-    check_results(
-        range.end.saturating_sub(range.start),
-        std::mem::size_of::<S::Run>() as u64,
-    )?;
+    check_results(range.end.saturating_sub(range.start), scenario.kept_bytes())?;
     replicate_range(range, threads, scenario.run_bytes(), tick, |i| {
         scenario.run(seed, i)
     })

@@ -399,6 +399,12 @@ pub(crate) fn enough_runs(runs: u64) -> Result<(), ValidateError> {
     Ok(())
 }
 
+/// The memory one run of [`paired_walls`] keeps until the reduction: one wall time a
+/// candidate, in a vector of its own.
+pub(crate) fn paired_bytes(candidates: usize) -> u64 {
+    (std::mem::size_of::<Vec<Nanos>>() + candidates * std::mem::size_of::<Nanos>()) as u64
+}
+
 /// The wall time of runs `range` (one shard's slice) under each candidate (an interval, a
 /// pattern, a policy), in run order: one task per run, simulating every candidate on the run's
 /// own stream, so that differences between candidates are measured on the same failures.
@@ -411,9 +417,8 @@ pub(crate) fn paired_walls<C: Sync>(
     tick: &(dyn Fn() + Sync),
     wall: impl Fn(&C, u64) -> Result<Nanos, ValidateError> + Sync,
 ) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    // One wall time a candidate, in a vector of its own.
-    let kept = std::mem::size_of::<Vec<Nanos>>() + candidates.len() * std::mem::size_of::<Nanos>();
-    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept as u64)?;
+    let kept = paired_bytes(candidates.len());
+    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept)?;
     replicate_range(range, threads, run_bytes, tick, |i| {
         candidates.iter().map(|c| wall(c, i)).collect()
     })
@@ -464,6 +469,15 @@ pub fn per_run(
                 .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
         },
     )
+}
+
+/// The memory one run of [`per_run`] keeps until [`finish`]: a wall time per simulated interval.
+pub fn kept_bytes(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+) -> Result<u64, ValidateError> {
+    Ok(paired_bytes(plan(inputs, sim, options)?.intervals.len()))
 }
 
 /// Runs the validation; `tick` is called once per finished run (of all intervals).

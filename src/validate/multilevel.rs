@@ -222,6 +222,12 @@ pub fn plan(
     Ok(Plan { patterns, configs })
 }
 
+/// The memory one run of [`per_run`] keeps until [`finish`]: a wall time per pattern.
+pub fn kept_bytes(c: &PatternCheck) -> Result<u64, ValidateError> {
+    let p = plan(&c.levels, &c.pattern, &c.options)?;
+    Ok(super::paired_bytes(p.configs.len()))
+}
+
 /// The wall time of runs `range` under every pattern of the plan (one shard's slice), in run
 /// order.
 pub fn per_run(

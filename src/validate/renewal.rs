@@ -248,6 +248,11 @@ pub fn configs(
         .collect()
 }
 
+/// The memory one run of [`per_run`] keeps until [`finish`]: a wall time per policy.
+pub fn kept_bytes(c: &PolicyCheck) -> Result<u64, ValidateError> {
+    Ok(super::paired_bytes(c.policies.policies.len()))
+}
+
 /// The wall time of runs `range` under every policy (one shard's slice), in run order. Each
 /// run's failures are the same for every policy: the clock draws the times between failures
 /// from `run_rng(seed, run)` one by one, as the job reaches them, and nothing else draws from

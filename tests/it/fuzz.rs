@@ -223,7 +223,7 @@ proptest! {
         if let Err(err) = ckpt::job::shard::header("s.json", &t) {
             one_line(&err)?;
         }
-        if let Err(err) = ckpt::job::merge(&[("s.json".to_string(), t)], None) {
+        if let Err(err) = ckpt::job::merge([Ok(("s.json".to_string(), t))], None) {
             one_line(&err)?;
         }
     }

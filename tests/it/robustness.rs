@@ -995,9 +995,14 @@ fn tampered_shards_say_what_is_wrong() {
             "edited or damaged",
         ],
     );
+    // Each file's total is held against its own job, so the edited file is the one named.
     merged(
         &edit(&|d| d["total"] = 9.into()),
-        &["total numbers of results differ (9 vs 10)"],
+        &[
+            "s0.json",
+            "it says 9 results in all, its job has 10",
+            "edited or damaged",
+        ],
     );
     merged(
         &edit(&|d| d["job"]["seed"] = 43.into()),
@@ -1191,6 +1196,15 @@ fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
     refused(
         &with(&with(&many_workers, &costs), &["--runs", "100000"]),
         &["'--runs <N>'", "'100000'", "at most", "4 GiB"],
+    );
+    // Before: a slice was checked alone, so 1000 shards of that validation ran (80 MB of
+    // figures each) towards a merge that would hold all 8 GB of them.
+    refused(
+        &with(
+            &validate,
+            &["--points", "1000", "--runs", "1000000", "--shard", "0/1000"],
+        ),
+        &["'--runs <N>'", "'1000000'", "at most", "4 GiB"],
     );
 }
 

@@ -170,6 +170,8 @@ pub fn simulate_range(
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<RunFigures>, SimError> {
+    let runs = range.end.saturating_sub(range.start);
+    crate::sim::run::check_results(runs, RunFigures::kept_bytes(cfg.workers))?;
     let layout = layout(cfg);
     if !matches!(cfg.failures, Failures::Poisson { .. }) {
         if range.is_empty() {

@@ -39,6 +39,9 @@ pub enum SimError {
         /// The failures a run meets on average, at the least.
         expected: f64,
     },
+    /// More runs than their kept figures leave memory for, told before any run.
+    #[error(transparent)]
+    TooManyRuns(#[from] crate::sim::run::SimError),
     /// A protocol invariant broke (a bug, never bad input).
     #[error("stencil protocol violated at t = {time} ns: {what}")]
     Protocol {
