@@ -2,7 +2,7 @@ use super::FailureError;
 use rand::{Rng, RngExt};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Gamma as GammaDist};
-use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
+use statrs::function::gamma::{checked_gamma_lr, checked_gamma_ur, ln_gamma};
 use std::f64::consts::{LN_2, SQRT_2};
 use std::fmt;
 
@@ -218,7 +218,7 @@ impl Lifetime {
             Shape::Weibull { shape } => -(t / self.param).powf(shape),
             Shape::Gamma { shape } => {
                 let x = t / self.param;
-                ln_complement(gamma_lr(shape, x), || gamma_ur(shape, x))
+                ln_complement(gamma_p(shape, x), || gamma_q(shape, x))
             }
             Shape::LogNormal { sigma } => ln_phi(-(t.ln() - self.param) / sigma),
         }
@@ -231,10 +231,18 @@ impl Lifetime {
         }
         match self.shape {
             Shape::Exponential => log1mexp(t / self.mean),
-            Shape::Weibull { shape } => log1mexp((t / self.param).powf(shape)),
+            Shape::Weibull { shape } => {
+                // ln(1 - e^-y) = ln y where y = (t / scale)^K is below f64's range (a large K).
+                let ln_y = shape * (t / self.param).ln();
+                if ln_y < TINY_LN {
+                    ln_y
+                } else {
+                    log1mexp((t / self.param).powf(shape))
+                }
+            }
             Shape::Gamma { shape } => {
                 let x = t / self.param;
-                ln_complement(gamma_ur(shape, x), || gamma_lr(shape, x))
+                ln_complement(gamma_q(shape, x), || gamma_p(shape, x))
             }
             Shape::LogNormal { sigma } => ln_phi((t.ln() - self.param) / sigma),
         }
@@ -267,13 +275,21 @@ impl Lifetime {
             Shape::Exponential => self.mean * (-x / self.mean).exp(),
             // Substituting u = (t/scale)^K gives scale Gamma(1/K, y) / K = M Q(1/K, y).
             Shape::Weibull { shape } => {
-                self.mean * gamma_ur(1.0 / shape, (x / self.param).powf(shape))
+                let ratio = x / self.param;
+                if shape * ratio.ln() < TINY_LN {
+                    // y below f64's range, yet y^(1/K) = x / scale is not: the series
+                    // P(a, y) = y^a / Gamma(a + 1) (1 + O(y)) at a = 1/K, in logarithms.
+                    let p = (ratio.ln() - ln_gamma(1.0 + 1.0 / shape)).exp();
+                    self.mean * (1.0 - p)
+                } else {
+                    self.mean * gamma_q(1.0 / shape, ratio.powf(shape))
+                }
             }
             // E[X; X > x] - x P(X > x), with E[X; X > x] = M Q(K + 1, y) and
             // Q(K + 1, y) = Q(K, y) + y^K e^(-y) / Gamma(K + 1).
             Shape::Gamma { shape } => {
                 let y = x / self.param;
-                let q = gamma_ur(shape, y);
+                let q = gamma_q(shape, y);
                 let tail = (shape * y.ln() - y - ln_gamma(shape + 1.0)).exp();
                 (self.mean - x) * q + self.mean * tail
             }
@@ -327,6 +343,42 @@ impl Lifetime {
     }
 }
 
+/// Below this, `e^x` is under 1e-300: where a Weibull `(t / scale)^K` is computed from its
+/// logarithm (a large shape makes it underflow long before `t` is small).
+const TINY_LN: f64 = -690.0;
+
+/// `P(a, x)`, the regularized lower incomplete gamma function, for every `x >= 0` and `a > 0`:
+/// statrs takes `0 < x < inf` only and panics at the ends, which a large shape reaches (a
+/// Weibull `(t / scale)^K` is 0 or infinite in f64 for K in the hundreds).
+///
+/// ```
+/// use ckpt::failure::gamma_p;
+/// assert_eq!((gamma_p(2.0, 0.0), gamma_p(2.0, f64::INFINITY)), (0.0, 1.0));
+/// assert!((gamma_p(1.0, 1.0) - (1.0 - (-1.0f64).exp())).abs() < 1e-15);
+/// ```
+pub fn gamma_p(a: f64, x: f64) -> f64 {
+    match x {
+        x if x <= 0.0 => 0.0,
+        f64::INFINITY => 1.0,
+        x => checked_gamma_lr(a, x).unwrap_or(f64::NAN),
+    }
+}
+
+/// `Q(a, x) = 1 - P(a, x)`, for every `x >= 0` and `a > 0` (see [`gamma_p`]).
+///
+/// ```
+/// use ckpt::failure::gamma_q;
+/// assert_eq!((gamma_q(2.0, 0.0), gamma_q(2.0, f64::INFINITY)), (1.0, 0.0));
+/// assert!((gamma_q(1.0, 1.0) - (-1.0f64).exp()).abs() < 1e-15);
+/// ```
+pub fn gamma_q(a: f64, x: f64) -> f64 {
+    match x {
+        x if x <= 0.0 => 1.0,
+        f64::INFINITY => 0.0,
+        x => checked_gamma_ur(a, x).unwrap_or(f64::NAN),
+    }
+}
+
 /// A uniform draw in (0, 1]: never 0, so its logarithm is finite.
 fn open01<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     1.0 - rng.random::<f64>()
@@ -354,6 +406,33 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    /// A large shape is a nearly fixed lifetime: `E[(X - x)^+]` is `M - x` before the mean
+    /// and 0 after it. Before: `(x / scale)^K` reached 0 or infinity in f64 and statrs'
+    /// incomplete gamma function panicked there (`interval --dist weibull:200` did).
+    #[test]
+    fn a_nearly_fixed_lifetime_has_the_excess_of_a_fixed_one() {
+        let m = 86_400.0;
+        for shape in [
+            Shape::Weibull { shape: 1e4 },
+            Shape::Weibull { shape: 1e300 },
+            Shape::Gamma { shape: 1e12 },
+        ] {
+            let d = Lifetime::new(shape, m).unwrap();
+            for x in [0.1 * m, 0.5 * m, 0.9 * m] {
+                let e = d.excess(x);
+                assert!(
+                    (e - (m - x)).abs() <= 1e-3 * m,
+                    "{shape}: excess({x}) = {e}"
+                );
+                assert!(d.ln_sf(x).abs() < 1e-6, "{shape}: ln_sf({x})");
+            }
+            for x in [1.5 * m, 10.0 * m, 1e300] {
+                assert!(d.excess(x) <= 1e-6 * m, "{shape}: excess({x})");
+                assert!(d.ln_cdf(x).abs() < 1e-6, "{shape}: ln_cdf({x})");
+            }
+        }
+    }
 
     fn all(mean: f64) -> Vec<Lifetime> {
         crate::failure::TEST_SHAPES

@@ -6,7 +6,7 @@
 mod dist;
 
 pub(crate) use dist::ln_phi;
-pub use dist::{Lifetime, Shape, ln_add_exp, log1mexp};
+pub use dist::{Lifetime, Shape, gamma_p, gamma_q, ln_add_exp, log1mexp};
 
 use thiserror::Error;
 

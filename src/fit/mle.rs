@@ -23,10 +23,11 @@
 
 use crate::failure::ln_phi;
 use crate::failure::{Lifetime, Shape, log1mexp};
+use crate::failure::{gamma_p, gamma_q};
 use crate::optimize::simplex;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
-use statrs::function::gamma::{gamma_lr, gamma_ur, ln_gamma};
+use statrs::function::gamma::ln_gamma;
 
 /// Failure gaps and right-censored gaps (seconds), the input of every fit.
 ///
@@ -203,11 +204,11 @@ impl Fitted {
             Fitted::Weibull { k, lambda } => -(t / lambda).powf(k),
             Fitted::Gamma { a, theta } => {
                 let x = t / theta;
-                let lower = gamma_lr(a, x);
+                let lower = gamma_p(a, x);
                 if lower < 0.5 {
                     (-lower).ln_1p()
                 } else {
-                    gamma_ur(a, x).ln()
+                    gamma_q(a, x).ln()
                 }
             }
             Fitted::LogNormal { mu, sigma } => ln_phi(-(t.ln() - mu) / sigma),
@@ -225,7 +226,7 @@ impl Fitted {
             return match *self {
                 Fitted::Exponential { theta } => log1mexp(t / theta).exp(),
                 Fitted::Weibull { k, lambda } => log1mexp((t / lambda).powf(k)).exp(),
-                Fitted::Gamma { a, theta } => gamma_lr(a, t / theta),
+                Fitted::Gamma { a, theta } => gamma_p(a, t / theta),
                 Fitted::LogNormal { mu, sigma } => ln_phi((t.ln() - mu) / sigma).exp(),
             };
         }
