@@ -34,6 +34,12 @@ pub enum SweepError {
     /// The parameter does not apply to these inputs.
     #[error("{0}")]
     NotApplicable(String),
+    /// A point count out of [`MIN_POINTS`]..=[`MAX_POINTS`].
+    #[error("`{points}` is not a point count: a whole number from {MIN_POINTS} to {MAX_POINTS}")]
+    Points {
+        /// The count given.
+        points: usize,
+    },
     /// A point could not be computed.
     #[error("at {param} = {value}: {source}")]
     Point {
@@ -104,7 +110,23 @@ pub struct SweepRange {
     pub log: bool,
 }
 
+/// The fewest points a sweep takes.
+pub const MIN_POINTS: usize = 2;
+/// The most points a sweep takes: every point is computed, kept and plotted.
+pub const MAX_POINTS: usize = 100_000;
+
 impl SweepRange {
+    /// Refuses a point count out of [`MIN_POINTS`]..=[`MAX_POINTS`].
+    pub fn check_points(&self) -> Result<(), SweepError> {
+        if (MIN_POINTS..=MAX_POINTS).contains(&self.points) {
+            Ok(())
+        } else {
+            Err(SweepError::Points {
+                points: self.points,
+            })
+        }
+    }
+
     /// The values, in increasing order.
     ///
     /// ```
@@ -339,6 +361,7 @@ pub fn sensitivity_factors() -> Vec<f64> {
 
 /// Checks that `spec` applies to `inputs` before any work is done.
 pub fn check(inputs: &IntervalInputs, spec: &SweepSpec) -> Result<(), SweepError> {
+    spec.range.check_points()?;
     set(inputs, spec.param, spec.range.lo).map(|_| ())
 }
 

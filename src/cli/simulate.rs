@@ -315,6 +315,7 @@ fn flag_name(field: &'static str) -> &'static str {
         "signal-lead" => "--signal-lead",
         "schedule" => "--schedule",
         "runs" => "--runs",
+        "points" => "--points",
         other => other,
     }
 }

@@ -34,7 +34,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PARAM=LO..HI")]
     pub vary: String,
     /// Number of points.
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = super::parse::bounded::<u32>("a point count", 2, 100_000))]
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = super::parse::bounded::<u32>("a point count", ckpt::sweep::MIN_POINTS as u64, ckpt::sweep::MAX_POINTS as u64))]
     pub points: u32,
     /// Log-spaced points (linear otherwise).
     #[arg(long)]
@@ -66,6 +66,11 @@ pub fn sweep_error(e: SweepError) -> CliError {
             accepted: e.to_string(),
         },
         SweepError::NotApplicable(m) => CliError::Conflict(m),
+        SweepError::Points { points } => CliError::Invalid {
+            arg: "--points",
+            value: points.to_string(),
+            accepted: e.to_string(),
+        },
         SweepError::Point { source, .. } => interval_error(source),
     }
 }

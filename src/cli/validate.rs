@@ -66,7 +66,7 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
     /// Points of the log grid from 0.25x to 4x the recommended interval.
-    #[arg(long, value_name = "N", default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", 3, 1000))]
+    #[arg(long, value_name = "N", default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", ckpt::validate::MIN_GRID_POINTS as u64, ckpt::validate::MAX_GRID_POINTS as u64))]
     pub points: usize,
     /// Replicated: survivors keep their age (the model assumes fresh replicas every interval).
     #[arg(long)]

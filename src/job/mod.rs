@@ -293,12 +293,14 @@ impl Job {
             Job::SimulateSchedule(t) => t.config.validate()?,
             Job::ValidateMultilevel(t) => t.setup.check()?,
             Job::SweepMultilevel(t) => {
+                t.sweep.range.check_points()?;
                 for v in [t.sweep.range.lo, t.sweep.range.hi] {
                     t.sweep.levels_at(v)?;
                 }
             }
             Job::ValidateRenewal(t) => t.setup.check()?,
             Job::SweepRenewal(t) => {
+                t.sweep.range.check_points()?;
                 let (lo, hi) = (t.sweep.range.lo, t.sweep.range.hi);
                 if !(lo > 0.0 && hi > lo && hi.is_finite()) {
                     return Err(crate::sweep::renewal::ShapePointError {
@@ -435,7 +437,19 @@ where
     let (name, text) = files.next().ok_or(ShardError::Empty)??;
     let header = shard::header(&name, &text)?;
     let job = header.job.clone();
+    // Checked before anything asks the job for its size: an edited one could be any size.
     job.check()?;
+    if header.total != job.total() {
+        return Err(ShardError::NotShard {
+            file: name,
+            why: format!(
+                "it says {} results in all, its job has {}: the file was edited or damaged",
+                header.total,
+                job.total()
+            ),
+        }
+        .into());
+    }
     job.check_held()?;
     let job = match out {
         None => job,

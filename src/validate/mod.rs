@@ -354,6 +354,7 @@ fn plan(
     options: &SimOptions,
 ) -> Result<Plan, ValidateError> {
     enough_runs(options.runs)?;
+    grid_size(options.grid_points)?;
     let answer = interval::compute(inputs)?;
     let setup = Setup::new(inputs, sim, options)?;
     let reference = Predictor::new(inputs, options)?;
@@ -385,6 +386,23 @@ fn plan(
         taus,
         intervals,
     })
+}
+
+/// The fewest intervals (or patterns) a validation's grid takes: an optimum needs neighbours.
+pub const MIN_GRID_POINTS: usize = 3;
+/// The most: every one is simulated in every run and kept until the reduction.
+pub const MAX_GRID_POINTS: usize = 1000;
+
+/// Refuses a grid size out of [`MIN_GRID_POINTS`]..=[`MAX_GRID_POINTS`].
+pub(crate) fn grid_size(points: usize) -> Result<(), ValidateError> {
+    if (MIN_GRID_POINTS..=MAX_GRID_POINTS).contains(&points) {
+        return Ok(());
+    }
+    Err(ValidateError::Sim(SimError::Invalid {
+        field: "points",
+        value: points.to_string(),
+        accepted: format!("a whole number from {MIN_GRID_POINTS} to {MAX_GRID_POINTS}"),
+    }))
 }
 
 /// Refuses fewer than two runs: every validation reports confidence intervals.

@@ -177,6 +177,7 @@ pub fn plan(
     options: &MultilevelValidateOptions,
 ) -> Result<Plan, ValidateError> {
     super::enough_runs(options.runs)?;
+    super::grid_size(options.grid_points)?;
     levels.check_pattern(best).map_err(model_error)?;
     let w = best.interval();
     let mut patterns: Vec<(Pattern, PointKind)> = Vec::new();

@@ -228,3 +228,124 @@ proptest! {
         }
     }
 }
+
+/// One shard file (`--shard 0/1`: every result) of each kind of job, written by the binary.
+fn whole_shards() -> &'static [String] {
+    static SHARDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SHARDS.get_or_init(|| {
+        let stencil = "--width 16 --rows 16 --workers 4 --level 2 --process-cost 1 \
+                       --backup-cost 0.01 --mtbf 5m --runs 3";
+        let levels = "--level cost=5s,mtbf=1h --level cost=60s,mtbf=1d";
+        let ini = crate::common::temp_file(
+            "fuzz-jobs",
+            "small.ini",
+            "[GENERAL]\nWorkerCount = 4\nCheckpointLevel = 1\nCheckpoint = Y\n\
+             Recovery = Default\nFail = Y\nMTBF = 300\nSeed = 1\n[Stencil]\nBackupCost = 1\n\
+             TransferCost = 0.01\nProcessCost = 1\nStencilSize = 16\nTimesteps = 16\n",
+        );
+        [
+            "simulate periodic --mtbf 6h --cost 5m --interval 1h --work 20h --runs 3".to_string(),
+            "simulate periodic --nodes 8 --node-mtbf 2d --partners 2 --cost 5m --interval 1h \
+             --work 20h --walltime 30h --runs 3"
+                .into(),
+            "simulate periodic --mtbf 6h --cost 5m --work 20h --schedule 1h,2h --runs 3".into(),
+            "simulate replicated --mtbf 1h --cost 60s --procs 4 --replicas 2 --interval 6m \
+             --work 5h --runs 3"
+                .into(),
+            format!("simulate stencil {stencil}"),
+            format!("simulate multilevel {levels} --interval 10m --strides 1,4 --work 5h --runs 3"),
+            "validate --mtbf 6h --cost 5m --work 10h --runs 3 --points 3".into(),
+            "validate --mtbf 1h --cost 60s --procs 4 --replicas 2 --work 5h --runs 3 --points 3"
+                .into(),
+            "validate --mtbf 24h --cost 10m --dist weibull:0.7 --runs 3".into(),
+            format!("validate {levels} --runs 3 --points 3"),
+            format!("validate --sim stencil --config {} --runs 3", ini.display()),
+            "sweep --mtbf 6h --cost 5m --vary mtbf=1h..1d --points 3 --out r".into(),
+            format!("sweep {levels} --vary level2.cost=5s..10m --points 3 --out r"),
+            "sweep --mtbf 24h --cost 10m --dist weibull:1 --vary shape=0.5..1.5 --points 3 --out r"
+                .into(),
+        ]
+        .iter()
+        .map(|c| {
+            let mut args: Vec<&str> = c.split_whitespace().collect();
+            args.extend(["--shard", "0/1"]);
+            crate::common::stdout_of(&args)
+        })
+        .collect()
+    })
+}
+
+/// Every leaf of `v` (numbers, strings, booleans, arrays), as JSON pointers.
+fn leaves(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                leaves(x, format!("{at}/{k}"), out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            out.push(at.clone());
+            for (i, x) in a.iter().enumerate().take(4) {
+                leaves(x, format!("{at}/{i}"), out);
+            }
+        }
+        serde_json::Value::Null => {}
+        _ => out.push(at),
+    }
+}
+
+/// Values a hand edit might leave.
+fn replacement(k: usize, old: &serde_json::Value) -> serde_json::Value {
+    use serde_json::json;
+    match (old, k % 10) {
+        (serde_json::Value::Array(a), 0..=4) => json!(a[..a.len() / 2]),
+        (serde_json::Value::Array(_), _) => json!([]),
+        (serde_json::Value::Bool(b), _) => json!(!b),
+        (serde_json::Value::String(_), 0..=4) => json!(""),
+        (serde_json::Value::String(_), _) => json!("x"),
+        (_, 0) => json!(0),
+        (_, 1) => json!(1),
+        (_, 2) => json!(u64::MAX),
+        (_, 3) => json!(1u64 << 40),
+        (_, 4) => json!(-1),
+        (_, 5) => json!(1e308),
+        (_, 6) => json!(1e-300),
+        (_, 7) => json!(0.5),
+        (_, 8) => json!(-0.0),
+        _ => json!(2),
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A job edited by hand and given a matching digest (the digest catches damage, not
+    /// intent) reaches the checks behind it: the merge refuses it in one line or finishes,
+    /// and never panics, whatever the edit leaves.
+    #[test]
+    fn edited_jobs_with_their_digest_never_panic_the_merge(
+        which in 0..14usize,
+        pick in any::<prop::sample::Index>(),
+        edits in 1..3usize,
+        k in any::<usize>(),
+    ) {
+        let text = &whole_shards()[which];
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        for e in 0..edits {
+            let mut paths = Vec::new();
+            leaves(&v["job"], "/job".into(), &mut paths);
+            let path = pick.get(&paths).clone();
+            let old = v.pointer(&path).unwrap().clone();
+            *v.pointer_mut(&path).unwrap() = replacement(k.wrapping_add(e * 7), &old);
+        }
+        // The total is left as it was: an edit of the run or point count is then refused as
+        // an edit, and asking an unchecked job for its size is the merge's business.
+        if let Ok(job) = serde_json::from_value::<ckpt::job::Job>(v["job"].clone()) {
+            v["digest"] = ckpt::job::shard::digest(&job).into();
+        }
+        let edited = v.to_string();
+        if let Err(err) = ckpt::job::merge([Ok(("s.json".to_string(), edited))], None) {
+            one_line(&err)?;
+        }
+    }
+}

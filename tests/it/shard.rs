@@ -555,3 +555,38 @@ fn renewal_validation_and_shape_sweep_shards_merge_to_the_single_process_bytes()
         assert!(expected.iter().all(|f| a.contains_key(*f)), "{name}");
     }
 }
+
+/// A shard whose job was edited and given a matching digest reaches the checks a new job
+/// gets: a point count no sweep takes is refused naming `--points`. Before: the merge asked the
+/// edited job for its size first, and 2^40 points allocated 8 TiB (abort).
+#[test]
+fn an_edited_job_with_its_digest_is_checked_as_a_new_one() {
+    let dir = scratch("edited-job");
+    let args = [
+        "sweep",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--vary",
+        "mtbf=1h..1d",
+        "--points",
+        "3",
+        "--out",
+        "r",
+        "--shard",
+        "0/1",
+    ];
+    let text = String::from_utf8(run_in(&dir, &args)).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["job"]["spec"]["points"] = (1u64 << 40).into();
+    let job: ckpt::job::Job = serde_json::from_value(v["job"].clone()).unwrap();
+    v["digest"] = ckpt::job::shard::digest(&job).into();
+    let edited = dir.join("edited.json");
+    std::fs::write(&edited, v.to_string()).unwrap();
+    refused_in(
+        &dir,
+        &["merge", edited.to_str().unwrap()],
+        &["--points", "1099511627776", "from 2 to 100000"],
+    );
+}
