@@ -49,8 +49,11 @@ pub enum IntervalFormat {
 }
 
 fn shape(s: &str) -> Result<Shape, String> {
-    Shape::parse(s).map_err(|_| {
-        "use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape".to_string()
+    Shape::parse(s).map_err(|e| match e {
+        ckpt::failure::FailureError::Spec { .. } => {
+            "use exp, weibull:K, gamma:K or lognormal:SIGMA with a positive shape".to_string()
+        }
+        other => other.to_string(),
     })
 }
 

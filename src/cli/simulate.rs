@@ -269,10 +269,18 @@ fn lifetime(dist: Option<&str>, mean: f64, mean_arg: &'static str) -> Result<Lif
         })?,
         None => Shape::Exponential,
     };
-    Lifetime::new(shape, mean).map_err(|e| CliError::Invalid {
-        arg: mean_arg,
-        value: mean.to_string(),
-        accepted: e.to_string(),
+    Lifetime::new(shape, mean).map_err(|e| match e {
+        ckpt::failure::FailureError::Mean { .. } => CliError::Invalid {
+            arg: mean_arg,
+            value: mean.to_string(),
+            accepted: e.to_string(),
+        },
+        // The family's own limits: the shape is what to change.
+        _ => CliError::Invalid {
+            arg: "--dist",
+            value: shape.to_string(),
+            accepted: e.to_string(),
+        },
     })
 }
 

@@ -6,7 +6,7 @@
 mod dist;
 
 pub(crate) use dist::ln_phi;
-pub use dist::{Lifetime, Shape, gamma_p, gamma_q, ln_add_exp, log1mexp};
+pub use dist::{Lifetime, MAX_SHAPE, Shape, gamma_p, gamma_q, ln_add_exp, log1mexp};
 
 use thiserror::Error;
 
@@ -32,6 +32,16 @@ pub enum FailureError {
     ShapeParameter {
         /// The family.
         name: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A Weibull or gamma shape above [`MAX_SHAPE`].
+    #[error(
+        "{family}:{value:e}: a shape up to 1e6 (a larger one is a lifetime fixed to within 0.1%, which the incomplete gamma function takes unbounded time to resolve)"
+    )]
+    ShapeTooLarge {
+        /// The family.
+        family: &'static str,
         /// The value given.
         value: f64,
     },

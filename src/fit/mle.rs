@@ -544,7 +544,7 @@ impl<'a> WeibullProfile<'a> {
 }
 
 const SHAPE_MIN: f64 = 1e-6;
-const SHAPE_MAX: f64 = 1e6;
+const SHAPE_MAX: f64 = crate::failure::MAX_SHAPE;
 /// Half the 95% quantile of chi-square with one degree of freedom.
 const HALF_CHI2_95_1: f64 = 1.920_729_410_347_062;
 

@@ -66,10 +66,13 @@ impl ShapeSweep {
             value,
             accepted: "a family with a shape: weibull, gamma or lognormal",
         })?;
-        let life = Lifetime::new(shape, self.mtbf_s).map_err(|_| ModelError::Parameter {
+        let life = Lifetime::new(shape, self.mtbf_s).map_err(|e| ModelError::Parameter {
             name: "shape",
             value,
-            accepted: "a shape whose mean the family can hold",
+            accepted: match e {
+                crate::failure::FailureError::ShapeTooLarge { .. } => "a shape up to 1e6",
+                _ => "a shape whose mean the family can hold",
+            },
         })?;
         Renewal::new(life, self.cost_s, self.restart_s)
     }

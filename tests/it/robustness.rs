@@ -1224,11 +1224,20 @@ fn shard_files_are_read_up_to_their_own_bound() {
 }
 
 /// Before: a large shape (a nearly fixed lifetime) panicked in statrs' incomplete gamma
-/// function, from `weibull:200` up. Now every command answers, and says how far the schedule's
-/// grid may be from the optimum.
+/// function, from `weibull:200` up. Now every command answers up to a shape of 1e6, and says how
+/// far the schedule's grid may be from the optimum; above, the shape is refused.
 #[test]
 fn nearly_fixed_lifetimes_do_not_panic() {
-    for dist in ["weibull:200", "weibull:1e300", "gamma:1e12"] {
+    let args = [
+        "interval",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+    ];
+    for dist in ["weibull:200", "weibull:1e6", "gamma:1e6"] {
         let args = [
             "interval",
             "--mtbf",
@@ -1242,5 +1251,12 @@ fn nearly_fixed_lifetimes_do_not_panic() {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let grid_error = v["schedule"]["grid_error"].as_f64().unwrap();
         assert!(grid_error.is_finite() && grid_error >= 0.0, "{dist}: {out}");
+    }
+    // Before: gamma:1e17 ran for minutes in the incomplete gamma function.
+    for dist in ["gamma:1e17", "weibull:1e300"] {
+        refused(
+            &with(&args, &["--dist", dist]),
+            &["--dist", dist, "a shape up to 1e6"],
+        );
     }
 }
