@@ -93,7 +93,8 @@ pub fn check_job(work: Nanos, interval: Nanos, cost: Nanos) -> Result<(), SimErr
 /// on `threads` threads (0 = all cores), fewer where each run's own `run_bytes` would take the
 /// runs in flight past [`RUN_MEMORY_BUDGET`], calling `tick` once per finished run, and returns
 /// the results in run order. The first error in run order wins, so the outcome does not depend
-/// on the thread count either.
+/// on the thread count either; once a run has failed, no later run is started (every earlier
+/// one still runs, since one of them may fail first).
 ///
 /// [`RUN_MEMORY_BUDGET`]: super::engine::RUN_MEMORY_BUDGET
 pub fn replicate_range<T, E, F>(
@@ -108,10 +109,32 @@ where
     E: Send,
     F: Fn(u64) -> Result<T, E> + Sync,
 {
+    use std::sync::atomic::{AtomicU64, Ordering};
     let threads = threads_within_memory(threads, run_bytes);
-    run_parallel_range(range, threads, tick, f)
-        .into_iter()
-        .collect()
+    // Before: every run ran to its own failure cap after the first had failed, so a job no
+    // up-front check could judge hopeless took runs x the cap to be refused.
+    let first_failure = AtomicU64::new(u64::MAX);
+    let runs = run_parallel_range(range, threads, tick, |i| {
+        if i > first_failure.load(Ordering::Relaxed) {
+            return None;
+        }
+        let r = f(i);
+        if r.is_err() {
+            first_failure.fetch_min(i, Ordering::Relaxed);
+        }
+        Some(r)
+    });
+    // Every run before the first failed one ran (a run is skipped only after an earlier one
+    // failed), so in run order the first error comes before any skipped run.
+    let mut out = Vec::with_capacity(runs.len());
+    for r in runs {
+        match r {
+            Some(Ok(t)) => out.push(t),
+            Some(Err(e)) => return Err(e),
+            None => break,
+        }
+    }
+    Ok(out)
 }
 
 /// The most memory the figures of one process's runs may take together: every run's figures
@@ -261,6 +284,29 @@ pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before: every run ran to its own failure cap after the first had failed (a hopeless
+    /// lognormal:30 job took minutes to be refused, 0.7 s now).
+    #[test]
+    fn the_first_failed_run_in_order_is_reported_and_later_runs_are_not_started() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let calls = AtomicU64::new(0);
+        let f = |i: u64| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            if i >= 500 && i.is_multiple_of(7) {
+                Err(i)
+            } else {
+                Ok(i)
+            }
+        };
+        for threads in [1, 2, 4] {
+            calls.store(0, Ordering::Relaxed);
+            assert_eq!(replicate_range(0..10_000, threads, 0, &|| {}, f), Err(504));
+            assert!(calls.load(Ordering::Relaxed) < 10_000, "{threads} threads");
+        }
+        let all = replicate_range(0..10, 2, 0, &|| {}, |i| Ok::<u64, u64>(i * i));
+        assert_eq!(all, Ok((0..10).map(|i| i * i).collect::<Vec<_>>()));
+    }
 
     #[test]
     fn a_walltime_may_equal_the_work_but_not_fall_short_of_it() {
