@@ -266,3 +266,21 @@ fn readme_gains_are_what_the_commands_print() {
         );
     }
 }
+
+/// Before: a large shape (a nearly fixed lifetime) panicked in statrs' incomplete gamma
+/// function, from `weibull:200` up. Now every command answers up to a shape of 1e6, and says how
+/// far the schedule's grid may be from the optimum; above, the shape is refused.
+#[test]
+fn nearly_fixed_lifetimes_do_not_panic() {
+    for dist in ["weibull:200", "weibull:1e6", "gamma:1e6"] {
+        let v = answer(dist);
+        let grid_error = v["schedule"]["grid_error"].as_f64().unwrap();
+        assert!(grid_error.is_finite() && grid_error >= 0.0, "{dist}: {v}");
+    }
+    // Before: gamma:1e17 ran for minutes in the incomplete gamma function.
+    for dist in ["gamma:1e17", "weibull:1e300"] {
+        let mut args = JOB.to_vec();
+        args.extend(["--dist", dist]);
+        refused(&args, &["--dist", dist, "a shape up to 1e6"]);
+    }
+}
