@@ -99,9 +99,7 @@ impl Shape {
         };
         let bounded = |family: &'static str| -> Result<f64, FailureError> {
             let v = shape()?;
-            if v > MAX_SHAPE {
-                return Err(FailureError::ShapeTooLarge { family, value: v });
-            }
+            at_most_max(family, v)?;
             Ok(v)
         };
         match family {
@@ -167,6 +165,15 @@ serde_proxy!(Lifetime <-> LifetimeSpec { shape, mean }, FailureError);
 /// interval` took 8.7 s at a gamma shape of `10^15`, more than 20 s at `10^17`).
 pub const MAX_SHAPE: f64 = 1e6;
 
+/// Refuses a Weibull or gamma shape above [`MAX_SHAPE`] (a log-normal sigma has no such cost).
+fn at_most_max(family: &'static str, v: f64) -> Result<(), FailureError> {
+    if v > MAX_SHAPE {
+        Err(FailureError::ShapeTooLarge { family, value: v })
+    } else {
+        Ok(())
+    }
+}
+
 impl Lifetime {
     /// A distribution of the given family with the given mean.
     pub fn new(shape: Shape, mean: f64) -> Result<Lifetime, FailureError> {
@@ -174,21 +181,17 @@ impl Lifetime {
             return Err(FailureError::Mean { value: mean });
         }
         let check = |name: &'static str, v: f64| {
-            if !(v.is_finite() && v > 0.0) {
-                Err(FailureError::ShapeParameter { name, value: v })
-            } else if v > MAX_SHAPE && name != "lognormal" {
-                Err(FailureError::ShapeTooLarge {
-                    family: name,
-                    value: v,
-                })
-            } else {
+            if v.is_finite() && v > 0.0 {
                 Ok(())
+            } else {
+                Err(FailureError::ShapeParameter { name, value: v })
             }
         };
         let param = match shape {
             Shape::Exponential => mean,
             Shape::Weibull { shape: k } => {
                 check("weibull", k)?;
+                at_most_max("weibull", k)?;
                 let ln_g = ln_gamma(1.0 + 1.0 / k);
                 // Gamma(1 + 1/K) passes f64 range for K below about 0.007: no scale gives
                 // this mean, and the error should say so rather than blame the mean.
@@ -202,6 +205,7 @@ impl Lifetime {
             }
             Shape::Gamma { shape: k } => {
                 check("gamma", k)?;
+                at_most_max("gamma", k)?;
                 mean / k
             }
             Shape::LogNormal { sigma } => {

@@ -37,7 +37,7 @@ pub enum FailureError {
     },
     /// A Weibull or gamma shape above [`MAX_SHAPE`].
     #[error(
-        "{family}:{value:e}: a shape up to 1e6 (a larger one is a lifetime fixed to within 0.1%, which the incomplete gamma function takes unbounded time to resolve)"
+        "{family}:{value:e}: a shape up to 1e6 (a larger one is a lifetime fixed to within 0.1%, for which the incomplete gamma function takes ever longer)"
     )]
     ShapeTooLarge {
         /// The family.

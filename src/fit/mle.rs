@@ -22,8 +22,7 @@
 //!   a distance, not a test with a p-value.
 
 use crate::failure::ln_phi;
-use crate::failure::{Lifetime, Shape, log1mexp};
-use crate::failure::{gamma_p, gamma_q};
+use crate::failure::{Lifetime, Shape, gamma_p, gamma_q, log1mexp};
 use crate::optimize::simplex;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
