@@ -432,12 +432,12 @@ impl Scenario for MultilevelConfig {
         let chunks = self.work.div_ceil(self.interval);
         self.check_progress(&pattern, chunks as f64)
     }
-    /// Reduces runs (in run order) to figures.
     /// A run keeps a failure count per class besides its fixed figures.
     fn kept_bytes(&self) -> u64 {
         (std::mem::size_of::<MultilevelRun>() + self.levels.len() * std::mem::size_of::<u64>())
             as u64
     }
+    /// Reduces runs (in run order) to figures.
     fn summarize(&self, runs: &[MultilevelRun]) -> MultilevelFigures {
         let s = |f: fn(&MultilevelRun) -> Nanos| estimate(runs, |r| ns_to_secs(f(r)));
         let work = self.work as f64;

@@ -171,7 +171,8 @@ pub fn per_run(
     check(cfg)?;
     stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
-    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept_bytes(cfg))?;
+    let kept = kept_for(configs.len(), cfg.workers);
+    crate::sim::run::check_results(range.end.saturating_sub(range.start), kept)?;
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();
     // The variants of one run go one after another: the largest bounds the run.
     let run_bytes = configs
@@ -192,8 +193,12 @@ pub fn per_run(
 
 /// The memory one run of [`per_run`] keeps until [`finish`]: the figures of every variant.
 pub fn kept_bytes(cfg: &StencilConfig) -> u64 {
+    kept_for(variants(cfg).len(), cfg.workers)
+}
+
+fn kept_for(variants: usize, workers: u32) -> u64 {
     std::mem::size_of::<Vec<RunFigures>>() as u64
-        + variants(cfg).len() as u64 * RunFigures::kept_bytes(cfg.workers)
+        + variants as u64 * RunFigures::kept_bytes(workers)
 }
 
 /// Runs the stencil validation; `tick` is called once per finished run (of every level and

@@ -324,7 +324,7 @@ proptest! {
     /// and never panics, whatever the edit leaves.
     #[test]
     fn edited_jobs_with_their_digest_never_panic_the_merge(
-        which in 0..14usize,
+        which in 0..whole_shards().len(),
         pick in any::<prop::sample::Index>(),
         edits in 1..3usize,
         k in any::<usize>(),
