@@ -11,7 +11,8 @@
 
 use super::{CostModel, ModelError, daly, nonnegative, positive};
 use crate::failure::Lifetime;
-use crate::optimize::{Optimum, minimize};
+use crate::optimize::brent::Brent;
+use crate::optimize::{MAX_ITERS, Optimum, minimize};
 
 /// Terms of the repeating chunk summed one by one before the rest of the tail is taken as an
 /// integral (midpoint rule, relative error about `(T h)^2 / 24` with `h` the hazard there).
@@ -26,6 +27,13 @@ pub const CUT_TAIL: f64 = 1e-3;
 pub const MAX_CHUNKS: usize = 1000;
 /// Most ages on the finer of the two grids.
 pub const MAX_GRID_POINTS: usize = 4_000_000;
+/// A step of the grid over which `ln S` falls by more than the resolution and by more than this
+/// factor of what the local chunk scale predicts (`2 C step / l^2`) finds the scale stale.
+const STALE_SCALE: f64 = 16.0;
+/// Where the survival falls by more than the resolution squared over a step (in `ln`), the mean
+/// hazard over it may be at most this factor of that over the step before (`e^(1/4)`: a step
+/// spans at most about a quarter of the hazard's e-folding time).
+const HAZARD_GROWTH: f64 = 1.284_025_416_687_741_5;
 /// The default grid resolution: grid steps are this fraction of the local chunk scale (where
 /// most of the work is done) on the coarse grid, half of it on the fine one.
 pub const DEFAULT_RESOLUTION: f64 = 1.0 / 48.0;
@@ -287,7 +295,8 @@ impl Renewal {
     }
 
     /// The first age (from `R`) beyond which the expected remaining life is below
-    /// [`HORIZON_TAIL`] of that after a restart: doubling, then bisection on the log scale.
+    /// [`HORIZON_TAIL`] of that after a restart: doubling (halving, where it comes before the
+    /// mean), then bisection on the log scale.
     fn horizon(&self) -> Result<f64, ModelError> {
         let r = self.restart;
         let target = HORIZON_TAIL * self.life_after_restart;
@@ -295,6 +304,15 @@ impl Renewal {
         let mut hi = self.life.mean().max(self.cost);
         let mut lo = 0.0;
         let mut doublings = 0;
+        if small(hi) {
+            // A tail so light (a nearly fixed lifetime) that the horizon comes before the
+            // mean: halving, so that the grid does not walk the lifeless ages beyond the cliff.
+            while doublings < 1100 && small(0.5 * hi) {
+                hi *= 0.5;
+                doublings += 1;
+            }
+            lo = 0.5 * hi;
+        }
         while !small(hi) {
             lo = hi;
             hi *= 2.0;
@@ -325,12 +343,20 @@ impl Renewal {
             let dh = ln_sf_a - self.life.ln_sf(a + l + c);
             let next = if dh > 0.0 && dh.is_finite() {
                 (2.0 * c * (l + c) / dh).sqrt()
+            } else if dh == f64::INFINITY {
+                // No life is left at the window's end: a hazard beyond measure, not none.
+                l / 4.0
             } else {
                 4.0 * l
             };
-            l = next.clamp(l / 4.0, 4.0 * l).max(1e-3 * c);
+            l = next.clamp(l / 4.0, 4.0 * l).max(self.min_scale());
         }
         l
+    }
+
+    /// The least chunk scale of the grid.
+    fn min_scale(&self) -> f64 {
+        1e-3 * self.cost
     }
 
     /// Checkpoint ages from `R` to `horizon`, each step `resolution` times the local chunk
@@ -343,6 +369,8 @@ impl Renewal {
         let mut ages = vec![t];
         let mut surv = vec![1.0];
         let mut scaled_at = f64::NEG_INFINITY;
+        // The mean hazard over the last step taken.
+        let mut last_hazard: Option<f64> = None;
         while t < horizon {
             // The scale moves slowly: refresh it every quarter of itself, not at every point
             // (each refresh costs two survival evaluations, dear for the gamma family).
@@ -352,11 +380,32 @@ impl Renewal {
             }
             let s = (ln_s - self.ln_sf_restart).exp();
             let step = (resolution * l / s.max(1e-300).powf(0.25)).min(0.25 * l);
-            t += step;
-            if !t.is_finite() || ages.len() >= MAX_GRID_POINTS / 2 {
-                return Err(self.too_heavy(t));
+            let next = t + step;
+            if !next.is_finite() || ages.len() >= MAX_GRID_POINTS / 2 {
+                return Err(self.too_heavy(next));
             }
-            ln_s = self.life.ln_sf(t);
+            let ln_next = self.life.ln_sf(next);
+            // A cliff (a nearly fixed lifetime, whose hazard grows by e within seconds) that
+            // the scale, refreshed only every quarter of itself, did not see coming, or whose
+            // hazard grows too fast for the step: the step is not taken, and the scale is
+            // refreshed here, at least quartered. Each retry quarters it, down to its least
+            // value, where the step is taken.
+            let drop = ln_s - ln_next;
+            let hazard = drop / step;
+            let stale = drop > resolution && drop * l * l > STALE_SCALE * 2.0 * self.cost * step;
+            let steep = drop > resolution * resolution
+                && last_hazard.is_some_and(|h| hazard > HAZARD_GROWTH * h);
+            if stale || steep {
+                let floor = self.min_scale();
+                if l > floor {
+                    l = self.local_scale(t, ln_s, l).min(0.25 * l).max(floor);
+                    scaled_at = t;
+                    continue;
+                }
+            }
+            last_hazard = Some(hazard);
+            t = next;
+            ln_s = ln_next;
             ages.push(t);
             surv.push((ln_s - self.ln_sf_restart).exp());
         }
@@ -451,12 +500,18 @@ impl Renewal {
             chunks.truncate(stable_from + 1);
             cut = Cut::Stable;
         }
-        (self.polish_last(chunks), cut)
+        let last = chunks.len() - 1;
+        let rounding = spacing(ends[last]) + spacing(ends[last + 1]);
+        (self.polish_last(chunks, rounding), cut)
     }
 
     /// The repeating chunk, moved off the grid: the exact overhead minimized over it alone, the
-    /// others fixed (the grid rounds it by up to a step, and it is repeated for ever).
-    fn polish_last(&self, mut chunks: Vec<f64>) -> Vec<f64> {
+    /// others fixed (the grid rounds it by up to `rounding`, and it is repeated for ever). The
+    /// optimizer's wide bracket comes first; where the overhead has several minima in it (a
+    /// nearly fixed lifetime: every whole number of chunks that fits before the cliff makes
+    /// one) it may find a worse one than the grid's, and the search is then held to the
+    /// grid's rounding of the chunk.
+    fn polish_last(&self, mut chunks: Vec<f64>, rounding: f64) -> Vec<f64> {
         let Some(&seed) = chunks.last() else {
             return chunks;
         };
@@ -465,12 +520,40 @@ impl Renewal {
             prefix: &chunks[..chunks.len() - 1],
             seed,
         };
-        if let Ok(opt) = minimize(&model)
-            && opt.ln_overhead < model.ln_overhead(seed)
-        {
-            *chunks.last_mut().unwrap_or(&mut 0.0) = opt.interval;
+        let at_seed = model.ln_overhead(seed);
+        let polished = match minimize(&model) {
+            Ok(opt) if opt.ln_overhead < at_seed => Some(opt.interval),
+            _ => self.polish_near(&model, seed, rounding, at_seed),
+        };
+        if let Some(w) = polished {
+            *chunks.last_mut().unwrap_or(&mut 0.0) = w;
         }
         chunks
+    }
+
+    /// The best repeating chunk within `rounding` of `seed`, when it beats `seed`.
+    fn polish_near(
+        &self,
+        model: &LastChunk<'_>,
+        seed: f64,
+        rounding: f64,
+        at_seed: f64,
+    ) -> Option<f64> {
+        let lo = (seed - rounding).max(0.5 * seed);
+        let hi = seed + rounding;
+        let brent = Brent {
+            rel_tol: f64::EPSILON.sqrt(),
+            abs_tol: 1e-10 * seed,
+            max_iters: MAX_ITERS,
+        };
+        let f = |w: f64| {
+            let v = model.ln_overhead(w);
+            if v.is_finite() { v } else { f64::MAX }
+        };
+        match brent.minimize(f, lo, hi) {
+            Ok(m) if m.value < at_seed => Some(m.x),
+            _ => None,
+        }
     }
 }
 
@@ -758,6 +841,94 @@ mod tests {
         }
     }
 
+    /// A nearly fixed lifetime: survival falls from 1 to 0 within a minute of the mean. Before,
+    /// the grid's chunk scale grew across that cliff (to 2.6e6 s at Weibull 1e4) and stepped
+    /// over it: one chunk of 84253 s, overhead 1.0255 with a grid error of 0.1, where the
+    /// closed form below gives 1.01507.
+    #[test]
+    fn a_nearly_fixed_lifetime_gets_its_one_chunk_up_to_the_cliff() {
+        let k = 1e4;
+        let (c, r) = (600.0, 600.0);
+        // The Weibull scale of mean DAY from the series of ln Gamma(1 + x) at x = 1/K.
+        let x = 1.0 / k;
+        let euler = 0.577_215_664_901_532_9;
+        let zeta3 = 1.202_056_903_159_594;
+        let ln_gamma =
+            -euler * x + std::f64::consts::PI.powi(2) / 12.0 * x * x - zeta3 / 3.0 * x.powi(3);
+        let scale = DAY / ln_gamma.exp();
+        let sf = |t: f64| (-(t / scale).powf(k)).exp();
+        let hazard = |t: f64| k / scale * (t / scale).powf(k - 1.0);
+        // No second chunk can end before the cliff, so the best is the one chunk `w` that
+        // maximizes `w S(R + w + C)`: `w h(R + w + C) = 1`, by bisection.
+        let (mut lo, mut hi) = (DAY / 2.0, DAY - r - c);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if mid * hazard(r + mid + c) < 1.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let w = 0.5 * (lo + hi);
+        let overhead = DAY / (sf(r) * w * sf(r + w + c));
+        assert!((overhead - 1.015_07).abs() < 1e-5, "{overhead}");
+        let s = job(Shape::Weibull { shape: k }, DAY, c, r)
+            .schedule()
+            .unwrap();
+        assert_eq!(s.chunks.len(), 1, "{:?}", s.chunks);
+        assert!(
+            (s.chunks[0] / w - 1.0).abs() < 1e-7,
+            "{} vs {w}",
+            s.chunks[0]
+        );
+        assert!(
+            (s.overhead / overhead - 1.0).abs() < 1e-9,
+            "{} vs {overhead}",
+            s.overhead
+        );
+        assert!(s.grid_error < 1e-9, "{}", s.grid_error);
+    }
+
+    /// The other nearly fixed lifetimes now hold their grid error as the smooth ones do (before:
+    /// 0.064 at gamma 1e4, 0.1 at gamma 1e6 and Weibull 1e6, 4.9e-4 at log-normal 0.001), and
+    /// two families of the same small spread, both nearly normal, give nearly the same schedule.
+    #[test]
+    fn nearly_fixed_lifetimes_keep_their_grid_error_small() {
+        for shape in [
+            Shape::Weibull { shape: 1e6 },
+            Shape::Gamma { shape: 1e4 },
+            Shape::Gamma { shape: 1e6 },
+            Shape::LogNormal { sigma: 1e-3 },
+            Shape::LogNormal { sigma: 1e-2 },
+        ] {
+            let j = job(shape, DAY, 600.0, 600.0);
+            let s = j.schedule().unwrap();
+            let p = j.best_periodic().unwrap();
+            assert!(s.grid_error < 1e-5, "{shape}: {}", s.grid_error);
+            assert!(s.overhead < p.overhead(), "{shape}");
+        }
+        // Coefficient of variation 1e-2: gamma 1e4 and log-normal sigma ~ 1e-2.
+        let sigma = (1.0f64 + 1e-4).ln().sqrt();
+        let g = job(Shape::Gamma { shape: 1e4 }, DAY, 600.0, 600.0)
+            .schedule()
+            .unwrap();
+        let l = job(Shape::LogNormal { sigma }, DAY, 600.0, 600.0)
+            .schedule()
+            .unwrap();
+        assert!(
+            (g.overhead / l.overhead - 1.0).abs() < 1e-4,
+            "{} vs {}",
+            g.overhead,
+            l.overhead
+        );
+        assert!(
+            (g.chunks[0] - l.chunks[0]).abs() < 60.0,
+            "{:?} vs {:?}",
+            g.chunks,
+            l.chunks
+        );
+    }
+
     /// The optimal schedule's chunks after a restart and the best periodic interval, of a job
     /// with a one-day mean and 10-minute checkpoints and restarts.
     fn chunks_and_periodic(shape: Shape) -> (Vec<f64>, f64) {
@@ -927,6 +1098,44 @@ mod tests {
             for f in [0.9, 1.1] {
                 prop_assert!(o <= j.overhead_of(&[f * p.interval]).unwrap() * (1.0 + 1e-12));
             }
+        }
+    }
+
+    /// Lifetimes whose coefficient of variation is about 1% or less.
+    fn nearly_fixed_shape() -> impl Strategy<Value = Shape> {
+        prop_oneof![
+            (2.0f64..6.0).prop_map(|e| Shape::Weibull {
+                shape: 10f64.powf(e)
+            }),
+            (4.0f64..6.0).prop_map(|e| Shape::Gamma {
+                shape: 10f64.powf(e)
+            }),
+            (-3.0f64..-2.0).prop_map(|e| Shape::LogNormal {
+                sigma: 10f64.powf(e)
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// The grid's ages crowd in front of the cliff whatever its place and width: the
+        /// schedule's error stays that of a smooth lifetime, and it beats the best period.
+        #[test]
+        fn nearly_fixed_lifetimes_are_scheduled_to_a_small_grid_error(
+            shape in nearly_fixed_shape(),
+            m in 3600.0f64..1e7,
+            c_frac in 1e-4f64..0.05,
+            r_frac in 0.0f64..0.1,
+        ) {
+            let j = job(shape, m, c_frac * m, r_frac * m);
+            let s = j.schedule().unwrap();
+            let p = j.best_periodic().unwrap();
+            prop_assert!(s.grid_error < 1e-3 * s.overhead, "{shape}: {}", s.grid_error);
+            // To the tie tolerance of `ckpt validate`: where the best period is the optimum (a
+            // single chunk fits before the cliff), the grid's chunk is a few 1e-7 above it.
+            let tie = s.grid_error.max(1e-6 * s.overhead);
+            prop_assert!(s.overhead <= p.overhead() + tie, "{shape}: {} {}", s.overhead, p.overhead());
         }
     }
 
