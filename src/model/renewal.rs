@@ -1086,19 +1086,24 @@ mod tests {
         }
 
         #[test]
-        fn best_periodic_is_a_local_minimum(
-            shape in any_shape(),
-            m in 600.0f64..1e7,
-            c_frac in 1e-4f64..0.05,
-            r_frac in 0.0f64..0.2,
-        ) {
-            let j = job(shape, m, c_frac * m, r_frac * m);
+        fn best_periodic_is_a_local_minimum(j in jobs(any_shape(), 600.0, 0.2)) {
             let p = j.best_periodic().unwrap();
             let o = p.overhead();
             for f in [0.9, 1.1] {
                 prop_assert!(o <= j.overhead_of(&[f * p.interval]).unwrap() * (1.0 + 1e-12));
             }
         }
+    }
+
+    /// Jobs of a mean from `m_lo` to 1e7 s, a checkpoint cost up to 5% of it and a restart up
+    /// to `r_max` of it, under lifetimes of `shapes`.
+    fn jobs(
+        shapes: impl Strategy<Value = Shape>,
+        m_lo: f64,
+        r_max: f64,
+    ) -> impl Strategy<Value = Renewal> {
+        (shapes, m_lo..1e7, 1e-4f64..0.05, 0.0..r_max)
+            .prop_map(|(shape, m, c, r)| job(shape, m, c * m, r * m))
     }
 
     /// Lifetimes whose coefficient of variation is about 1% or less.
@@ -1120,15 +1125,13 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(24))]
 
         /// The grid's ages crowd in front of the cliff whatever its place and width: the
-        /// schedule's error stays that of a smooth lifetime, and it beats the best period.
+        /// schedule's error stays small (below 1e-3 of the overhead here; 1.5e-5 at worst in
+        /// 300 draws, measured), and it beats the best period.
         #[test]
         fn nearly_fixed_lifetimes_are_scheduled_to_a_small_grid_error(
-            shape in nearly_fixed_shape(),
-            m in 3600.0f64..1e7,
-            c_frac in 1e-4f64..0.05,
-            r_frac in 0.0f64..0.1,
+            j in jobs(nearly_fixed_shape(), 3600.0, 0.1),
         ) {
-            let j = job(shape, m, c_frac * m, r_frac * m);
+            let shape = j.life().shape();
             let s = j.schedule().unwrap();
             let p = j.best_periodic().unwrap();
             prop_assert!(s.grid_error < 1e-3 * s.overhead, "{shape}: {}", s.grid_error);
