@@ -11,8 +11,7 @@
 
 use super::{CostModel, ModelError, daly, nonnegative, positive};
 use crate::failure::Lifetime;
-use crate::optimize::brent::Brent;
-use crate::optimize::{MAX_ITERS, Optimum, minimize};
+use crate::optimize::{Optimum, minimize, minimize_between};
 
 /// Terms of the repeating chunk summed one by one before the rest of the tail is taken as an
 /// integral (midpoint rule, relative error about `(T h)^2 / 24` with `h` the hazard there).
@@ -540,20 +539,10 @@ impl Renewal {
         at_seed: f64,
     ) -> Option<f64> {
         let lo = (seed - rounding).max(0.5 * seed);
-        let hi = seed + rounding;
-        let brent = Brent {
-            rel_tol: f64::EPSILON.sqrt(),
-            abs_tol: 1e-10 * seed,
-            max_iters: MAX_ITERS,
-        };
-        let f = |w: f64| {
-            let v = model.ln_overhead(w);
-            if v.is_finite() { v } else { f64::MAX }
-        };
-        match brent.minimize(f, lo, hi) {
-            Ok(m) if m.value < at_seed => Some(m.x),
-            _ => None,
-        }
+        minimize_between(model, lo, seed + rounding)
+            .ok()
+            .filter(|opt| opt.ln_overhead < at_seed)
+            .map(|opt| opt.interval)
     }
 }
 

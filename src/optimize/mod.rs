@@ -144,20 +144,11 @@ pub fn minimize(model: &dyn CostModel) -> Result<Optimum, OptimizeError> {
     }
     let step = 1e3f64.ln();
     let (mut lo, mut hi) = (-step, step);
-    // Non-finite overheads become HUGE so that Brent's parabolic steps stay finite.
-    let f = |x: f64| {
-        let v = model.ln_overhead(tau0 * x.exp());
-        if v.is_finite() { v } else { HUGE }
-    };
-    let brent = Brent {
-        rel_tol: f64::EPSILON.sqrt(),
-        abs_tol: 1e-10,
-        max_iters: MAX_ITERS,
-    };
+    let f = log_objective(model, tau0);
     let mut widening = 0;
     let found = loop {
-        let found = brent
-            .minimize(f, lo, hi)
+        let found = BRENT
+            .minimize(&f, lo, hi)
             .map_err(|e| OptimizeError::Solver {
                 model: name,
                 message: e.to_string(),
@@ -208,6 +199,63 @@ pub fn minimize(model: &dyn CostModel) -> Result<Optimum, OptimizeError> {
     Ok(opt)
 }
 
+/// The settings of every Brent run on `ln(tau / tau0)`.
+const BRENT: Brent = Brent {
+    rel_tol: 1.490_116_119_384_765_6e-8, // sqrt(f64::EPSILON)
+    abs_tol: 1e-10,
+    max_iters: MAX_ITERS,
+};
+
+/// `ln overhead` at `tau0 e^x`, non-finite values made HUGE so that Brent's parabolic steps stay
+/// finite.
+fn log_objective(model: &dyn CostModel, tau0: f64) -> impl Fn(f64) -> f64 + '_ {
+    move |x: f64| {
+        let v = model.ln_overhead(tau0 * x.exp());
+        if v.is_finite() { v } else { HUGE }
+    }
+}
+
+/// Minimizes `model`'s overhead on the fixed bracket `[lo, hi]` (`0 < lo < hi`), on the same log
+/// scale and to the same tolerances as [`minimize`], without widening the bracket: a local
+/// minimum, for a model whose overhead has several. No root polish. The model's seed is not
+/// used.
+///
+/// ```
+/// use ckpt::model::daly::DalyComplete;
+/// let m = DalyComplete::new(86400.0, 300.0, 600.0, 0.0).unwrap();
+/// let best = m.exact_optimum();
+/// let near = ckpt::optimize::minimize_between(&m, 0.5 * best, 2.0 * best).unwrap();
+/// assert!((near.interval / best - 1.0).abs() < 1e-6);
+/// let edge = ckpt::optimize::minimize_between(&m, 2.0 * best, 3.0 * best).unwrap();
+/// assert!((edge.interval / (2.0 * best) - 1.0).abs() < 1e-6);
+/// ```
+pub fn minimize_between(model: &dyn CostModel, lo: f64, hi: f64) -> Result<Optimum, OptimizeError> {
+    let name = model.name();
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Err(OptimizeError::Solver {
+            model: name,
+            message: SolverError::Bracket { lo, hi }.to_string(),
+        });
+    }
+    let f = log_objective(model, lo);
+    let found = BRENT
+        .minimize(&f, 0.0, (hi / lo).ln())
+        .map_err(|e| OptimizeError::Solver {
+            model: name,
+            message: e.to_string(),
+        })?;
+    if !(found.value < HUGE && found.value < f64::MAX.ln()) {
+        return Err(OptimizeError::NoProgress { model: name });
+    }
+    Ok(Optimum {
+        interval: lo * found.x.exp(),
+        ln_overhead: found.value,
+        iterations: found.iterations,
+        converged: found.converged,
+        polished: false,
+    })
+}
+
 /// Brent's root finder on the derivative condition near `tau`, if the model has one.
 fn polish(model: &dyn CostModel, tau: f64) -> Option<f64> {
     let g = |t: f64| model.stationarity(t);
@@ -234,6 +282,11 @@ fn polish(model: &dyn CostModel, tau: f64) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::model::daly::DalyComplete;
+
+    #[test]
+    fn brent_settings_are_sqrt_eps_relative() {
+        assert_eq!(BRENT.rel_tol, f64::EPSILON.sqrt());
+    }
 
     #[test]
     fn finds_daly_exact_optimum_to_the_contract() {
