@@ -85,11 +85,7 @@ impl ModelCheck {
         ModelCheck {
             overhead,
             whole_periods,
-            z: figures
-                .overhead
-                .stderr
-                .filter(|&s| s > 0.0)
-                .map(|s| (figures.overhead.point - overhead) / s),
+            z: figures.overhead.z(overhead),
         }
     }
 }

@@ -314,12 +314,13 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
         .results
         .iter()
         .filter(|r| !r.agrees)
-        .map(|r| {
-            format!(
-                "`{}` (z = {})",
-                r.name,
-                r.z.map_or("-".into(), |z| format!("{z:.2}"))
-            )
+        .map(|r| match (r.z, r.predicted_overhead) {
+            (Some(z), _) => format!("`{}` (z = {z:.2})", r.name),
+            (None, Some(p)) if r.simulated_overhead.stderr == Some(0.0) => format!(
+                "`{}` (every run {:.5}, predicted {p:.5})",
+                r.name, r.simulated_overhead.point
+            ),
+            (None, _) => format!("`{}` (z = -)", r.name),
         })
         .collect();
     let mut s = format!(

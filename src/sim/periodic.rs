@@ -1024,7 +1024,6 @@ impl Scenario for PeriodicConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::stats::Estimate;
     use crate::sim::trace::{IndexColumn, parse_trace};
 
     const S: Nanos = 1_000_000_000;
@@ -1301,10 +1300,6 @@ mod tests {
         assert_eq!(r.checkpoint, 14 * S);
     }
 
-    fn z(e: &Estimate, expected: f64) -> f64 {
-        (e.point - expected) / e.stderr.unwrap()
-    }
-
     #[test]
     fn asynchronous_runs_agree_with_the_exact_model() {
         use crate::model::asynchronous::AsyncComplete;
@@ -1320,7 +1315,7 @@ mod tests {
             let sim = simulate(&cfg, 5, 400, 1, &|| {}).unwrap();
             let model = AsyncComplete::new(m, c, r, 0.0, dw, f).unwrap();
             let expected = model.expected_wall(work, tau).unwrap();
-            let zv = z(&sim.wall_time_s, expected);
+            let zv = sim.wall_time_s.z(expected).expect("runs with a spread");
             assert!(zv.abs() < 4.0, "{m} {c} {r} {dw} {f} {tau}: z = {zv}");
         }
         // The synchronous model departs from the same runs once the write is long.
@@ -1328,7 +1323,7 @@ mod tests {
         let cfg = asynchronous(&exp_cfg(m, 24.0 * tau, tau, c, 0.0), dw, 0.0);
         let sim = simulate(&cfg, 5, 400, 1, &|| {}).unwrap();
         let sync = 24.0 * m * ((tau + c) / m).exp_m1();
-        assert!(z(&sim.wall_time_s, sync) > 4.0);
+        assert!(sim.wall_time_s.z(sync).is_some_and(|z| z > 4.0));
     }
 
     #[test]
@@ -1347,7 +1342,9 @@ mod tests {
             assert!(runs.iter().all(|r| r.wall <= secs_to_ns(limit)));
             let figures = cfg.summarize(&runs);
             let saved = figures.saved_work_s.unwrap();
-            let zv = z(&saved, alloc.expected_saved_work(tau));
+            let zv = saved
+                .z(alloc.expected_saved_work(tau))
+                .expect("runs with a spread");
             assert!(zv.abs() < 4.0, "tau {tau}: z = {zv} {saved:?}");
         }
         // Without failures the last checkpoint ends at T - L + C, inside the allocation, and

@@ -44,6 +44,17 @@ impl Estimate {
         if n == 1 {
             return Estimate::exact(mean, 1);
         }
+        let first = samples[0];
+        if samples.iter().all(|&x| x == first) {
+            // Runs that all came out alike have no spread. The sum below would instead leave
+            // the round-off of the mean (about 1e-16), and a z over that is 1e13.
+            return Estimate {
+                point: first,
+                stderr: Some(0.0),
+                ci95: [first, first],
+                runs: n as u64,
+            };
+        }
         let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
         let se = (var / n as f64).sqrt();
         let q = t_quantile_975(n as f64 - 1.0);
@@ -55,13 +66,22 @@ impl Estimate {
         }
     }
 
-    /// `(point - expected) / stderr`: the z statistic tests use (|z| < 4, docs/simulation.md §4).
-    pub fn z(&self, expected: f64) -> f64 {
-        match self.stderr {
-            Some(se) if se > 0.0 => (self.point - expected) / se,
-            _ if self.point == expected => 0.0,
-            _ => f64::INFINITY,
-        }
+    /// The standard error where the runs show a spread: `None` with one run or with every run
+    /// alike, where no z can be formed and the mean is the outcome itself.
+    ///
+    /// ```
+    /// use ckpt::sim::stats::Estimate;
+    /// assert_eq!(Estimate::from_samples(&[61.0 / 60.0; 20]).spread(), None);
+    /// assert!(Estimate::from_samples(&[1.0, 2.0]).spread().is_some());
+    /// ```
+    pub fn spread(&self) -> Option<f64> {
+        self.stderr.filter(|&se| se > 0.0)
+    }
+
+    /// `(point - expected) / stderr`, the z statistic the simulator checks use (|z| < 4,
+    /// docs/simulation.md §4); `None` without a [`spread`](Estimate::spread).
+    pub fn z(&self, expected: f64) -> Option<f64> {
+        self.spread().map(|se| (self.point - expected) / se)
     }
 
     /// True when the CI contains `x`.
@@ -91,6 +111,21 @@ mod tests {
             json,
             r#"{"point":5.0,"stderr":null,"ci95":[5.0,5.0],"runs":1}"#
         );
+    }
+
+    #[test]
+    fn runs_alike_have_no_spread() {
+        // Twenty runs of 61/60: summed and divided, the mean comes out 4 ulps low, and the
+        // two-pass variance would be that round-off instead of 0.
+        let x = 61.0 / 60.0;
+        assert_ne!([x; 20].iter().sum::<f64>() / 20.0, x);
+        let e = Estimate::from_samples(&[x; 20]);
+        assert_eq!(e.point, x);
+        assert_eq!(e.stderr, Some(0.0));
+        assert_eq!(e.ci95, [x, x]);
+        assert_eq!(e.z(1.0), None);
+        let apart = Estimate::from_samples(&[x, x, x + 4.0 * f64::EPSILON]);
+        assert!(apart.spread().is_some_and(|se| se > 0.0));
     }
 
     #[test]

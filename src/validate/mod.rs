@@ -301,6 +301,12 @@ pub(crate) fn optimum(samples: &[Vec<f64>]) -> Option<Optimum> {
     Some(Optimum { best, region })
 }
 
+/// `(predicted - simulated) / stderr`, the z every validation reports: `None` without a
+/// prediction, or where the runs show no spread (one run, or every run alike).
+pub(crate) fn z_of(predicted: Option<f64>, simulated: &Estimate) -> Option<f64> {
+    Some((predicted? - simulated.point) / simulated.spread()?)
+}
+
 /// Mean and CI of paired differences `a_i - b_i`.
 pub(crate) fn paired(a: &[f64], b: &[f64]) -> Estimate {
     let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
@@ -571,10 +577,7 @@ pub fn finish(
             let regret = scaled(paired(&overhead[j], &overhead[best]), 100.0 / best_mean);
             let predicted = reference.overhead(t);
             let sim_mean = means[j];
-            let z = match (predicted, sim_mean.stderr) {
-                (Some(p), Some(se)) if se > 0.0 => Some((p - sim_mean.point) / se),
-                _ => None,
-            };
+            let z = z_of(predicted, &sim_mean);
             let inside = t >= region_s[0] && t <= region_s[1];
             Some(Verdict {
                 name: r.name.clone(),

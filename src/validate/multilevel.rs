@@ -4,7 +4,7 @@
 //! one more or one less) runs at `w`; all with common random numbers, so that each pattern's
 //! regret against the empirical optimum is paired run by run.
 
-use super::{ValidateError, grid, overheads, paired, paired_walls, scaled};
+use super::{ValidateError, grid, overheads, paired, paired_walls, scaled, z_of};
 use crate::model::multilevel::{Levels, MultilevelError, Pattern};
 use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
@@ -271,7 +271,7 @@ pub fn finish(
             work_s: crate::sim::engine::ns_to_secs(configs[j].work),
             overhead: means[j],
             model_overhead: model,
-            z: z(model, &means[j]),
+            z: z_of(Some(model), &means[j]),
             regret_pct: regret,
             optimal_region: region[j],
         });
@@ -298,13 +298,6 @@ pub fn finish(
         best,
         verdict,
     })
-}
-
-fn z(model: f64, sim: &Estimate) -> Option<f64> {
-    match sim.stderr {
-        Some(se) if se > 0.0 => Some((model - sim.point) / se),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! in the same order whatever the policy, so each policy's difference to the schedule is paired
 //! run by run, and its confidence interval is far tighter than the means' own.
 
-use super::{ValidateError, overheads, paired, paired_walls};
+use super::{ValidateError, overheads, paired, paired_walls, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
 use crate::model::renewal::Renewal;
@@ -154,9 +154,10 @@ pub struct PolicyResult {
     pub predicted_overhead: Option<f64>,
     /// The simulated overhead (wall time / work).
     pub simulated_overhead: Estimate,
-    /// `(predicted - simulated) / stderr`.
+    /// `(predicted - simulated) / stderr`; `None` where every run came out alike.
     pub z: Option<f64>,
-    /// `|z| < 4`.
+    /// `|z| < 4`; where every run came out alike, the prediction within
+    /// [`RenewalValidation::tie`] of that outcome.
     pub agrees: bool,
     /// Paired `overhead(policy) - overhead(schedule)` run by run (0 for the schedule itself):
     /// positive where the schedule saves.
@@ -176,7 +177,7 @@ pub struct RenewalValidation {
     pub options: RenewalValidateOptions,
     /// One result per policy, in the order of [`RenewalPolicies::policies`].
     pub results: Vec<PolicyResult>,
-    /// Every prediction agrees with its simulation (`|z| < 4`).
+    /// Every prediction agrees with its simulation ([`PolicyResult::agrees`]).
     pub all_agree: bool,
     /// No policy is significantly better than the schedule: the upper end of each paired
     /// difference's 95% CI is at least minus the tie tolerance ([`RenewalValidation::tie`]).
@@ -270,13 +271,6 @@ pub fn per_run(
     })
 }
 
-fn z_of(predicted: Option<f64>, sim: &Estimate) -> Option<f64> {
-    match (predicted, sim.stderr) {
-        (Some(p), Some(se)) if se > 0.0 => Some((p - sim.point) / se),
-        _ => None,
-    }
-}
-
 /// The validation from every run's wall times (what [`per_run`] gives for all runs).
 pub fn finish(
     c: &PolicyCheck,
@@ -295,10 +289,15 @@ pub fn finish(
         .iter()
         .map(|policy| model.overhead_of(&policy.chunks_s()).ok())
         .collect();
+    let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
     let results: Vec<PolicyResult> = (0..n)
         .map(|j| {
             let sim = Estimate::from_samples(&overhead[j]);
             let z = z_of(predicted[j], &sim);
+            // Every run alike (no failure can strike, say): the outcome is exact, so the
+            // prediction is held to it within the model's precision instead of by a z.
+            let exact_match = sim.stderr == Some(0.0)
+                && predicted[j].is_some_and(|p| (p - sim.point).abs() <= tie);
             let diff = paired(&overhead[j], &overhead[0]);
             let predicted_diff = match (predicted[j], predicted[0]) {
                 (Some(a), Some(b)) => Some(a - b),
@@ -310,7 +309,7 @@ pub fn finish(
                 predicted_overhead: predicted[j],
                 simulated_overhead: sim,
                 z,
-                agrees: z.is_some_and(|z| z.abs() < Z_AGREES),
+                agrees: z.map_or(exact_match, |z| z.abs() < Z_AGREES),
                 diff_vs_schedule: diff,
                 predicted_diff,
                 diff_z: if j == 0 {
@@ -322,7 +321,6 @@ pub fn finish(
         })
         .collect();
     let all_agree = results.iter().all(|r| r.agrees);
-    let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
     let schedule_not_worse = results.iter().all(|r| r.diff_vs_schedule.ci95[1] >= -tie);
     Ok(RenewalValidation {
         policies: p.clone(),
@@ -381,5 +379,41 @@ mod tests {
         assert!(finish(&c, vec![vec![1; 3]; 30]).is_err());
         let bad = RenewalValidateOptions { runs: 1, ..o };
         assert!(configs(&p, &bad).is_err());
+    }
+
+    #[test]
+    fn runs_all_alike_agree_only_with_the_outcome_itself() {
+        let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
+        let o = RenewalValidateOptions {
+            work_s: 100.0 * 3600.0,
+            runs: 20,
+            seed: 1,
+        };
+        let work = configs(&p, &o).unwrap()[0].base.work as f64;
+        let model = p.model().unwrap();
+        // Every run takes the predicted time, but the periodic policy's 1e-4 longer: beyond
+        // the model's precision (1e-6 of overhead), and no z exists to say more.
+        let walls: Vec<Nanos> = p
+            .policies
+            .iter()
+            .enumerate()
+            .map(|(j, x)| {
+                let off = if j == 1 { 1.0 + 1e-4 } else { 1.0 };
+                (model.overhead_of(&x.chunks_s()).unwrap() * off * work).round() as Nanos
+            })
+            .collect();
+        let c = PolicyCheck {
+            policies: p,
+            options: o,
+        };
+        let v = finish(&c, vec![walls; 20]).unwrap();
+        let agrees: Vec<bool> = v.results.iter().map(|r| r.agrees).collect();
+        assert_eq!(agrees, [true, false, true, true]);
+        assert!(!v.all_agree);
+        for r in &v.results {
+            assert_eq!(r.z, None, "{}", r.name);
+            assert_eq!(r.simulated_overhead.stderr, Some(0.0), "{}", r.name);
+        }
     }
 }

@@ -310,3 +310,41 @@ fn a_nearly_fixed_lifetimes_schedule_agrees_with_its_simulation() {
         assert!(predicted < periodic["predicted_overhead"].as_f64().unwrap());
     }
 }
+
+/// A 10 h job under lifetimes of nearly exactly 24 h never fails: its 20 runs take the same time.
+/// The outcome is then exact (the work and one 10 min checkpoint per chunk, each chunk
+/// `min(chunk, work left)`), with no spread: a standard error of 0, not the round-off of the
+/// mean, which used to give the schedule z = -2.5e13 while the other rows showed none. No z is
+/// formed, and since no long-run prediction equals that outcome, none agrees.
+#[test]
+fn runs_that_are_all_alike_report_the_outcome_and_no_z() {
+    let mut args = JOB.to_vec();
+    args[0] = "validate";
+    args.extend(["--dist", "weibull:1e6", "--work", "10h", "--runs", "20"]);
+    let mut json = args.clone();
+    json.extend(["--format", "json"]);
+    let v: Value = serde_json::from_str(&stdout_of(&json)).unwrap();
+    let work = 36000.0;
+    let policies = v["policies"].as_array().unwrap();
+    assert_eq!(policies.len(), 4);
+    for p in policies {
+        let first = p["chunks_s"][0].as_f64().unwrap();
+        let checkpoints = (work / first).ceil();
+        let expected = (work + 600.0 * checkpoints) / work;
+        let sim = &p["simulated_overhead"];
+        assert!(
+            (sim["point"].as_f64().unwrap() - expected).abs() < 1e-15,
+            "{}: {sim} vs {expected}",
+            p["name"]
+        );
+        assert_eq!(sim["stderr"], 0.0, "{p}");
+        assert_eq!(sim["ci95"][0], sim["ci95"][1], "{p}");
+        assert!(p["z"].is_null(), "{p}");
+        assert_eq!(p["agrees"], false, "{p}");
+    }
+    let table = stdout_of(&args);
+    assert!(
+        table.contains("`young` (every run 1.06667, predicted 1.21218)"),
+        "{table}"
+    );
+}
