@@ -4,6 +4,7 @@ use super::interval::JsonInputs;
 use super::markdown;
 use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::table::{self, Align};
+use crate::sim::stats::Estimate;
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimOptions, Validation, Verdict};
 use serde::Serialize;
@@ -178,10 +179,11 @@ pub fn verdict_paragraph(v: &Validation) -> String {
             r.regret_pct.ci95[0],
             r.regret_pct.ci95[1],
         ));
-        if let (Some(p), Some(z)) = (r.predicted_overhead, r.z) {
-            s.push_str(&format!(
-                " The model predicts an overhead of {:.4} there; the simulation measures {:.4} (z = {:.2}).",
-                p, r.simulated_overhead.point, z
+        if let Some(p) = r.predicted_overhead {
+            s.push_str(&measured_against(
+                format!("The model predicts an overhead of {p:.4} there"),
+                &r.simulated_overhead,
+                r.z,
             ));
         }
     }
@@ -279,3 +281,19 @@ fn plots(v: &Validation) -> [Plot; 2] {
 }
 
 super::folder!("validate", Validation);
+
+/// The sentence that holds a prediction against its simulation: `lead` (`The model predicts an
+/// overhead of 1.0958 there`), then the simulated mean and its z, or, where every run came out
+/// alike and no z exists, that outcome; nothing where neither can be said.
+pub(crate) fn measured_against(lead: String, simulated: &Estimate, z: Option<f64>) -> String {
+    match z {
+        Some(z) => format!(
+            " {lead}; the simulation measures {:.4} (z = {z:.2}).",
+            simulated.point
+        ),
+        None if simulated.stderr == Some(0.0) => {
+            format!(" {lead}; every run measures {:.4}.", simulated.point)
+        }
+        None => String::new(),
+    }
+}

@@ -221,12 +221,14 @@ pub fn verdict_paragraph(v: &MultilevelValidation) -> String {
         d.regret_pct.ci95[0],
         d.regret_pct.ci95[1],
     );
-    if let Some(z) = d.z {
-        s.push_str(&format!(
-            " The exact model predicts an overhead of {:.4}; the simulation measures {:.4} (z = {:.2}).",
-            d.predicted_overhead, d.simulated_overhead.point, z
-        ));
-    }
+    s.push_str(&super::validate::measured_against(
+        format!(
+            "The exact model predicts an overhead of {:.4}",
+            d.predicted_overhead
+        ),
+        &d.simulated_overhead,
+        d.z,
+    ));
     let worse = v
         .points
         .iter()

@@ -748,3 +748,39 @@ fn sweep_moves_the_strides_and_refuses_bad_ranges() {
     refused(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Levels that fail once a century, over a job of 10 h: no run meets a failure, so every run
+/// takes the same time, a period of 7 chunks (the job rounded up to whole periods) with six
+/// 5 s checkpoints and one of 60 s. The estimate has no spread (stderr 0, not round-off), no z
+/// is formed, and the verdict's sentence gives the outcome instead.
+#[test]
+fn levels_that_never_fail_give_the_outcome_and_no_z() {
+    let mut args = vec![
+        "validate",
+        "--level",
+        "cost=5s,restart=10s,mtbf=100y",
+        "--level",
+        "cost=60s,restart=60s,mtbf=500y",
+        "--work",
+        "10h",
+        "--runs",
+        "20",
+        "-q",
+    ];
+    let table = stdout_of(&args);
+    args.extend(["--format", "json"]);
+    let v = json(&args);
+    let verdict = &v["verdict"];
+    assert_eq!(verdict["strides"], serde_json::json!([1, 7]), "{verdict}");
+    assert!(verdict["z"].is_null(), "{verdict}");
+    let sim = &verdict["simulated_overhead"];
+    assert_eq!(sim["stderr"], 0.0, "{sim}");
+    let w = verdict["interval_s"].as_f64().unwrap();
+    let expected = 1.0 + (6.0 * 5.0 + 60.0) / (7.0 * w);
+    let point = sim["point"].as_f64().unwrap();
+    assert!((point - expected).abs() < 1e-12, "{point} vs {expected}");
+    assert!(
+        table.contains(&format!("; every run measures {point:.4}.")),
+        "{table}"
+    );
+}
