@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn runs_alike_have_no_spread() {
-        // Twenty runs of 61/60: summed and divided, the mean comes out 4 ulps low, and the
+        // Twenty runs of 61/60: summed and divided, the mean comes out 2 ulps low, and the
         // two-pass variance would be that round-off instead of 0.
         let x = 61.0 / 60.0;
         assert_ne!([x; 20].iter().sum::<f64>() / 20.0, x);
