@@ -291,7 +291,7 @@ pub(crate) fn measured_against(lead: String, simulated: &Estimate, z: Option<f64
             " {lead}; the simulation measures {:.4} (z = {z:.2}).",
             simulated.point
         ),
-        None if simulated.stderr == Some(0.0) => {
+        None if simulated.all_alike() => {
             format!(" {lead}; every run measures {:.4}.", simulated.point)
         }
         None => String::new(),

@@ -316,7 +316,7 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
         .filter(|r| !r.agrees)
         .map(|r| match (r.z, r.predicted_overhead) {
             (Some(z), _) => format!("`{}` (z = {z:.2})", r.name),
-            (None, Some(p)) if r.simulated_overhead.stderr == Some(0.0) => format!(
+            (None, Some(p)) if r.simulated_overhead.all_alike() => format!(
                 "`{}` (every run {:.5}, predicted {p:.5})",
                 r.name, r.simulated_overhead.point
             ),

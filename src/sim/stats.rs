@@ -66,6 +66,18 @@ impl Estimate {
         }
     }
 
+    /// True when more than one run was reduced and every one came out alike (the same value
+    /// bit for bit): the mean is then the outcome itself, with a standard error of exactly 0.
+    ///
+    /// ```
+    /// use ckpt::sim::stats::Estimate;
+    /// assert!(Estimate::from_samples(&[61.0 / 60.0; 20]).all_alike());
+    /// assert!(!Estimate::from_samples(&[1.0]).all_alike());
+    /// ```
+    pub fn all_alike(&self) -> bool {
+        self.stderr == Some(0.0)
+    }
+
     /// The standard error where the runs show a spread: `None` with one run or with every run
     /// alike, where no z can be formed and the mean is the outcome itself.
     ///
@@ -122,6 +134,7 @@ mod tests {
         let e = Estimate::from_samples(&[x; 20]);
         assert_eq!(e.point, x);
         assert_eq!(e.stderr, Some(0.0));
+        assert!(e.all_alike());
         assert_eq!(e.ci95, [x, x]);
         assert_eq!(e.z(1.0), None);
         let apart = Estimate::from_samples(&[x, x, x + 4.0 * f64::EPSILON]);

@@ -294,10 +294,14 @@ pub fn finish(
         .map(|j| {
             let sim = Estimate::from_samples(&overhead[j]);
             let z = z_of(predicted[j], &sim);
-            // Every run alike (no failure can strike, say): the outcome is exact, so the
-            // prediction is held to it within the model's precision instead of by a z.
-            let exact_match = sim.stderr == Some(0.0)
-                && predicted[j].is_some_and(|p| (p - sim.point).abs() <= tie);
+            let agrees = match z {
+                Some(z) => z.abs() < Z_AGREES,
+                // Every run alike (no failure can strike, say): the outcome is exact, so the
+                // prediction is held to it within the model's precision instead of by a z.
+                None => {
+                    sim.all_alike() && predicted[j].is_some_and(|p| (p - sim.point).abs() <= tie)
+                }
+            };
             let diff = paired(&overhead[j], &overhead[0]);
             let predicted_diff = match (predicted[j], predicted[0]) {
                 (Some(a), Some(b)) => Some(a - b),
@@ -309,7 +313,7 @@ pub fn finish(
                 predicted_overhead: predicted[j],
                 simulated_overhead: sim,
                 z,
-                agrees: z.map_or(exact_match, |z| z.abs() < Z_AGREES),
+                agrees,
                 diff_vs_schedule: diff,
                 predicted_diff,
                 diff_z: if j == 0 {
