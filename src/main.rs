@@ -9,7 +9,6 @@ use cli::{Cli, CliError, Command};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,25 +112,6 @@ fn emit(out: &mut impl Write, output: ckpt::job::Output, force: bool) -> Result<
     Ok(())
 }
 
-/// Creates `dir` and checks it can be written to, before any work starts; with the stem of the
-/// command's data files (`sweep`), refuses at once a folder the finished report would be
-/// refused (see `cli::outdir::check_before`).
-fn prepare_out_dir(dir: &Path, stem: Option<&str>, force: bool) -> Result<()> {
-    if let Some(stem) = stem {
-        cli::outdir::check_before(dir, stem, force)?;
-    }
-    let bad = |why: String| CliError::Invalid {
-        arg: "--out",
-        value: dir.display().to_string(),
-        accepted: format!("a folder that can be created and written to ({why})"),
-    };
-    std::fs::create_dir_all(dir).map_err(|e| bad(e.to_string()))?;
-    let probe = dir.join(".ckpt-write-test");
-    std::fs::write(&probe, b"").map_err(|e| bad(e.to_string()))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
 /// A progress bar on stderr, drawn only when stderr is a terminal, `--quiet` is not given, and
 /// the work has already taken a second (short runs never flash a bar).
 struct Bar {
@@ -206,7 +186,7 @@ fn run(cli: Cli) -> Result<()> {
             warn(cli::warn::cost_against_mtbf(&args.model));
             // A shard leaves the report folder to `ckpt merge`.
             if args.shard.shard.is_none() {
-                prepare_out_dir(&args.out, Some("sweep"), args.force)?;
+                cli::outdir::prepare(&args.out, Some("sweep"), args.force)?;
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
@@ -216,7 +196,7 @@ fn run(cli: Cli) -> Result<()> {
             args.validate()?;
             warn(cli::warn::cost_against_mtbf(&args.model));
             if let (Some(dir), None) = (&args.out, args.shard.shard) {
-                prepare_out_dir(dir, Some("validate"), args.force)?;
+                cli::outdir::prepare(dir, Some("validate"), args.force)?;
             }
             let progress = Bar::new(args.quiet);
             let output = crate::cli::validate::run(&args, &argv(), &progress)?;
@@ -249,7 +229,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Merge(args) => {
             if let Some(dir) = &args.out {
-                prepare_out_dir(dir, None, args.force)?;
+                cli::outdir::prepare(dir, None, args.force)?;
             }
             emit(&mut out, crate::cli::merge::run(&args)?, args.force)?;
         }

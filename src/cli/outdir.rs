@@ -49,6 +49,38 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
     Ok(())
 }
 
+/// Checks, before any work starts, that `dir` can be created and written to; with the stem of
+/// the command's data files (`sweep`), also refuses at once a folder the finished report would
+/// be refused (see [`check_before`]). The folders it creates for the check are removed again,
+/// so that a run refused or killed later leaves `DIR` as it found it; [`write_report`] creates
+/// the folder when there is a report to put in it.
+pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliError> {
+    if let Some(stem) = stem {
+        check_before(dir, stem, force)?;
+    }
+    let bad = |why: String| CliError::Invalid {
+        arg: "--out",
+        value: dir.display().to_string(),
+        accepted: format!("a folder that can be created and written to ({why})"),
+    };
+    // Innermost first, the order they can be removed in. A dangling link counts as there: it
+    // is not ours to remove.
+    let created: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|p| !p.as_os_str().is_empty() && std::fs::symlink_metadata(p).is_err())
+        .collect();
+    let checked = std::fs::create_dir_all(dir).and_then(|()| {
+        let probe = dir.join(".ckpt-write-test");
+        std::fs::write(&probe, b"")?;
+        let _ = std::fs::remove_file(probe);
+        Ok(())
+    });
+    for folder in &created {
+        let _ = std::fs::remove_dir(folder);
+    }
+    checked.map_err(|e| bad(e.to_string()))
+}
+
 /// Refuses, before any work starts, a folder that [`write_report`] would refuse at the end for
 /// a report whose data files are `STEM.json` and `STEM.csv`: one holding another command's
 /// data or a file no report writes. (A folder it passes may still be refused at the end, for

@@ -681,6 +681,62 @@ fn killed_report_leaves_old_or_new_whole() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Before: a run refused after its `--out` folder was checked (an unreadable shard, a model
+/// with no interval that makes progress) left that folder behind, empty, with every parent it
+/// had created; so did a run killed before its report was written. Now the folder exists only
+/// with a whole report in it.
+#[test]
+fn refused_or_killed_run_leaves_no_folder() {
+    let root = scratch("no-folder");
+    let out = root.join("nested").join("out");
+    let empty = root.with_extension("empty.json");
+    std::fs::write(&empty, b"").unwrap();
+    let hopeless = ["--mtbf", "1s", "--cost", "100h", "-q", "--out"];
+    let refused_runs: [Vec<std::ffi::OsString>; 3] = [
+        ["sweep", "--vary", "mtbf=1s..2s"]
+            .iter()
+            .chain(&hopeless)
+            .map(Into::into)
+            .collect(),
+        ["validate", "--runs", "2"]
+            .iter()
+            .chain(&hopeless)
+            .map(Into::into)
+            .collect(),
+        vec![
+            "merge".into(),
+            empty.clone().into_os_string(),
+            "--out".into(),
+        ],
+    ];
+    for args in &refused_runs {
+        let run = ckpt().args(args).arg(&out).output().unwrap();
+        let err = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!root.exists(), "{args:?} left {}", root.display());
+    }
+    let bin = assert_cmd::cargo::cargo_bin("ckpt");
+    let mut child = Process::new(&bin)
+        .args(WEEK_SWEEP)
+        .args(["--log", "--quiet", "--points", "2000", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let _ = child.kill();
+    let finished = child.wait().unwrap().success();
+    if out.exists() {
+        assert!(finished, "a killed run left {}", out.display());
+        complete_sweep_report(&out);
+    } else {
+        assert!(!root.join("nested").exists());
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_file(&empty);
+}
+
 /// Before: `--mtbf 24 --cost 300` (hours meant) answered with overhead 729415 and nothing on
 /// stderr.
 #[test]
