@@ -7,8 +7,8 @@
 
 use super::EncodingError;
 use super::matrix::{
-    MatrixKind, checkpoint_matrix, condition_number, extreme_singular_values, spectral_norm,
-    submatrix,
+    MatrixKind, checkpoint_matrix, condition_number, extreme_singular_values, largest_column_norm,
+    spectral_norm, submatrix,
 };
 use super::scheme::{SchemeKind, SchemeSpec};
 use nalgebra::DMatrix;
@@ -318,15 +318,38 @@ impl Codec {
                     let cond = condition_number(&sub).ok_or_else(|| {
                         ill("the recovery system is numerically singular".to_string())
                     })?;
-                    let block = spectral_norm(&whole);
                     let low = extreme_singular_values(&sub).map_or(0.0, |(_, lo)| lo);
+                    // Entries of very different magnitudes (the rows of a Vandermonde matrix
+                    // of many checksums) defeat the SVD of the whole block; its largest
+                    // column then bounds the effective condition number from below.
+                    let (block, exact) = match spectral_norm(&whole) {
+                        Some(norm) => (norm, true),
+                        None => (largest_column_norm(&whole), false),
+                    };
                     let effective = block / low;
                     // The rebuilt values' relative error is of order eps times this number
                     // (docs/encodings.md): from 1/eps on, not one digit is left.
-                    if !(effective.is_finite() && effective * f64::EPSILON < 1.0) {
+                    let lost_digits = !effective.is_finite() || effective * f64::EPSILON >= 1.0;
+                    if lost_digits {
+                        let inv_eps = 1.0 / f64::EPSILON;
+                        return Err(ill(match (effective.is_finite(), exact) {
+                            (true, true) => format!(
+                                "effective condition number {effective:.3e}, at least 1/eps ({inv_eps:.3e})"
+                            ),
+                            (true, false) => format!(
+                                "effective condition number at least {effective:.3e}, beyond 1/eps ({inv_eps:.3e})"
+                            ),
+                            (false, _) => format!(
+                                "effective condition number beyond {:.3e}, beyond 1/eps ({inv_eps:.3e})",
+                                f64::MAX
+                            ),
+                        }));
+                    }
+                    if !exact {
                         return Err(ill(format!(
-                            "effective condition number {effective:.3e}, at least 1/eps ({:.3e})",
-                            1.0 / f64::EPSILON
+                            "the singular values of the {} matrix at {} checksums are beyond double precision",
+                            self.matrix_kind().map_or("checkpoint", MatrixKind::name),
+                            self.spec.checksums
                         )));
                     }
                     // Householder QR: A[S,F] = Q R, X = R^-1 Q^T (rhs). (nalgebra's SVD

@@ -97,37 +97,70 @@ pub fn submatrix(a: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f6
     DMatrix::from_fn(rows.len(), cols.len(), |i, j| a[(rows[i], cols[j])])
 }
 
-/// The 2-norm (largest singular value) of any matrix; 0 for an empty one.
-pub fn spectral_norm(a: &DMatrix<f64>) -> f64 {
-    if a.is_empty() {
-        0.0
-    } else {
-        a.clone().singular_values().max()
+/// The singular values of a non-empty matrix, in no order; `None` when they cannot be had in
+/// double precision (a non-finite entry, or a decomposition that does not come out finite).
+///
+/// nalgebra scales the matrix by its largest entry itself, but entries many orders of
+/// magnitude below it (the low rows of a Vandermonde matrix of many checksums) then underflow
+/// in the Householder steps, the decomposition turns NaN, and its sorted form panics. So the
+/// unordered form is used, with nalgebra's own default tolerance (results to the bit as
+/// before) and a cap on the sweeps so that no input runs forever.
+fn singular_values(a: &DMatrix<f64>) -> Option<Vec<f64>> {
+    if !a.iter().all(|v| v.is_finite()) {
+        return None;
     }
+    let sweeps = 100 * (a.nrows() + a.ncols()) + 1000;
+    let eps = 5.0 * f64::EPSILON;
+    let svd = nalgebra::SVD::try_new_unordered(a.clone(), false, false, eps, sweeps)?;
+    let values: Vec<f64> = svd.singular_values.iter().copied().collect();
+    values.iter().all(|v| v.is_finite()).then_some(values)
 }
 
-/// Largest and smallest singular values; `None` for an empty matrix or one with fewer rows
-/// than columns (it has a null space).
+/// The 2-norm (largest singular value) of any matrix; 0 for an empty one, `None` when the
+/// SVD cannot give it in double precision (see [`largest_column_norm`] for a bound then).
+pub fn spectral_norm(a: &DMatrix<f64>) -> Option<f64> {
+    if a.is_empty() {
+        return Some(0.0);
+    }
+    singular_values(a).map(|sv| sv.into_iter().fold(0.0, f64::max))
+}
+
+/// The largest 2-norm of a column: a lower bound of the matrix's 2-norm that, unlike the SVD,
+/// does not fail on entries of very different magnitudes (computed scaled, so it overflows
+/// only where the result itself is beyond double precision).
+pub fn largest_column_norm(a: &DMatrix<f64>) -> f64 {
+    a.column_iter()
+        .map(|c| {
+            let largest = c.amax();
+            if largest == 0.0 || !largest.is_finite() {
+                largest
+            } else {
+                largest * c.map(|v| v / largest).norm()
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Largest and smallest singular values; `None` for an empty matrix, one with fewer rows
+/// than columns (it has a null space), or one whose singular values are beyond double
+/// precision.
 pub fn extreme_singular_values(a: &DMatrix<f64>) -> Option<(f64, f64)> {
     if a.nrows() == 0 || a.ncols() == 0 || a.nrows() < a.ncols() {
         return None;
     }
-    let sv = a.clone().singular_values();
-    Some((sv.max(), sv.min()))
+    let sv = singular_values(a)?;
+    let max = sv.iter().copied().fold(0.0, f64::max);
+    let min = sv.iter().copied().fold(f64::INFINITY, f64::min);
+    Some((max, min))
 }
 
 /// 2-norm condition number: ratio of the extreme singular values; `None` when the matrix is
-/// empty or numerically singular (smallest singular value zero).
+/// empty, numerically singular (smallest singular value zero) or beyond double precision.
 pub fn condition_number(a: &DMatrix<f64>) -> Option<f64> {
-    if a.nrows() == 0 || a.ncols() == 0 {
-        return None;
-    }
-    let sv = a.clone().singular_values();
-    let max = sv.iter().cloned().fold(0.0, f64::max);
     // Only min(rows, cols) singular values exist; a wide matrix has a null space, which least
     // squares on its columns does not care about when rows >= cols.
-    let min = sv.iter().cloned().fold(f64::INFINITY, f64::min);
-    if a.nrows() < a.ncols() || min <= 0.0 || min.is_nan() || !max.is_finite() {
+    let (max, min) = extreme_singular_values(a)?;
+    if min <= 0.0 {
         return None;
     }
     let c = max / min;
@@ -171,5 +204,56 @@ mod tests {
         let diag = DMatrix::from_row_slice(2, 2, &[2.0, 0.0, 0.0, 0.5]);
         assert!((condition_number(&diag).unwrap() - 4.0).abs() < 1e-12);
         assert!(condition_number(&DMatrix::from_row_slice(1, 2, &[1.0, 1.0])).is_none());
+    }
+
+    #[test]
+    fn huge_entries_scale_exactly() {
+        // [[3, 0], [4, 5]]: A^T A = [[25, 20], [20, 25]], eigenvalues 45 and 5, so the
+        // singular values are sqrt(45) and sqrt(5) and the condition number is 3. Times 2^700
+        // the squares would overflow unscaled.
+        let big = 2f64.powi(700);
+        let a = DMatrix::from_row_slice(2, 2, &[3.0 * big, 0.0, 4.0 * big, 5.0 * big]);
+        let norm = spectral_norm(&a).unwrap();
+        assert!(
+            (norm / (big * 45f64.sqrt()) - 1.0).abs() < 1e-14,
+            "{norm:e}"
+        );
+        let (hi, lo) = extreme_singular_values(&a).unwrap();
+        assert!((hi / lo - 3.0).abs() < 1e-13, "{hi:e} / {lo:e}");
+        assert!((condition_number(&a).unwrap() - 3.0).abs() < 1e-13);
+        // The same to the bit as the unscaled matrix: the scaling is by a power of two.
+        let small = a.map(|v| v / big);
+        assert_eq!(spectral_norm(&small).unwrap() * big, norm);
+    }
+
+    #[test]
+    fn non_finite_entries_have_no_singular_values() {
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, f64::INFINITY, 0.0, 1.0]);
+        assert_eq!(spectral_norm(&a), None);
+        assert_eq!(condition_number(&a), None);
+        let z = DMatrix::<f64>::zeros(2, 3);
+        assert_eq!(spectral_norm(&z), Some(0.0));
+        assert_eq!(spectral_norm(&DMatrix::<f64>::zeros(0, 3)), Some(0.0));
+    }
+
+    #[test]
+    fn largest_column_norm_is_scaled() {
+        // Column norms 5e200 and 1: the squares of 3e200 and 4e200 overflow unscaled.
+        let a = DMatrix::from_row_slice(2, 2, &[3e200, 0.0, 4e200, 1.0]);
+        let n = largest_column_norm(&a);
+        assert!((n / 5e200 - 1.0).abs() < 1e-15, "{n:e}");
+        assert_eq!(largest_column_norm(&DMatrix::<f64>::zeros(3, 2)), 0.0);
+    }
+
+    #[test]
+    fn many_vandermonde_checksums_do_not_panic() {
+        // Rows j^(i) for i < 56 over 1024 columns reach 1023^55, about 1e165: nalgebra's
+        // sorted SVD of this block panicked on a NaN singular value.
+        let v = checkpoint_matrix(MatrixKind::Vandermonde, 56, 1024, 0);
+        let bound = largest_column_norm(&v);
+        assert!(bound.is_finite() && bound > 1e165, "{bound:e}");
+        if let Some(norm) = spectral_norm(&v) {
+            assert!(norm >= bound * (1.0 - 1e-12), "{norm:e} < {bound:e}");
+        }
     }
 }

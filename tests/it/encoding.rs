@@ -556,6 +556,39 @@ fn encode_reports_condition_and_error() {
 }
 
 #[test]
+fn many_vandermonde_checksums_are_lost_digits_not_a_panic() {
+    // 56 checksum rows j^i over 1024 processes reach 1e165: the SVD of that block cannot be
+    // had in double precision (it used to abort the run). The answer is the stable-storage
+    // restart with a lower bound of the condition number, in text and JSON.
+    let args = [
+        "encode",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "1024",
+        "--checksums",
+        "56",
+        "--len",
+        "1",
+        "--fail",
+        "1",
+        "--matrix",
+        "vandermonde",
+    ];
+    let text = stdout_of(&args);
+    assert!(text.contains("recoverable         no"), "{text}");
+    assert!(
+        text.contains("effective condition number at least"),
+        "{text}"
+    );
+    assert!(!text.contains("inf") && !text.contains("NaN"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&json_args)).unwrap();
+    assert_eq!(v["recoverable"], false);
+}
+
+#[test]
 fn pcg_json_is_deterministic_and_timing_is_opt_in() {
     let args = [
         "pcg",
