@@ -1278,3 +1278,58 @@ fn shard_files_are_read_up_to_their_own_bound() {
     let path = shard.to_str().unwrap();
     refused(&["merge", path], &[path, "larger than 1024 MiB"]);
 }
+
+/// Before: `--output-bytes 1e19` multiplied the peak copy count by it in `u64`, which wrapped
+/// (1.4e19 printed for 18 copies of 1e19 bytes), and `OutputBytes = 1e30` in an INI was
+/// silently saturated to 2^64 - 1 bytes. Now the product is taken in floating point and a size
+/// of 2^64 bytes or more is refused where it is read.
+#[test]
+fn output_bytes_are_whole_and_their_peak_does_not_wrap() {
+    let json = |bytes: &str| -> serde_json::Value {
+        let text = crate::common::stdout_of(&with(
+            &[
+                "simulate",
+                "stencil",
+                "--width",
+                "8",
+                "--rows",
+                "8",
+                "--workers",
+                "4",
+                "--level",
+                "2",
+                "--process-cost",
+                "1",
+                "--backup-cost",
+                "0.01",
+                "--no-fail",
+                "--format",
+                "json",
+            ],
+            &["--output-bytes", bytes],
+        ));
+        serde_json::from_str(&text).unwrap()
+    };
+    for bytes in [4096.0, 1e19] {
+        let v = json(&bytes.to_string());
+        let copies = v["figures"]["max_copies_held"]["point"].as_f64().unwrap();
+        let held = v["figures"]["max_bytes_held"]["point"].as_f64().unwrap();
+        assert!(copies >= 2.0, "{v}");
+        let want = copies * bytes;
+        assert!(
+            (held - want).abs() <= 1e-12 * want,
+            "{bytes}: {held} != {want}"
+        );
+    }
+    refused(
+        &with(SMALL_STENCIL, &["--output-bytes", "2e19"]),
+        &["--output-bytes", "2e19", "below 2^64"],
+    );
+    let ini = crate::common::read_package_file("data/validate/costly-checkpoint.ini")
+        + "OutputBytes = 1e30\n";
+    let ini = crate::common::temp_file("ckpt-robust-output-bytes", "big.ini", &ini);
+    refused(
+        &["simulate", "stencil", "--config", ini.to_str().unwrap()],
+        &["OutputBytes", "1e30", "below 2^64"],
+    );
+}

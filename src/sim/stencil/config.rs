@@ -507,9 +507,8 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             "timesteps" => s.rows = Some(count("a positive number of rows")?),
             "outputbytes" => {
                 s.output_bytes = Some(
-                    crate::units::parse_bytes(value)
-                        .map_err(|_| bad("bytes, e.g. 1.6MB"))?
-                        .round() as u64,
+                    crate::units::parse_whole_bytes(value)
+                        .ok_or_else(|| bad("bytes below 2^64, e.g. 1.6MB"))?,
                 )
             }
             "failuretrace" => {

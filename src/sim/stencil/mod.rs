@@ -119,7 +119,7 @@ impl Summary {
             remote_copies: c(|r| r.remote_copies),
             resent_copies: c(|r| r.resent_copies),
             max_copies_held: c(|r| r.max_copies_held),
-            max_bytes_held: output_bytes.map(|b| e(&|r| (r.max_copies_held * b) as f64)),
+            max_bytes_held: output_bytes.map(|b| e(&|r| r.max_copies_held as f64 * b as f64)),
             tasks_per_worker_min: c(|r| r.tasks_per_worker.iter().copied().min().unwrap_or(0)),
             tasks_per_worker_max: c(|r| r.tasks_per_worker.iter().copied().max().unwrap_or(0)),
         }
