@@ -24,7 +24,7 @@ fn data() -> Vec<Vec<f64>> {
 
 fn bench(c: &mut Criterion) {
     let spec = SchemeSpec::new(SchemeKind::Weighted, PROCS, None, Some(CHECKSUMS)).unwrap();
-    let codec = Codec::new(spec, MatrixKind::Gaussian, 42);
+    let codec = Codec::new(spec, MatrixKind::Gaussian, 42).unwrap();
     let locals = data();
     let bytes = (PROCS * LEN * 8) as u64;
 

@@ -252,7 +252,7 @@ pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, 
             ));
         }
     };
-    let codec = Codec::new(spec, args.matrix, args.seed);
+    let codec = Codec::new(spec, args.matrix, args.seed)?;
     let outcome = encode_experiment(&codec, args.len, args.seed, &failed, progress)?;
     let inputs = EncodeInputs::new(&spec, codec.matrix_kind(), args.len, args.seed);
     Ok(report::encode(&spec, inputs, outcome, args.format.into()))
@@ -360,7 +360,7 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
         procs: spec.procs,
         groups: spec.groups,
         checksums: spec.checksums,
-        matrix: Codec::new(spec, args.matrix, args.seed).matrix_kind(),
+        matrix: Codec::new(spec, args.matrix, args.seed)?.matrix_kind(),
         every: args.every,
         at: args.at,
         tol: args.tol,

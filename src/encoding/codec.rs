@@ -74,21 +74,63 @@ impl RecoveryReport {
     }
 }
 
+/// The most steps one recovery may take, `m^2 n` for `m` checksums per group and `n`
+/// computation processors (the singular values of each group's `m x n/g` block, at about
+/// 4 ns a step here: some five seconds). A scheme beyond it is refused when its codec is
+/// built, before the matrix is allocated.
+pub const MAX_RECOVERY_WORK: f64 = 1_073_741_824.0;
+
 impl Codec {
     /// A codec for `spec`; `matrix` is used by the weighted schemes (the plain checksums use
-    /// all ones, the neighbour schemes none), `seed` draws the Gaussian matrix.
-    pub fn new(spec: SchemeSpec, matrix: MatrixKind, seed: u64) -> Codec {
+    /// all ones, the neighbour schemes none), `seed` draws the Gaussian matrix. A checksum
+    /// scheme whose recovery would exceed [`MAX_RECOVERY_WORK`] is refused, naming
+    /// `--checksums` (or `--procs` for the single-checksum schemes).
+    ///
+    /// ```
+    /// use ckpt::encoding::{Codec, MatrixKind, SchemeKind, SchemeSpec};
+    /// let small = SchemeSpec::new(SchemeKind::Weighted, 16, None, Some(4)).unwrap();
+    /// assert!(Codec::new(small, MatrixKind::Gaussian, 1).is_ok());
+    /// let huge = SchemeSpec::new(SchemeKind::Weighted, 1 << 20, None, Some(1 << 20)).unwrap();
+    /// assert!(Codec::new(huge, MatrixKind::Gaussian, 1).is_err());
+    /// ```
+    pub fn new(spec: SchemeSpec, matrix: MatrixKind, seed: u64) -> Result<Codec, EncodingError> {
         let kind = match spec.kind {
             k if k.is_neighbour() => None,
             SchemeKind::Checksum | SchemeKind::Checksum1d => Some(MatrixKind::Ones),
             _ => Some(matrix),
         };
+        let (m, n) = (spec.checksums as f64, spec.procs as f64);
+        let work = m * m * n;
+        if kind.is_some() && work > MAX_RECOVERY_WORK {
+            let (arg, value, most) = if spec.kind.is_weighted() {
+                let most = (MAX_RECOVERY_WORK / n).sqrt().floor();
+                (
+                    "--checksums",
+                    spec.checksums,
+                    format!("at most {most} checksums"),
+                )
+            } else {
+                (
+                    "--procs",
+                    spec.procs,
+                    format!("at most {MAX_RECOVERY_WORK} processors"),
+                )
+            };
+            return Err(EncodingError::Invalid {
+                arg,
+                value: value.to_string(),
+                accepted: format!(
+                    "for {} with {} computation processors, {most}: a recovery takes checksums^2 x processors steps, limited to {MAX_RECOVERY_WORK:.2e} (this is {work:.2e})",
+                    spec.kind, spec.procs
+                ),
+            });
+        }
         let matrix = kind.map(|k| checkpoint_matrix(k, spec.checksums, spec.group_size(), seed));
-        Codec {
+        Ok(Codec {
             spec,
             matrix_kind: kind,
             matrix,
-        }
+        })
     }
 
     /// The scheme.
@@ -479,7 +521,7 @@ mod tests {
     }
 
     fn roundtrip(spec: SchemeSpec, failed: &[usize]) -> Trip {
-        let codec = Codec::new(spec, MatrixKind::Gaussian, 3);
+        let codec = Codec::new(spec, MatrixKind::Gaussian, 3).unwrap();
         let orig = data(spec.procs, 37, 5);
         let held0 = codec.encode(&orig).unwrap();
         let mut locals = orig.clone();
@@ -548,7 +590,7 @@ mod tests {
         // and then the rebuilt data are close.
         let spec = SchemeSpec::new(SchemeKind::Weighted1d, 6, Some(2), Some(2)).unwrap();
         let total = spec.total_procs();
-        let codec = Codec::new(spec, MatrixKind::Gaussian, 11);
+        let codec = Codec::new(spec, MatrixKind::Gaussian, 11).unwrap();
         let orig = data(6, 16, 2);
         let held0 = codec.encode(&orig).unwrap();
         for mask in 0u32..(1 << total) {

@@ -186,7 +186,7 @@ pub fn scheme_summary(
         total_procs: scheme.total_procs(),
         params: *params,
         cost: checkpoint_cost(scheme, params)?,
-        survival: survival_table(scheme, up_to),
+        survival: survival_table(scheme, up_to)?,
     })
 }
 

@@ -251,7 +251,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         });
     }
     let failed = failed_set(cfg.seed, n, k);
-    let codec = Codec::new(cfg.scheme, cfg.matrix, cfg.seed);
+    let codec = Codec::new(cfg.scheme, cfg.matrix, cfg.seed)?;
     let g = cfg.grid;
     let nn = g * g;
     let ranges = cfg.ranges();

@@ -31,29 +31,24 @@ pub fn survival(scheme: &SchemeSpec, k: usize) -> f64 {
         return 0.0;
     }
     let nf = n as f64;
+    if let Some(term) = prefix_term(scheme) {
+        return product(k, term);
+    }
     match scheme.kind {
-        SchemeKind::Mirror => product(k, |i| 2.0 * (nf - i) / (2.0 * nf - i)),
         SchemeKind::Ring => {
             if k >= n {
                 0.0
             } else {
                 let kf = k as f64;
-                nf / (nf - kf) * product(k, |i| ((nf - kf - i) / (nf - i)).max(0.0))
+                (nf / (nf - kf) * product(k, |i| ((nf - kf - i) / (nf - i)).max(0.0))).min(1.0)
             }
         }
-        SchemeKind::Pair => product(k, |i| (2.0 * (nf / 2.0 - i)).max(0.0) / (nf - i)),
         SchemeKind::Checksum => {
             if k <= 1 {
                 1.0
             } else {
                 0.0
             }
-        }
-        SchemeKind::Checksum1d => {
-            let g = scheme.groups as f64;
-            let size = (n / scheme.groups + 1) as f64;
-            let total = scheme.total_procs() as f64;
-            product(k, |i| (g - i).max(0.0) * size / (total - i))
         }
         SchemeKind::Weighted => {
             if k <= scheme.checksums {
@@ -69,8 +64,34 @@ pub fn survival(scheme: &SchemeSpec, k: usize) -> f64 {
             scheme.checksums,
             k,
         ),
+        // Answered by `prefix_term` above.
+        SchemeKind::Mirror | SchemeKind::Pair | SchemeKind::Checksum1d => 0.0,
     }
 }
+
+/// The `i`-th ratio of the schemes whose survival of `k` failures is the product of the first
+/// `k` ratios of one sequence (so a range of counts is one pass): the chance that the `i+1`-th
+/// failure, given `i` harmless ones, is harmless too.
+fn prefix_term(scheme: &SchemeSpec) -> Option<impl Fn(f64) -> f64 + use<>> {
+    let nf = scheme.procs as f64;
+    let (kind, g) = (scheme.kind, scheme.groups as f64);
+    let size = (scheme.procs / scheme.groups.max(1) + 1) as f64;
+    let total = scheme.total_procs() as f64;
+    matches!(
+        kind,
+        SchemeKind::Mirror | SchemeKind::Pair | SchemeKind::Checksum1d
+    )
+    .then_some(move |i: f64| match kind {
+        SchemeKind::Mirror => 2.0 * (nf - i) / (2.0 * nf - i),
+        SchemeKind::Pair => (2.0 * (nf / 2.0 - i)).max(0.0) / (nf - i),
+        _ => (g - i).max(0.0) * size / (total - i),
+    })
+}
+
+/// Steps a range of ring counts may take as products of their own (each count's product is
+/// its own sequence); beyond it the counts after the first follow from the ratio of
+/// consecutive counts, `(n-2k)(n-2k-1) / ((n-k)(n-k-1))`.
+const RING_DIRECT_WORK_LIMIT: f64 = 2e8;
 
 /// Steps (group x failure count x failures in one group) the exact count of weighted-1d may
 /// take for one table, about five seconds of work: a range of failure counts is counted in one
@@ -116,24 +137,23 @@ pub fn survival_range(
     let counted = scheme.kind == SchemeKind::Weighted1d && hi > m && lo <= g * m;
     if !counted {
         return Ok(within(progress, "survive", (hi - lo + 1) as u64, || {
-            (lo..=hi)
-                .map(|k| {
-                    let p = survival(scheme, k);
-                    progress.tick();
-                    p
-                })
-                .collect()
+            closed_range(scheme, lo, hi, progress)
         }));
     }
     let work = weighted_1d_work(scheme, hi);
     if work > WEIGHTED_1D_WORK_LIMIT {
-        // The largest count that fits, for the message.
+        // The largest count that fits, for the message; counts up to m need no count at all.
         let fits = (WEIGHTED_1D_WORK_LIMIT / (g as f64 * (m as f64 + 1.0))) as usize;
+        let fits = if fits > m {
+            format!("at most {fits} failures")
+        } else {
+            format!("at most {m} failures (survival 1) or more than {}", g * m)
+        };
         return Err(EncodingError::Invalid {
             arg: "--failures",
             value: hi.to_string(),
             accepted: format!(
-                "for weighted-1d with {g} groups, at most {fits} failures: beyond {m} (the checksums of one group) the exact count takes groups x failures x (checksums + 1) steps, limited to {WEIGHTED_1D_WORK_LIMIT:.0e} (this is {work:.1e}); survival is 0 beyond {} failures",
+                "for weighted-1d with {g} groups, {fits}: beyond {m} (the checksums of one group) the exact count takes groups x failures x (checksums + 1) steps, limited to {WEIGHTED_1D_WORK_LIMIT:.0e} (this is {work:.1e}); survival is 0 beyond {} failures",
                 g * m
             ),
         });
@@ -179,22 +199,98 @@ pub struct SurvivalRow {
 }
 
 /// Survival of `1..=up_to` failures (capped at the processor count), for reports beside an
-/// interval.
-pub fn survival_table(scheme: &SchemeSpec, up_to: usize) -> Vec<SurvivalRow> {
-    (1..=up_to.min(scheme.total_procs()))
-        .map(|k| SurvivalRow {
-            failures: k,
-            probability: survival(scheme, k),
+/// interval. A weighted-1d table whose exact count exceeds [`WEIGHTED_1D_WORK_LIMIT`] is
+/// refused, naming `--checksums`.
+pub fn survival_table(
+    scheme: &SchemeSpec,
+    up_to: usize,
+) -> Result<Vec<SurvivalRow>, EncodingError> {
+    let top = up_to.min(scheme.total_procs());
+    let (g, m) = (scheme.groups, scheme.checksums);
+    let work = weighted_1d_work(scheme, top);
+    if scheme.kind == SchemeKind::Weighted1d && top > m && work > WEIGHTED_1D_WORK_LIMIT {
+        return Err(EncodingError::Invalid {
+            arg: "--checksums",
+            value: m.to_string(),
+            accepted: format!(
+                "for weighted-1d with {g} groups, few enough checksums that the survival table beside the interval (up to {top} failures) takes at most {WEIGHTED_1D_WORK_LIMIT:.0e} steps of the exact count (this is {work:.1e})"
+            ),
+        });
+    }
+    let rows = survival_range(scheme, 1, top, &crate::progress::NoProgress)?;
+    Ok((1..=top)
+        .zip(rows)
+        .map(|(failures, probability)| SurvivalRow {
+            failures,
+            probability,
         })
-        .collect()
+        .collect())
 }
 
+/// [`survival`] of every `k` in `lo..=hi` for the schemes with a closed form, one `progress`
+/// step per count. The prefix products are one pass up to `hi`, bit for bit each count's own
+/// product; a ring range is each count's product while that is cheap, else the first count's
+/// product carried on by the ratio of consecutive counts.
+fn closed_range(
+    scheme: &SchemeSpec,
+    lo: usize,
+    hi: usize,
+    progress: &dyn crate::progress::Progress,
+) -> Vec<f64> {
+    let mut out = Vec::with_capacity(hi - lo + 1);
+    if let Some(term) = prefix_term(scheme) {
+        let mut p = 1.0f64;
+        for k in 0..=hi {
+            if k >= lo {
+                out.push(p.clamp(0.0, 1.0));
+                progress.tick();
+            }
+            p *= term(k as f64);
+            // As in `product`: below the smallest normal double, 0 for this count and the rest.
+            if p < f64::MIN_POSITIVE {
+                let rest = (hi - k).min(hi + 1 - lo);
+                out.extend(std::iter::repeat_n(0.0, rest));
+                (0..rest).for_each(|_| progress.tick());
+                break;
+            }
+        }
+        return out;
+    }
+    // Each ring count's product stops once it underflows, but may take k steps before.
+    let direct_work = (lo as f64 + hi as f64) / 2.0 * (hi - lo + 1) as f64;
+    let n = scheme.procs as f64;
+    let mut last: Option<f64> = None;
+    for k in lo..=hi {
+        let p = match last {
+            Some(p) if scheme.kind == SchemeKind::Ring && direct_work > RING_DIRECT_WORK_LIMIT => {
+                // From k - 1 to k.
+                let j = (k - 1) as f64;
+                let q = p * ((n - 2.0 * j) * (n - 2.0 * j - 1.0)).max(0.0)
+                    / ((n - j) * (n - j - 1.0)).max(1.0);
+                if q < f64::MIN_POSITIVE {
+                    0.0
+                } else {
+                    q.min(1.0)
+                }
+            }
+            _ => survival(scheme, k),
+        };
+        last = Some(p);
+        out.push(p);
+        progress.tick();
+    }
+    out
+}
+
+/// The product of the first `k` ratios `term(0), term(1), ...`, each at most 1, within [0, 1].
+/// Once below the smallest normal double it is 0: the subnormals would hold it (a subnormal
+/// times a ratio near 1 rounds back to itself) for as many steps as are left.
 fn product(k: usize, term: impl Fn(f64) -> f64) -> f64 {
     let mut p = 1.0;
     for i in 0..k {
         p *= term(i as f64);
-        if p == 0.0 {
-            break;
+        if p < f64::MIN_POSITIVE {
+            return 0.0;
         }
     }
     p.clamp(0.0, 1.0)
@@ -402,6 +498,75 @@ mod tests {
         assert!(beyond.iter().all(|&p| p == 0.0));
         assert_eq!(survival_range(&s, 0, 10, none).unwrap(), vec![1.0; 11]);
         assert!(survival_range(&s, 0, 200_001, none).is_err());
+    }
+
+    /// Before: a product that fell into the subnormals stayed there (a subnormal times a ratio
+    /// near 1 rounds back to itself) and ran all its k steps: 18.6 s for one mirror count of
+    /// 4.3e9 failures. A range of counts was as many products.
+    #[test]
+    fn underflowed_products_stop_and_ranges_are_one_pass() {
+        let none = &crate::progress::NoProgress;
+        let big = 1usize << 32;
+        for kind in [SchemeKind::Mirror, SchemeKind::Pair, SchemeKind::Ring] {
+            let s = spec(kind, big, None, None);
+            assert_eq!(survival(&s, big - 296), 0.0, "{kind}");
+            let r = survival_range(&s, big - 100_000, big - 1, none).unwrap();
+            assert!(r.iter().all(|&p| p == 0.0), "{kind}");
+        }
+        // A prefix range is each count's own product, bit for bit, up to and past underflow.
+        for (kind, g) in [
+            (SchemeKind::Mirror, None),
+            (SchemeKind::Pair, None),
+            (SchemeKind::Checksum1d, Some(50)),
+        ] {
+            let s = spec(kind, 1000, g, None);
+            let all = survival_range(&s, 3, s.total_procs(), none).unwrap();
+            for (k, &v) in (3..).zip(&all) {
+                assert_eq!(v.to_bits(), survival(&s, k).to_bits(), "{kind} k={k}");
+            }
+            assert!(all.iter().all(|&p| p == 0.0 || p >= f64::MIN_POSITIVE));
+        }
+    }
+
+    /// A ring range too costly as products of their own follows the ratio of consecutive
+    /// counts from its first; it agrees with each count's own product.
+    #[test]
+    fn long_ring_ranges_follow_the_ratio() {
+        let none = &crate::progress::NoProgress;
+        let s = spec(SchemeKind::Ring, 10_000_000, None, None);
+        for (lo, hi) in [(20_000, 40_000), (75_000, 95_000)] {
+            assert!((lo + hi) as f64 / 2.0 * (hi - lo + 1) as f64 > RING_DIRECT_WORK_LIMIT);
+            let all = survival_range(&s, lo, hi, none).unwrap();
+            for k in (lo..=hi).step_by(997) {
+                let (got, want) = (all[k - lo], survival(&s, k));
+                assert!((got - want).abs() <= 1e-9 * want, "k={k}: {got} vs {want}");
+            }
+        }
+        // Near exp(-708) the products underflow to 0, about k = 84000 here.
+        assert!(survival(&s, 80_000) > 0.0 && survival(&s, 90_000) == 0.0);
+    }
+
+    /// Before: the survival table beside an interval counted weighted-1d with no limit (over a
+    /// minute for 65536 groups of 4096 checksums). Now it is refused, naming `--checksums`;
+    /// a `--failures` refusal whose limit falls below the checksums no longer says
+    /// "at most 3 failures" while counts up to the checksums are answered.
+    #[test]
+    fn weighted_1d_tables_are_bounded_and_messages_true() {
+        let s = spec(SchemeKind::Weighted1d, 1 << 28, Some(1 << 16), Some(4096));
+        let e = survival_table(&s, 4099).unwrap_err().to_string();
+        assert!(e.contains("--checksums") && e.contains("4096"), "{e}");
+        let few = spec(SchemeKind::Weighted1d, 1 << 20, Some(1 << 10), Some(2));
+        let t = survival_table(&few, 5).unwrap();
+        assert_eq!(t.len(), 5);
+        assert_eq!(t[1].probability, 1.0);
+        assert_eq!(t[4].probability.to_bits(), survival(&few, 5).to_bits());
+        let e = survival_range(&s, 4097, 4097, &crate::progress::NoProgress)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("at most 4096 failures (survival 1) or more than 268435456"),
+            "{e}"
+        );
     }
 
     #[test]

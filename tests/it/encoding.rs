@@ -190,7 +190,7 @@ fn subsets(total: usize, k: usize) -> Vec<Vec<usize>> {
 fn neighbour_recovery_is_bit_exact_for_every_survivable_set() {
     for kind in [SchemeKind::Mirror, SchemeKind::Pair, SchemeKind::Ring] {
         let s = spec(kind, 8, None, None);
-        let codec = Codec::new(s, MatrixKind::Gaussian, 1);
+        let codec = Codec::new(s, MatrixKind::Gaussian, 1).unwrap();
         let orig = data(8, 33, 9);
         let held = codec.encode(&orig).unwrap();
         let mut tried = 0;
@@ -224,7 +224,7 @@ fn neighbour_recovery_is_bit_exact_for_every_survivable_set() {
 fn gaussian_weighted_recovery_error_is_machine_precision_times_condition_number() {
     // n = 16, m = 4: every failure set of size 1..=4 among the 20 processors.
     let s = spec(SchemeKind::Weighted, 16, None, Some(4));
-    let codec = Codec::new(s, MatrixKind::Gaussian, 2026);
+    let codec = Codec::new(s, MatrixKind::Gaussian, 2026).unwrap();
     let orig = data(16, 256, 4);
     let held = codec.encode(&orig).unwrap();
     let (mut worst_ratio, mut worst_cond, mut worst_err, mut sets) = (0.0f64, 0.0f64, 0.0f64, 0);
@@ -281,7 +281,7 @@ fn gaussian_weighted_recovery_error_is_machine_precision_times_condition_number(
 fn worst_case(kind: MatrixKind) -> (f64, f64) {
     let (n, m) = (64, 4);
     let s = spec(SchemeKind::Weighted, n, None, Some(m));
-    let codec = Codec::new(s, kind, 7);
+    let codec = Codec::new(s, kind, 7).unwrap();
     let orig = data(n, 64, 3);
     let held = codec.encode(&orig).unwrap();
     let mut sets: Vec<Vec<usize>> = (0..=n - m)
@@ -676,7 +676,7 @@ mod properties {
                 all.swap(i, j);
             }
             let failed = all[..k].to_vec();
-            let codec = Codec::new(s, MatrixKind::Gaussian, seed);
+            let codec = Codec::new(s, MatrixKind::Gaussian, seed).unwrap();
             let orig = data(s.procs, 9, seed);
             let held = codec.encode(&orig).unwrap();
             let (mut l, mut h) = (orig.clone(), held);

@@ -1333,3 +1333,69 @@ fn output_bytes_are_whole_and_their_peak_does_not_wrap() {
         &["OutputBytes", "1e30", "below 2^64"],
     );
 }
+
+/// Before: a weighted scheme of 2^20 checksums on 2^20 processors asked for an 8 TiB matrix
+/// and aborted (exit 134) in `encode` and `pcg`; `interval --scheme weighted-1d` with 4096
+/// checksums per group counted its survival table for over a minute. Each is refused at once,
+/// naming `--checksums` and the most that fits.
+#[test]
+fn oversized_checksum_schemes_are_refused_before_the_work() {
+    let start = Instant::now();
+    let weighted = [
+        "--scheme",
+        "weighted",
+        "--procs",
+        "1048576",
+        "--checksums",
+        "1048576",
+    ];
+    refused(
+        &with(&["encode", "--len", "1", "--fail", "1", "-q"], &weighted),
+        &["--checksums", "1048576", "at most 32 checksums"],
+    );
+    refused(
+        &with(&["pcg", "--grid", "2048", "-q"], &weighted),
+        &["--checksums", "1048576", "at most 32 checksums"],
+    );
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--restart",
+            "10m",
+            "--procs",
+            "4294967296",
+            "--scheme",
+            "weighted-1d",
+            "--groups",
+            "65536",
+            "--checksums",
+            "4096",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "10GB/s",
+        ],
+        &["--checksums", "4096", "survival table"],
+    );
+    // Before: 18.6 s, a product of 4.3e9 factors crept through the subnormals.
+    let out = crate::common::stdout_of(&[
+        "survive",
+        "--scheme",
+        "mirror",
+        "--procs",
+        "4294967296",
+        "--failures",
+        "4294967000",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["rows"][0]["survival"], 0.0, "{out}");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
