@@ -238,6 +238,19 @@ pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, 
                     ),
                 });
             }
+            let mut sorted = set.clone();
+            sorted.sort_unstable();
+            if let Some(twice) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(CliError::Invalid {
+                    arg: "--fail-set",
+                    value: set
+                        .iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    accepted: format!("distinct processor indices ({} is listed twice)", twice[0]),
+                });
+            }
             set.clone()
         }
         (None, None) => {

@@ -73,6 +73,19 @@ pub enum FitError {
         /// Events that end exposure without a failure.
         exposure_events: u64,
     },
+    /// Failure gaps, but their total exposure is too short for the MTBF's confidence bounds
+    /// to be a positive double (subnormal seconds).
+    #[error(
+        "{file} has {failures} failure gaps totalling {exposure_s:e} s: too short an exposure for a finite, positive MTBF estimate and its bounds"
+    )]
+    TooShort {
+        /// The file, as named.
+        file: String,
+        /// Failure gaps.
+        failures: u64,
+        /// Their exposure (failure and censored gaps), in seconds.
+        exposure_s: f64,
+    },
     /// `--per-node` on a log without nodes.
     #[error("{file} names no node: --per-node needs a node column (time,node[,kind])")]
     NoNodes {
@@ -161,6 +174,13 @@ pub fn fit_events(
     };
     let sample = &observation.sample;
     let mtbf = exponential_mtbf(sample.failure_count(), sample.exposure()).ok_or_else(|| {
+        if sample.failure_count() > 0 {
+            return FitError::TooShort {
+                file: file.to_string(),
+                failures: sample.failure_count(),
+                exposure_s: sample.exposure(),
+            };
+        }
         FitError::NoFailures {
             file: file.to_string(),
             events: observation.events,

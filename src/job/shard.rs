@@ -179,14 +179,22 @@ impl Shard {
     /// let s = ckpt::job::shard::Shard::parse("2/8").unwrap();
     /// assert_eq!(s.range(100), 25..37);
     /// assert!(ckpt::job::shard::Shard::parse("8/8").is_err());
+    /// assert!(ckpt::job::shard::Shard::parse("+0/3").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Shard, ShardError> {
         let err = || ShardError::Spec {
             value: text.to_string(),
         };
         let (i, n) = text.trim().split_once('/').ok_or_else(err)?;
-        let index: u64 = i.trim().parse().map_err(|_| err())?;
-        let count: u64 = n.trim().parse().map_err(|_| err())?;
+        // Digits only: `u64::from_str` would also take a sign (`+0/3`).
+        let whole = |t: &str| {
+            let t = t.trim();
+            (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| t.parse::<u64>().ok())
+                .flatten()
+        };
+        let index = whole(i).ok_or_else(err)?;
+        let count = whole(n).ok_or_else(err)?;
         if count == 0 || index >= count {
             return Err(err());
         }

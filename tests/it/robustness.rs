@@ -491,7 +491,10 @@ fn hopeless_stencil_mtbf_is_refused_at_once() {
                 "--quiet",
             ],
         ),
-        &["MTBF is too short", "failures expected per run"],
+        &[
+            "MTBF (0.000000001 s) is too short",
+            "failures expected per run",
+        ],
     );
     // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
     let dir = scratch("hopeless");
@@ -511,7 +514,7 @@ fn hopeless_stencil_mtbf_is_refused_at_once() {
             "--out",
             dir.join("out").to_str().unwrap(),
         ],
-        &["MTBF is too short"],
+        &["MTBF (0.000000001 s) is too short"],
     );
     assert!(
         start.elapsed() < Duration::from_secs(10),
@@ -1397,5 +1400,37 @@ fn oversized_checksum_schemes_are_refused_before_the_work() {
         start.elapsed() < Duration::from_secs(20),
         "{:?}",
         start.elapsed()
+    );
+}
+
+/// Before: `--fail-set 1,4,1` was silently read as `1,4`, `--shard +0/3` as `0/3`, and a log
+/// whose failure gaps total a subnormal number of seconds was said to have no failure that
+/// ends a gap. Each is now refused for what it is.
+#[test]
+fn repeated_signed_and_subnormal_inputs_are_named() {
+    refused(
+        &[
+            "encode",
+            "--scheme",
+            "ring",
+            "--procs",
+            "8",
+            "--fail-set",
+            "1,4,1",
+        ],
+        &["--fail-set", "1,4,1", "1 is listed twice"],
+    );
+    refused(
+        &with(&periodic_example(), &["--runs", "10", "--shard", "+0/3"]),
+        &["--shard", "+0/3"],
+    );
+    let log = crate::common::temp_file(
+        "ckpt-robust-subnormal",
+        "log.csv",
+        "time\n0\n5e-324\n1e-323\n2e-323\n",
+    );
+    refused(
+        &["fit", log.to_str().unwrap()],
+        &["3 failure gaps", "too short an exposure"],
     );
 }

@@ -141,6 +141,7 @@ pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
     // A zero MTBF gives infinity (or NaN with no work): refused unless there is no work at all.
     if expected > run::MAX_FAILURES as f64 || (mtbf == 0 && least > 0.0) {
         return Err(SimError::Hopeless {
+            mtbf_s: mtbf as f64 * 1e-9,
             expected: expected.min(f64::MAX),
         });
     }

@@ -33,9 +33,11 @@ pub enum SimError {
     TooManyFailures,
     /// The MTBF is so short against the work that no run can finish: told before any run.
     #[error(
-        "the MTBF is too short to finish: at least {expected:.3e} failures expected per run (the failure-free work per worker over the MTBF), over the limit of {MAX_FAILURES}"
+        "the MTBF ({mtbf_s} s) is too short to finish: at least {expected:.3e} failures expected per run (the failure-free work per worker over the MTBF), over the limit of {MAX_FAILURES}"
     )]
     Hopeless {
+        /// The system MTBF, in seconds.
+        mtbf_s: f64,
         /// The failures a run meets on average, at the least.
         expected: f64,
     },
