@@ -1290,25 +1290,20 @@ fn shard_files_are_read_up_to_their_own_bound() {
 fn output_bytes_are_whole_and_their_peak_does_not_wrap() {
     let json = |bytes: &str| -> serde_json::Value {
         let text = crate::common::stdout_of(&with(
-            &[
-                "simulate",
-                "stencil",
-                "--width",
-                "8",
-                "--rows",
-                "8",
-                "--workers",
-                "4",
-                "--level",
-                "2",
-                "--process-cost",
-                "1",
-                "--backup-cost",
-                "0.01",
-                "--no-fail",
-                "--format",
-                "json",
-            ],
+            &with(
+                SMALL_STENCIL,
+                &[
+                    "--level",
+                    "2",
+                    "--process-cost",
+                    "1",
+                    "--backup-cost",
+                    "0.01",
+                    "--no-fail",
+                    "--format",
+                    "json",
+                ],
+            ),
             &["--output-bytes", bytes],
         ));
         serde_json::from_str(&text).unwrap()
@@ -1408,16 +1403,9 @@ fn oversized_checksum_schemes_are_refused_before_the_work() {
 /// ends a gap. Each is now refused for what it is.
 #[test]
 fn repeated_signed_and_subnormal_inputs_are_named() {
+    let encode = "encode --scheme ring --procs 8 --fail-set 1,4,1";
     refused(
-        &[
-            "encode",
-            "--scheme",
-            "ring",
-            "--procs",
-            "8",
-            "--fail-set",
-            "1,4,1",
-        ],
+        &encode.split(' ').collect::<Vec<_>>(),
         &["--fail-set", "1,4,1", "1 is listed twice"],
     );
     refused(
