@@ -1422,3 +1422,19 @@ fn repeated_signed_and_subnormal_inputs_are_named() {
         &["3 failure gaps", "too short an exposure"],
     );
 }
+
+/// Before: a stencil setting out of range was named by its setting (`for width`), neither the
+/// flag nor the INI key a user would change. Now both.
+#[test]
+fn stencil_settings_name_flag_and_key() {
+    let grid = |w: &'static str, r: &'static str, k: &'static str| {
+        let base = "simulate stencil --process-cost 1 --backup-cost 0.01 --level 2";
+        let mut args: Vec<&str> = base.split(' ').collect();
+        args.extend(["--width", w, "--rows", r, "--workers", k]);
+        args
+    };
+    refused(&grid("6", "4", "2"), &["--level (CheckpointLevel)", "`2`"]);
+    refused(&grid("0", "4", "2"), &["--width (StencilSize)", "`0`"]);
+    refused(&grid("8", "0", "2"), &["--rows (Timesteps)", "`0`"]);
+    refused(&grid("8", "4", "0"), &["--workers (WorkerCount)", "`0`"]);
+}

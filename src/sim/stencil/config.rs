@@ -168,9 +168,11 @@ impl StencilConfig {
     pub fn check(&self) -> Result<(), ConfigError> {
         self.check_shape()?;
         match &self.failures {
-            Failures::Poisson { mtbf: 0 } => {
-                Err(config_invalid("MTBF", "0".into(), "a positive duration"))
-            }
+            Failures::Poisson { mtbf: 0 } => Err(config_invalid(
+                "--mtbf (MTBF)",
+                "0".into(),
+                "a positive duration",
+            )),
             Failures::Trace(t) if t.iter().any(|f| f.worker >= self.workers) => {
                 Err(config_invalid(
                     "FailureTrace",
@@ -204,42 +206,42 @@ impl StencilConfig {
         } = self;
         if width < 2 || width % 2 != 0 || width > 1 << 20 {
             return Err(config_invalid(
-                "width",
+                "--width (StencilSize)",
                 width.to_string(),
                 "an even number of tasks per row, 2 to 1048576",
             ));
         }
         if rows < 1 || (width as u64) * (rows as u64) > 1 << 28 {
             return Err(config_invalid(
-                "rows",
+                "--rows (Timesteps)",
                 rows.to_string(),
                 "at least 1, with width x rows at most 2^28 tasks",
             ));
         }
         if !(1..=1 << 20).contains(&workers) {
             return Err(config_invalid(
-                "workers",
+                "--workers (WorkerCount)",
                 workers.to_string(),
                 "1 to 1048576 workers",
             ));
         }
         if process_cost == 0 {
             return Err(config_invalid(
-                "process cost",
+                "--process-cost (ProcessCost)",
                 "0".into(),
                 "a positive number of seconds",
             ));
         }
         if !(1..=20).contains(&level) {
             return Err(config_invalid(
-                "level",
+                "--level (CheckpointLevel)",
                 level.to_string(),
                 "a checkpoint level 1 to 20",
             ));
         }
         if checkpoint && width % (2u32 << (level - 1)) != 0 {
             return Err(config_invalid(
-                "level",
+                "--level (CheckpointLevel)",
                 level.to_string(),
                 &format!(
                     "a level whose 2H = 2^L divides the width {width} (docs/simulation.md §3.2)"
@@ -251,7 +253,7 @@ impl StencilConfig {
         let per_task = process_cost as u128 + backup_cost as u128 + 2 * transfer_cost as u128;
         if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
             return Err(config_invalid(
-                "process cost",
+                "--process-cost (ProcessCost)",
                 format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
                 "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
             ));
@@ -611,7 +613,7 @@ impl Settings {
             Failures::Trace(trace_failures(text, &file, workers)?)
         } else if let Some(mtbf) = self.mtbf {
             if mtbf == 0 {
-                return Err(invalid("MTBF", "0".into(), "a positive duration"));
+                return Err(invalid("--mtbf (MTBF)", "0".into(), "a positive duration"));
             }
             if seed.is_none() {
                 if seed_required {
