@@ -15,7 +15,10 @@ use statrs::function::gamma::ln_gamma;
 /// Probability that the in-memory checkpoint of `scheme` survives `k` simultaneous failures.
 ///
 /// A `k` larger than the processor count is an impossible draw; it is reported as 0 (the
-/// checkpoint does not survive). Use [`try_survival`] to have it rejected instead.
+/// checkpoint does not survive). Use [`try_survival`] to have it rejected instead. The closed
+/// forms take at most `k` steps (fewer once the product underflows); a weighted-1d count takes
+/// `g x k x (m + 1)`, with no limit here: [`try_survival`] holds it to
+/// [`WEIGHTED_1D_WORK_LIMIT`].
 ///
 /// ```
 /// use ckpt::encoding::{survival, SchemeKind, SchemeSpec};
