@@ -74,6 +74,53 @@ impl RecoveryReport {
     }
 }
 
+/// How well a recovery rebuilt the lost computation checkpoints: the rebuilt data against
+/// the originals, and the conditioning of the systems solved for them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Accuracy {
+    /// Relative Frobenius error of the rebuilt checkpoints ([`relative_error`]).
+    pub relative_error: Option<f64>,
+    /// Largest absolute error of a rebuilt value (`None` where it is not finite).
+    pub max_abs_error: Option<f64>,
+    /// Whether every rebuilt value equals its original bit for bit.
+    pub bit_exact: bool,
+    /// Largest condition number of the systems solved; `None` for copies (nothing solved).
+    pub condition_number: Option<f64>,
+    /// Largest effective condition number of the systems solved (see [`GroupSolve`]).
+    pub effective_condition_number: Option<f64>,
+}
+
+impl Accuracy {
+    /// The accuracy of the recovery `report` that turned the erased checkpoints back into
+    /// `rebuilt`, against `original`; `None` when it rebuilt no computation processor.
+    pub fn measure(
+        original: &[Vec<f64>],
+        rebuilt: &[Vec<f64>],
+        report: &RecoveryReport,
+    ) -> Option<Accuracy> {
+        let lost = &report.rebuilt;
+        if lost.is_empty() {
+            return None;
+        }
+        let max_abs = lost
+            .iter()
+            .flat_map(|&p| {
+                original[p]
+                    .iter()
+                    .zip(&rebuilt[p])
+                    .map(|(a, b)| (a - b).abs())
+            })
+            .fold(0.0, f64::max);
+        Some(Accuracy {
+            relative_error: relative_error(original, rebuilt, lost),
+            max_abs_error: max_abs.is_finite().then_some(max_abs),
+            bit_exact: bit_exact(original, rebuilt, lost),
+            condition_number: report.max_condition_number(),
+            effective_condition_number: report.max_effective_condition_number(),
+        })
+    }
+}
+
 /// The most steps one recovery may take, `m^2 n` for `m` checksums per group and `n`
 /// computation processors (the singular values of each group's `m x n/g` block, at about
 /// 4 ns a step here: some five seconds). A scheme beyond it is refused when its codec is
@@ -604,5 +651,47 @@ mod tests {
                 assert!(h.iter().all(|v| v.iter().all(|x| x.is_finite())));
             }
         }
+    }
+
+    #[test]
+    fn accuracy_compares_the_rebuilt_processors_only() {
+        let original = vec![vec![3.0, 4.0], vec![1.0, 1.0], vec![0.0, 12.0]];
+        // Processor 1 is not in the report, so its difference must not count.
+        let rebuilt = vec![vec![3.0, 4.001], vec![9.0, 9.0], vec![0.0, 12.0]];
+        let solve = |c, e| GroupSolve {
+            group: 0,
+            failed: vec![0],
+            rows: 1,
+            condition_number: c,
+            effective_condition_number: e,
+        };
+        let report = RecoveryReport {
+            rebuilt: vec![0, 2],
+            reencoded: vec![],
+            solves: vec![solve(10.0, 40.0), solve(20.0, 30.0)],
+        };
+        let a = Accuracy::measure(&original, &rebuilt, &report).unwrap();
+        // Frobenius: 0.001 over sqrt(9 + 16 + 144) = 13.
+        assert!((a.relative_error.unwrap() - 0.001 / 13.0).abs() < 1e-15);
+        assert!((a.max_abs_error.unwrap() - 0.001).abs() < 1e-15);
+        assert!(!a.bit_exact);
+        assert_eq!(a.condition_number, Some(20.0));
+        assert_eq!(a.effective_condition_number, Some(40.0));
+
+        let copies = RecoveryReport {
+            rebuilt: vec![2],
+            reencoded: vec![],
+            solves: vec![],
+        };
+        let exact = Accuracy::measure(&original, &rebuilt, &copies).unwrap();
+        assert!(exact.bit_exact && exact.relative_error == Some(0.0));
+        assert_eq!(exact.condition_number, None);
+
+        let nothing = RecoveryReport {
+            rebuilt: vec![],
+            reencoded: vec![1],
+            solves: vec![],
+        };
+        assert_eq!(Accuracy::measure(&original, &rebuilt, &nothing), None);
     }
 }

@@ -2,12 +2,11 @@
 //! rebuild them and measure what came back (`ckpt encode`).
 
 use super::EncodingError;
-use super::codec::{Codec, bit_exact, erase, relative_error};
+use super::codec::{Accuracy, Codec, RecoveryReport, erase};
 use super::matrix::MATRIX_STREAM;
 use crate::progress::{Progress, within};
 use crate::rng::{run_rng, standard_normal};
 use rand::RngExt;
-use serde::Serialize;
 
 /// Stream of the seed the checkpoint data of `ckpt encode` are drawn from.
 pub const DATA_STREAM: u64 = MATRIX_STREAM + 1;
@@ -15,30 +14,17 @@ pub const DATA_STREAM: u64 = MATRIX_STREAM + 1;
 pub const FAIL_STREAM: u64 = MATRIX_STREAM + 2;
 
 /// The result of one encode/fail/recover experiment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct EncodeOutcome {
     /// Failed processors (computation and extra), sorted.
     pub failed: Vec<usize>,
-    /// Whether the scheme rebuilt them.
-    pub recoverable: bool,
-    /// Computation processors rebuilt.
-    pub rebuilt: Vec<usize>,
-    /// Processors whose redundancy was re-encoded.
-    pub reencoded: Vec<usize>,
-    /// The systems solved, one per group with lost data.
-    pub solves: Vec<super::codec::GroupSolve>,
-    /// Largest condition number of the recovery systems.
-    pub condition_number: Option<f64>,
-    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`).
-    pub effective_condition_number: Option<f64>,
-    /// Relative Frobenius error of the rebuilt checkpoints.
-    pub relative_error: Option<f64>,
-    /// Largest absolute error of a rebuilt value.
-    pub max_abs_error: Option<f64>,
-    /// Rebuilt bit for bit.
-    pub bit_exact: Option<bool>,
-    /// What a null means.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What the recovery rebuilt and solved; `None` when the scheme could not rebuild the
+    /// failed set.
+    pub recovery: Option<RecoveryReport>,
+    /// How well the lost computation checkpoints came back; `None` when none was lost or
+    /// none could be rebuilt.
+    pub accuracy: Option<Accuracy>,
+    /// What a missing figure means.
     pub note: Option<String>,
 }
 
@@ -70,8 +56,7 @@ pub fn encode_experiment(
         progress.tick();
         match recovered {
             Ok(report) => {
-                let lost: Vec<usize> = report.rebuilt.clone();
-                let note = if lost.is_empty() {
+                let note = if report.rebuilt.is_empty() {
                     Some(
                         "no computation processor failed: only redundancy was re-encoded"
                             .to_string(),
@@ -81,26 +66,10 @@ pub fn encode_experiment(
                 } else {
                     None
                 };
-                let max_abs = (!lost.is_empty()).then(|| {
-                    lost.iter()
-                        .flat_map(|&p| orig[p].iter().zip(&locals[p]).map(|(a, b)| (a - b).abs()))
-                        .fold(0.0, f64::max)
-                });
                 Ok(EncodeOutcome {
                     failed,
-                    recoverable: true,
-                    condition_number: report.max_condition_number(),
-                    effective_condition_number: report.max_effective_condition_number(),
-                    relative_error: if lost.is_empty() {
-                        None
-                    } else {
-                        relative_error(&orig, &locals, &lost)
-                    },
-                    max_abs_error: max_abs.filter(|v| v.is_finite()),
-                    bit_exact: (!lost.is_empty()).then(|| bit_exact(&orig, &locals, &lost)),
-                    rebuilt: report.rebuilt,
-                    reencoded: report.reencoded,
-                    solves: report.solves,
+                    accuracy: Accuracy::measure(&orig, &locals, &report),
+                    recovery: Some(report),
                     note,
                 })
             }
@@ -125,15 +94,8 @@ pub fn encode_experiment(
 fn lost_outcome(failed: Vec<usize>, note: String) -> EncodeOutcome {
     EncodeOutcome {
         failed,
-        recoverable: false,
-        rebuilt: vec![],
-        reencoded: vec![],
-        solves: vec![],
-        condition_number: None,
-        effective_condition_number: None,
-        relative_error: None,
-        max_abs_error: None,
-        bit_exact: None,
+        recovery: None,
+        accuracy: None,
         note: Some(note),
     }
 }

@@ -15,7 +15,7 @@ pub mod pcg;
 pub mod scheme;
 pub mod survival;
 
-pub use codec::{Codec, RecoveryReport};
+pub use codec::{Accuracy, Codec, RecoveryReport};
 pub use cost::{
     CostBreakdown, CostParams, ReductionAlgorithm, SchemeSummary, checkpoint_cost, scheme_summary,
 };

@@ -7,12 +7,11 @@
 //! the two scalars `rho` and the iteration index.
 
 use super::EncodingError;
-use super::codec::{Codec, bit_exact, erase, relative_error};
+use super::codec::{Accuracy, Codec, erase};
 use super::matrix::MatrixKind;
 use super::scheme::SchemeSpec;
 use crate::rng::run_rng;
 use rand::RngExt;
-use serde::Serialize;
 use std::time::Instant;
 
 /// A validated PCG experiment.
@@ -118,7 +117,7 @@ pub fn failed_set(seed: u64, procs: usize, k: usize) -> Vec<usize> {
 }
 
 /// One PCG run with `k` simultaneous failures.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PcgRun {
     /// Simultaneous failures `k`.
     pub failures: usize,
@@ -126,9 +125,10 @@ pub struct PcgRun {
     pub failed: Vec<usize>,
     /// Whether the failure happened (the solver may converge before `--at`).
     pub failure_injected: bool,
-    /// Whether the in-memory checkpoint rebuilt the lost data; when not, CG restarted from
-    /// the initial guess (the stable-storage level is not modelled).
-    pub recovered: bool,
+    /// How well the in-memory checkpoint rebuilt the lost data; `None` when no failure
+    /// struck, or when the scheme could not rebuild it and CG restarted from the initial
+    /// guess (the stable-storage level is not modelled).
+    pub recovery: Option<Accuracy>,
     /// Iteration index at which the solver stopped.
     pub iterations: usize,
     /// Iterations executed, counting those redone after the rollback.
@@ -139,22 +139,11 @@ pub struct PcgRun {
     pub final_residual_norm: f64,
     /// The same over `||b||_2`.
     pub final_relative_residual: f64,
-    /// Relative error of the rebuilt checkpoints against the lost ones.
-    pub recovery_error: Option<f64>,
-    /// Whether the rebuilt checkpoints equal the lost ones bit for bit.
-    pub bit_exact: Option<bool>,
-    /// Largest condition number of the recovery systems (checksum schemes).
-    pub condition_number: Option<f64>,
-    /// Largest effective condition number (`||A[S,:]|| / sigma_min(A[S,F])`), the factor the
-    /// round-off of the checksums is amplified by.
-    pub effective_condition_number: Option<f64>,
     /// Checkpoints taken.
     pub checkpoints: usize,
     /// Wall time spent encoding checkpoints, seconds (varies run to run).
-    #[serde(skip)]
     pub encode_s: f64,
     /// Wall time spent rebuilding, seconds (varies run to run).
-    #[serde(skip)]
     pub recover_s: f64,
 }
 
@@ -266,8 +255,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
     let mut checkpoints = 0;
     let mut executed = 0;
     let mut injected = false;
-    let mut recovered = false;
-    let (mut recovery_error, mut exact, mut cond, mut effective) = (None, None, None, None);
+    let mut recovery = None;
     let mut converged = dot(&st.r, &st.r).sqrt() / b_norm < cfg.tol;
     while !converged && st.it < cfg.max_iter {
         if st.it.is_multiple_of(cfg.every) && checkpoint_it != Some(st.it) {
@@ -323,11 +311,7 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
             recover_s += t.elapsed().as_secs_f64();
             match result {
                 Ok(report) => {
-                    recovered = true;
-                    recovery_error = relative_error(lost_locals, &locals, &failed);
-                    exact = Some(bit_exact(lost_locals, &locals, &failed));
-                    cond = report.max_condition_number();
-                    effective = report.max_effective_condition_number();
+                    recovery = Accuracy::measure(lost_locals, &locals, &report);
                     let from = (0..n).find(|i| !failed.contains(i)).unwrap_or(0);
                     unpack(&locals, &ranges, from, &mut st);
                     checkpoint = Some((locals, held));
@@ -354,16 +338,12 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
         failures: k,
         failed,
         failure_injected: injected,
-        recovered,
+        recovery,
         iterations: st.it,
         executed_iterations: executed,
         converged,
         final_residual_norm: res,
         final_relative_residual: res / b_norm,
-        recovery_error,
-        bit_exact: exact,
-        condition_number: cond,
-        effective_condition_number: effective,
         checkpoints,
         encode_s,
         recover_s,
@@ -405,7 +385,7 @@ mod tests {
         let c = cfg(SchemeKind::Mirror, None);
         let base = run_pcg(&c, 0).unwrap();
         let hit = run_pcg(&c, 3).unwrap();
-        assert!(hit.failure_injected && hit.recovered && hit.bit_exact == Some(true));
+        assert!(hit.failure_injected && hit.recovery.is_some_and(|a| a.bit_exact));
         assert_eq!(hit.iterations, base.iterations);
         assert_eq!(hit.executed_iterations, base.iterations + 5);
         assert_eq!(
@@ -428,7 +408,7 @@ mod tests {
         c.at = 15;
         let base = run_pcg(&c, 0).unwrap();
         let r = run_pcg(&c, 2).unwrap();
-        assert!(r.failure_injected && !r.recovered && r.converged);
+        assert!(r.failure_injected && r.recovery.is_none() && r.converged);
         assert_eq!(r.executed_iterations, base.iterations + 15);
     }
 }

@@ -223,7 +223,7 @@ fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
 /// the intervals are computed from the rounded values, so that running `ckpt interval` with
 /// the printed flags gives the printed interval.
 pub fn advise(report: &FitReport, cost: Option<f64>, restart: f64) -> Advice {
-    let nodes = report.observation.nodes;
+    let nodes = report.observation.per_node.map(|n| n.covered);
     let exp = exponential_setting(report.mtbf.point_s, nodes);
     let best = report
         .best

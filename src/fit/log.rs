@@ -344,10 +344,17 @@ pub struct Observation {
     pub end: f64,
     /// Events per kind.
     pub kinds: Vec<KindCount>,
-    /// With per-node windows: the number of nodes the sample covers.
-    pub nodes: Option<u64>,
-    /// With per-node windows: the distinct nodes named in the log.
-    pub nodes_seen: Option<u64>,
+    /// With per-node windows: how many nodes the sample covers and the log names.
+    pub per_node: Option<NodeCount>,
+}
+
+/// The nodes of per-node windows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeCount {
+    /// The nodes the sample covers: `--nodes`, or else those the log names.
+    pub covered: u64,
+    /// The distinct nodes named in the log (at most `covered`).
+    pub seen: u64,
 }
 
 fn kind_key(e: &Event) -> String {
@@ -388,14 +395,14 @@ struct Tally {
     simultaneous: u64,
 }
 
-/// The observation of `events` as one window rule cut it: `sample` and `n`, with `nodes` the
-/// (covered, seen) node counts of per-node windows.
+/// The observation of `events` as one window rule cut it: `sample` and `n`, with the node
+/// counts of per-node windows.
 fn observation(
     sample: Sample,
     n: Tally,
     events: &[Event],
     excluded: &[String],
-    nodes: Option<(u64, u64)>,
+    per_node: Option<NodeCount>,
 ) -> Observation {
     Observation {
         sample,
@@ -407,8 +414,7 @@ fn observation(
         start: events.first().map_or(0.0, |e| e.time),
         end: events.last().map_or(0.0, |e| e.time),
         kinds: kinds(events, excluded),
-        nodes: nodes.map(|(covered, _)| covered),
-        nodes_seen: nodes.map(|(_, seen)| seen),
+        per_node,
     }
 }
 
@@ -572,7 +578,10 @@ pub fn node_windows(
         tally,
         events,
         excluded,
-        Some((total, seen)),
+        Some(NodeCount {
+            covered: total,
+            seen,
+        }),
     ))
 }
 
@@ -720,7 +729,13 @@ mod tests {
             &[(1.0, 1.0), (3.0, 2.0), (4.0, 1.0), (9.0, 1.0)]
         );
         assert_eq!(o.sample.exposure(), 36.0);
-        assert_eq!((o.nodes, o.nodes_seen), (Some(3), Some(2)));
+        assert_eq!(
+            o.per_node,
+            Some(NodeCount {
+                covered: 3,
+                seen: 2
+            })
+        );
         assert!(matches!(
             node_windows(&events, &excluded, Some(1), "f"),
             Err(FitError::TooFewNodes { .. })

@@ -26,7 +26,8 @@ pub mod mle;
 
 pub use advice::{Advice, AdviceRow, advice_number, advise};
 pub use log::{
-    Event, KindCount, Observation, node_windows, parse_log, parse_rfc3339, system_windows,
+    Event, KindCount, NodeCount, Observation, node_windows, parse_log, parse_rfc3339,
+    system_windows,
 };
 pub use mle::{Family, Fit, Fitted, Mtbf, Sample, exponential_mtbf, fit_all};
 

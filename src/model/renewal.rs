@@ -201,6 +201,28 @@ impl Renewal {
         RenewalPeriodic { job: *self }
     }
 
+    /// A periodic interval chosen by another rule, with its overhead under `F`.
+    ///
+    /// ```
+    /// use ckpt::failure::Lifetime;
+    /// use ckpt::model::renewal::Renewal;
+    /// // Exponential failures, M = 1 day, C = 5 min, R = 10 min: Young's sqrt(2 C M) judged
+    /// // by Daly's complete model, e^(R/M) M (e^((tau + C)/M) - 1) / tau.
+    /// let (m, c, r) = (86400.0_f64, 300.0_f64, 600.0_f64);
+    /// let job = Renewal::new(Lifetime::exponential(m).unwrap(), c, r).unwrap();
+    /// let young = job.judge(job.young_interval());
+    /// let tau = (2.0 * c * m).sqrt();
+    /// let daly = (r / m).exp() * m * ((tau + c) / m).exp_m1() / tau;
+    /// assert_eq!(young.interval, tau);
+    /// assert!((young.overhead.unwrap() / daly - 1.0).abs() < 1e-12);
+    /// ```
+    pub fn judge(&self, interval: f64) -> Judged {
+        Judged {
+            interval,
+            overhead: self.overhead_of(&[interval]).ok(),
+        }
+    }
+
     /// The best periodic interval under `F`, by the crate's optimizer.
     pub fn best_periodic(&self) -> Result<Optimum, ModelError> {
         Ok(minimize(&self.periodic())?)
@@ -273,13 +295,9 @@ impl Renewal {
     /// Young, Daly (complete, at the mean), the best periodic interval and the schedule, all
     /// under `F`.
     pub fn analyze(&self) -> Result<RenewalAnalysis, ModelError> {
-        let young = self.young_interval();
-        let daly = self.daly_interval();
         Ok(RenewalAnalysis {
-            young_interval: young,
-            young_overhead: self.overhead_of(&[young]).ok(),
-            daly_interval: daly,
-            daly_overhead: self.overhead_of(&[daly]).ok(),
+            young: self.judge(self.young_interval()),
+            daly: self.judge(self.daly_interval()),
             periodic: self.best_periodic()?,
             schedule: self.schedule()?,
         })
@@ -683,17 +701,22 @@ impl CostModel for LastChunk<'_> {
     }
 }
 
+/// A periodic interval that a rule other than the renewal model chose, judged under `F`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judged {
+    /// The interval (s).
+    pub interval: f64,
+    /// Its long-run overhead under `F` (`None` beyond f64 range).
+    pub overhead: Option<f64>,
+}
+
 /// Every figure of `ckpt interval --dist` for a single job under renewal failures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenewalAnalysis {
-    /// Young's interval at the mean (s).
-    pub young_interval: f64,
-    /// Its overhead under `F` (`None` beyond f64 range).
-    pub young_overhead: Option<f64>,
-    /// Daly's complete optimum at the mean (s).
-    pub daly_interval: f64,
-    /// Its overhead under `F`.
-    pub daly_overhead: Option<f64>,
+    /// Young's interval at the mean.
+    pub young: Judged,
+    /// Daly's complete optimum at the mean.
+    pub daly: Judged,
     /// The best periodic interval under `F`.
     pub periodic: Optimum,
     /// The optimal schedule.

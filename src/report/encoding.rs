@@ -2,6 +2,7 @@
 //! interval`: tables and JSON documents from the encodings' results.
 
 use super::command_document;
+use crate::encoding::codec::{Accuracy, GroupSolve};
 use crate::encoding::cost::SchemeSummary;
 use crate::encoding::experiment::EncodeOutcome;
 use crate::encoding::matrix::MatrixKind;
@@ -119,11 +120,43 @@ impl EncodeInputs {
     }
 }
 
+/// `ckpt encode`'s JSON: the inputs, then the outcome's fields at the top level.
 #[derive(Serialize)]
-struct EncodeOut {
+struct EncodeOut<'a> {
     inputs: EncodeInputs,
-    #[serde(flatten)]
-    outcome: EncodeOutcome,
+    failed: &'a [usize],
+    recoverable: bool,
+    rebuilt: &'a [usize],
+    reencoded: &'a [usize],
+    solves: &'a [GroupSolve],
+    condition_number: Option<f64>,
+    effective_condition_number: Option<f64>,
+    relative_error: Option<f64>,
+    max_abs_error: Option<f64>,
+    bit_exact: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+}
+
+impl<'a> EncodeOut<'a> {
+    fn new(inputs: EncodeInputs, o: &'a EncodeOutcome) -> EncodeOut<'a> {
+        let r = o.recovery.as_ref();
+        let a = o.accuracy.as_ref();
+        EncodeOut {
+            inputs,
+            failed: &o.failed,
+            recoverable: r.is_some(),
+            rebuilt: r.map_or(&[], |r| &r.rebuilt),
+            reencoded: r.map_or(&[], |r| &r.reencoded),
+            solves: r.map_or(&[], |r| &r.solves),
+            condition_number: a.and_then(|a| a.condition_number),
+            effective_condition_number: a.and_then(|a| a.effective_condition_number),
+            relative_error: a.and_then(|a| a.relative_error),
+            max_abs_error: a.and_then(|a| a.max_abs_error),
+            bit_exact: a.map(|a| a.bit_exact),
+            note: o.note.as_deref(),
+        }
+    }
 }
 
 /// `ckpt encode`'s output.
@@ -134,7 +167,7 @@ pub fn encode(
     format: Format,
 ) -> String {
     match format {
-        Format::Json => command_document("encode", &EncodeOut { inputs, outcome }),
+        Format::Json => command_document("encode", &EncodeOut::new(inputs, &outcome)),
         Format::Table => encode_table(spec, &inputs, &outcome),
     }
 }
@@ -153,12 +186,16 @@ fn encode_table(spec: &SchemeSpec, inputs: &EncodeInputs, outcome: &EncodeOutcom
     let _ = writeln!(
         s,
         "recoverable         {}",
-        if outcome.recoverable { "yes" } else { "no" }
+        if outcome.recovery.is_some() {
+            "yes"
+        } else {
+            "no"
+        }
     );
-    if outcome.recoverable {
-        let _ = writeln!(s, "rebuilt             {:?}", outcome.rebuilt);
-        let _ = writeln!(s, "re-encoded          {:?}", outcome.reencoded);
-        for g in &outcome.solves {
+    if let Some(r) = &outcome.recovery {
+        let _ = writeln!(s, "rebuilt             {:?}", r.rebuilt);
+        let _ = writeln!(s, "re-encoded          {:?}", r.reencoded);
+        for g in &r.solves {
             let _ = writeln!(
                 s,
                 "group {:<4} lost {:?} from {} checksum rows, condition number {} (effective {})",
@@ -169,21 +206,17 @@ fn encode_table(spec: &SchemeSpec, inputs: &EncodeInputs, outcome: &EncodeOutcom
                 sci(g.effective_condition_number)
             );
         }
-        let _ = writeln!(
-            s,
-            "condition number    {}",
-            opt_sci(outcome.condition_number)
-        );
+        let a = outcome.accuracy.as_ref();
+        let figure = |f: fn(&Accuracy) -> Option<f64>| opt_sci(a.and_then(f));
+        let _ = writeln!(s, "condition number    {}", figure(|a| a.condition_number));
         let _ = writeln!(
             s,
             "effective condition {}",
-            opt_sci(outcome.effective_condition_number)
+            figure(|a| a.effective_condition_number)
         );
-        let _ = writeln!(s, "relative error      {}", opt_sci(outcome.relative_error));
-        let _ = writeln!(s, "max abs error       {}", opt_sci(outcome.max_abs_error));
-        let exact = outcome
-            .bit_exact
-            .map_or("-", |b| if b { "yes" } else { "no" });
+        let _ = writeln!(s, "relative error      {}", figure(|a| a.relative_error));
+        let _ = writeln!(s, "max abs error       {}", figure(|a| a.max_abs_error));
+        let exact = a.map_or("-", |a| if a.bit_exact { "yes" } else { "no" });
         let _ = writeln!(s, "bit exact           {exact}");
     }
     if let Some(n) = &outcome.note {
@@ -228,10 +261,51 @@ struct PcgTiming {
     recover_s: f64,
 }
 
+/// One run in `ckpt pcg`'s JSON.
 #[derive(Serialize)]
-struct PcgOut {
+struct PcgRunOut<'a> {
+    failures: usize,
+    failed: &'a [usize],
+    failure_injected: bool,
+    recovered: bool,
+    iterations: usize,
+    executed_iterations: usize,
+    converged: bool,
+    final_residual_norm: f64,
+    final_relative_residual: f64,
+    recovery_error: Option<f64>,
+    bit_exact: Option<bool>,
+    condition_number: Option<f64>,
+    effective_condition_number: Option<f64>,
+    checkpoints: usize,
+}
+
+impl<'a> PcgRunOut<'a> {
+    fn new(r: &'a PcgRun) -> PcgRunOut<'a> {
+        let a = r.recovery.as_ref();
+        PcgRunOut {
+            failures: r.failures,
+            failed: &r.failed,
+            failure_injected: r.failure_injected,
+            recovered: a.is_some(),
+            iterations: r.iterations,
+            executed_iterations: r.executed_iterations,
+            converged: r.converged,
+            final_residual_norm: r.final_residual_norm,
+            final_relative_residual: r.final_relative_residual,
+            recovery_error: a.and_then(|a| a.relative_error),
+            bit_exact: a.map(|a| a.bit_exact),
+            condition_number: a.and_then(|a| a.condition_number),
+            effective_condition_number: a.and_then(|a| a.effective_condition_number),
+            checkpoints: r.checkpoints,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct PcgOut<'a> {
     inputs: PcgInputs,
-    runs: Vec<PcgRun>,
+    runs: Vec<PcgRunOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timing: Option<Vec<PcgTiming>>,
 }
@@ -259,7 +333,7 @@ pub fn pcg(
                         .collect()
                 }),
                 inputs,
-                runs,
+                runs: runs.iter().map(PcgRunOut::new).collect(),
             },
         ),
         Format::Table => {
@@ -314,10 +388,11 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
                     .collect::<Vec<_>>()
                     .join(",")
             };
-            let rec = if r.failures > 0 && r.failure_injected && !r.recovered {
+            let a = r.recovery.as_ref();
+            let rec = if r.failures > 0 && r.failure_injected && a.is_none() {
                 "unrecoverable".to_string()
             } else {
-                opt_sci(r.recovery_error)
+                opt_sci(a.and_then(|a| a.relative_error))
             };
             vec![
                 r.failures.to_string(),
@@ -327,8 +402,8 @@ pub fn pcg_markdown(runs: &[PcgRun]) -> String {
                 sci(r.final_residual_norm),
                 sci(r.final_relative_residual),
                 rec,
-                opt_sci(r.condition_number),
-                opt_sci(r.effective_condition_number),
+                opt_sci(a.and_then(|a| a.condition_number)),
+                opt_sci(a.and_then(|a| a.effective_condition_number)),
                 format_duration(r.encode_s),
                 if r.failure_injected {
                     format_duration(r.recover_s)

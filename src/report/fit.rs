@@ -1,7 +1,7 @@
 //! The `fit` answer as a table and as JSON (schema_version 1, seconds throughout).
 
 use super::table::{Align, render};
-use crate::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount};
+use crate::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount, NodeCount};
 use crate::units::format_duration;
 use serde::Serialize;
 
@@ -80,20 +80,24 @@ pub fn json(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String {
             exposure_s: o.sample.exposure(),
             start_s: o.start,
             end_s: o.end,
-            nodes: o.nodes,
-            nodes_seen: o.nodes_seen,
+            nodes: o.per_node.map(|n| n.covered),
+            nodes_seen: o.per_node.map(|n| n.seen),
         },
         kinds: &o.kinds,
         fits: &report.fits,
         best: report.best,
         mtbf: JsonMtbf {
-            of: if o.nodes.is_some() { "node" } else { "system" },
+            of: if o.per_node.is_some() {
+                "node"
+            } else {
+                "system"
+            },
             point_s: report.mtbf.point_s,
             ci95_s: report.mtbf.ci95_s,
             method: CI_METHOD,
             failures: report.mtbf.failures,
             exposure_s: report.mtbf.exposure_s,
-            system_mtbf_s: o.nodes.map(|n| report.mtbf.point_s / n as f64),
+            system_mtbf_s: o.per_node.map(|n| report.mtbf.point_s / n.covered as f64),
         },
         flags: &advice.flags,
         flags_exponential: &advice.flags_exponential,
@@ -156,12 +160,12 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
         o.exposure_events,
         s.failure_count(),
         s.censored_count(),
-        match (o.nodes, o.nodes_seen) {
-            (Some(n), Some(seen)) if n > seen => {
-                format!("; per node: {n} nodes ({seen} named in the log)")
+        match o.per_node {
+            Some(NodeCount { covered, seen }) if covered > seen => {
+                format!("; per node: {covered} nodes ({seen} named in the log)")
             }
-            (Some(n), _) => format!("; per node: {n} nodes"),
-            _ => String::new(),
+            Some(n) => format!("; per node: {} nodes", n.covered),
+            None => String::new(),
         }
     ));
     let kinds: Vec<String> = o
@@ -180,7 +184,11 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
         out.push_str(&format!(
             "merged: {} failure events at the same time as the previous failure{} (one interruption)\n",
             o.failures_simultaneous,
-            if o.nodes.is_some() { " of their node" } else { "" }
+            if o.per_node.is_some() {
+                " of their node"
+            } else {
+                ""
+            }
         ));
     }
     out.push('\n');
@@ -217,7 +225,7 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     );
 
     let m = &report.mtbf;
-    let of = if o.nodes.is_some() {
+    let of = if o.per_node.is_some() {
         "node MTBF"
     } else {
         "MTBF"
@@ -230,10 +238,10 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
         m.failures,
         format_duration(m.exposure_s)
     ));
-    if let Some(n) = o.nodes {
+    if let Some(NodeCount { covered, .. }) = o.per_node {
         out.push_str(&format!(
-            "system MTBF of {n} nodes (exponential): {}\n",
-            format_duration(m.point_s / n as f64)
+            "system MTBF of {covered} nodes (exponential): {}\n",
+            format_duration(m.point_s / covered as f64)
         ));
     }
     out.push_str(&format!(

@@ -31,8 +31,8 @@ pub fn rows(a: &RenewalAnalysis) -> Vec<RenewalRow> {
         loss_pct: loss(overhead),
     };
     vec![
-        row("young", a.young_interval, a.young_overhead),
-        row("daly-complete", a.daly_interval, a.daly_overhead),
+        row("young", a.young.interval, a.young.overhead),
+        row("daly-complete", a.daly.interval, a.daly.overhead),
         row(
             "renewal-periodic",
             a.periodic.interval,
@@ -192,16 +192,20 @@ pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::renewal::Schedule;
+    use crate::model::renewal::{Judged, Schedule};
     use crate::optimize::Optimum;
 
     /// An analysis with round numbers, so every figure below can be checked by hand.
     fn analysis() -> RenewalAnalysis {
         RenewalAnalysis {
-            young_interval: 10000.0,
-            young_overhead: Some(1.2),
-            daly_interval: 9000.0,
-            daly_overhead: Some(1.15),
+            young: Judged {
+                interval: 10000.0,
+                overhead: Some(1.2),
+            },
+            daly: Judged {
+                interval: 9000.0,
+                overhead: Some(1.15),
+            },
             periodic: Optimum {
                 interval: 8000.4,
                 ln_overhead: 1.1f64.ln(),
@@ -243,7 +247,7 @@ mod tests {
         assert_eq!(r[3].loss_pct, Some(0.0));
         assert_eq!(r[3].interval_s, 600.4);
         let mut a = analysis();
-        a.young_overhead = None;
+        a.young.overhead = None;
         assert_eq!(rows(&a)[0].loss_pct, None);
     }
 

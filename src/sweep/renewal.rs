@@ -96,10 +96,10 @@ impl ShapeSweep {
             grid_error: s.grid_error,
             periodic_interval_s: a.periodic.interval,
             periodic_overhead: periodic,
-            young_interval_s: a.young_interval,
-            young_overhead: a.young_overhead,
-            daly_interval_s: a.daly_interval,
-            daly_overhead: a.daly_overhead,
+            young_interval_s: a.young.interval,
+            young_overhead: a.young.overhead,
+            daly_interval_s: a.daly.interval,
+            daly_overhead: a.daly.overhead,
             gain_pct: 100.0 * (periodic / s.overhead - 1.0),
         })
     }

@@ -110,11 +110,11 @@ impl RenewalPolicies {
             },
             Policy {
                 kind: PolicyKind::Young,
-                chunks: ns(&[a.young_interval]),
+                chunks: ns(&[a.young.interval]),
             },
             Policy {
                 kind: PolicyKind::DalyComplete,
-                chunks: ns(&[a.daly_interval]),
+                chunks: ns(&[a.daly.interval]),
             },
         ];
         Ok(RenewalPolicies {

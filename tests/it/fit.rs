@@ -317,9 +317,9 @@ fn per_node_fits_node_lifetimes_and_counts_silent_nodes() {
     let excluded = ["maintenance", "end-of-log"];
     let seen = fit("nodes.csv", &excluded, true, None);
     let all = fit("nodes.csv", &excluded, true, Some(128));
-    let named = seen.observation.nodes_seen.unwrap();
+    let named = seen.observation.per_node.unwrap().seen;
     assert!(named < 128, "every node failed: {named}");
-    assert_eq!(all.observation.nodes, Some(128));
+    assert_eq!(all.observation.per_node.map(|n| n.covered), Some(128));
     let span = 128.0 * 360.0 * DAY;
     assert!((all.observation.sample.exposure() / span - 1.0).abs() < 1e-12);
     // The silent nodes add exposure, not failures.
