@@ -1,8 +1,11 @@
 //! How long the renewal model takes (`docs/models.md` §13): one optimal schedule (two grids and
-//! the shifted one, the error measurement included) and the best periodic interval, for a 24 h
-//! MTBF, a 10 min checkpoint and a 10 min restart. The target is under 50 ms per schedule.
+//! the shifted one, the error measurement included), the best periodic interval, and the
+//! expected wall time of a finite job of 1000 MTBFs under Young's period (§13.1, what `ckpt
+//! validate --dist` predicts for each period), for a 24 h MTBF, a 10 min checkpoint and a
+//! 10 min restart. The target is under 50 ms per schedule.
 
 use ckpt::failure::{Lifetime, Shape};
+use ckpt::model::finite_renewal::expected_wall;
 use ckpt::model::renewal::Renewal;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -40,5 +43,14 @@ fn periodic(c: &mut Criterion) {
     per_shape(c, "renewal-periodic", |j| j.best_periodic().unwrap());
 }
 
-criterion_group!(benches, schedule, periodic);
+fn finite_job(c: &mut Criterion) {
+    // Young's interval, sqrt(2 C M), on the simulator's nanosecond grid.
+    let young = [10_182_337_649_086u64];
+    let work = 86_400_000 * 1_000_000_000;
+    per_shape(c, "renewal-finite-job", |j| {
+        expected_wall(j, &young, work).unwrap()
+    });
+}
+
+criterion_group!(benches, schedule, periodic, finite_job);
 criterion_main!(benches);

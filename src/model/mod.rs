@@ -9,6 +9,7 @@ pub mod allocation;
 pub mod asynchronous;
 pub mod chunks;
 pub mod daly;
+pub mod finite_renewal;
 pub mod mtti;
 pub mod multilevel;
 pub mod platform;

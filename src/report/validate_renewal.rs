@@ -9,7 +9,9 @@ use super::table::{self, Align};
 use crate::failure::Lifetime;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
-use crate::validate::renewal::{PolicyResult, RenewalValidateOptions, RenewalValidation, Z_AGREES};
+use crate::validate::renewal::{
+    PolicyResult, PredictionKind, RenewalValidateOptions, RenewalValidation, Z_AGREES,
+};
 use serde::Serialize;
 
 fn inputs(v: &RenewalValidation) -> RenewalInputsJson {
@@ -82,7 +84,7 @@ pub fn json(v: &RenewalValidation) -> String {
 
 /// `validate.csv`: one line per policy.
 pub fn csv(v: &RenewalValidation) -> String {
-    let header = "policy,first_chunk_s,last_chunk_s,chunks,predicted_overhead,overhead,stderr,ci95_lo,ci95_hi,runs,z,agrees,diff_vs_schedule,diff_stderr,diff_ci95_lo,diff_ci95_hi,predicted_diff,diff_z";
+    let header = "policy,first_chunk_s,last_chunk_s,chunks,predicted_overhead,prediction,long_run_overhead,overhead,stderr,ci95_lo,ci95_hi,runs,z,agrees,diff_vs_schedule,diff_stderr,diff_ci95_lo,diff_ci95_hi,predicted_diff,diff_z";
     let records = v.results.iter().map(|r| {
         let e = &r.simulated_overhead;
         let d = &r.diff_vs_schedule;
@@ -92,6 +94,8 @@ pub fn csv(v: &RenewalValidation) -> String {
             super::csv_cell(r.chunks_s.last().copied()),
             r.chunks_s.len().to_string(),
             super::csv_cell(r.predicted_overhead),
+            prediction_name(r.prediction).to_string(),
+            super::csv_cell(r.long_run_overhead),
             format!("{:?}", e.point),
             super::csv_cell(e.stderr),
             format!("{:?}", e.ci95[0]),
@@ -308,6 +312,13 @@ pub fn difference_plot(v: &RenewalValidation) -> Plot {
     }
 }
 
+fn prediction_name(k: PredictionKind) -> &'static str {
+    match k {
+        PredictionKind::FiniteJob => "finite-job",
+        PredictionKind::LongRun => "long-run",
+    }
+}
+
 /// The verdict in one paragraph.
 pub fn verdict_paragraph(v: &RenewalValidation) -> String {
     let disagree: Vec<String> = v
@@ -365,6 +376,18 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
         " (Differences within {:.1e} of overhead, the model's precision, count as ties.)",
         v.tie
     ));
+    let long_run: Vec<String> = v
+        .results
+        .iter()
+        .filter(|r| r.prediction == PredictionKind::LongRun)
+        .map(|r| format!("`{}`", r.name))
+        .collect();
+    if !long_run.is_empty() {
+        s.push_str(&format!(
+            " Predicted: each policy's expected overhead over this job, except the long-run overhead (marked `lr`) for {}, whose job has more states than the model follows.",
+            long_run.join(", ")
+        ));
+    }
     s
 }
 
@@ -389,8 +412,11 @@ fn rows(v: &RenewalValidation) -> Vec<Vec<String>> {
                 r.chunks_s
                     .first()
                     .map_or("-".into(), |&w| format_duration(w)),
-                r.predicted_overhead
-                    .map_or("-".into(), |p| format!("{p:.5}")),
+                match (r.predicted_overhead, r.prediction) {
+                    (None, _) => "-".into(),
+                    (Some(p), PredictionKind::FiniteJob) => format!("{p:.5}"),
+                    (Some(p), PredictionKind::LongRun) => format!("{p:.5} lr"),
+                },
                 table::mean_se(&r.simulated_overhead, 5),
                 table::z_score(r.z),
                 // The schedule's difference to itself is no figure.

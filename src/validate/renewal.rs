@@ -8,6 +8,7 @@
 use super::{ValidateError, overheads, paired, paired_walls, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
+use crate::model::finite_renewal::expected_wall;
 use crate::model::renewal::Renewal;
 use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
@@ -143,6 +144,54 @@ pub struct RenewalValidateOptions {
     pub seed: u64,
 }
 
+/// Which figure of the model a policy's simulation is held against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictionKind {
+    /// The simulated job's own expected wall time over its work
+    /// ([`crate::model::finite_renewal`]).
+    FiniteJob,
+    /// The long-run overhead, where the finite job has more states than the model follows.
+    LongRun,
+}
+
+/// What the model predicts for one policy over the simulated job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    /// The finite job's expected overhead where it is computed, else the long-run one
+    /// (`None` beyond f64 range).
+    pub overhead: Option<f64>,
+    /// Which of the two `overhead` is.
+    pub kind: PredictionKind,
+    /// The long-run overhead of the policy's chunks.
+    pub long_run: Option<f64>,
+}
+
+/// The model's prediction for each policy over a job of `work` ns: the finite job's expected
+/// wall time over its work where the model follows its states, else the long-run overhead.
+pub fn predictions(p: &RenewalPolicies, work: Nanos) -> Result<Vec<Prediction>, ValidateError> {
+    let model = p.model()?;
+    let work_s = ns_to_secs(work);
+    Ok(p.policies
+        .iter()
+        .map(|policy| {
+            let long_run = model.overhead_of(&policy.chunks_s()).ok();
+            match expected_wall(&model, &policy.chunks, work) {
+                Ok(Some(wall)) => Prediction {
+                    overhead: Some(wall / work_s),
+                    kind: PredictionKind::FiniteJob,
+                    long_run,
+                },
+                _ => Prediction {
+                    overhead: long_run,
+                    kind: PredictionKind::LongRun,
+                    long_run,
+                },
+            }
+        })
+        .collect())
+}
+
 /// One policy's prediction against its simulation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PolicyResult {
@@ -150,8 +199,13 @@ pub struct PolicyResult {
     pub name: &'static str,
     /// Its chunks after a restart (s), as simulated; the last repeats.
     pub chunks_s: Vec<f64>,
-    /// The model's long-run overhead for those chunks (`None` beyond f64 range).
+    /// The model's overhead for those chunks over the simulated job (see `prediction`;
+    /// `None` beyond f64 range).
     pub predicted_overhead: Option<f64>,
+    /// Whether `predicted_overhead` is the finite job's or the long-run figure.
+    pub prediction: PredictionKind,
+    /// The model's long-run overhead for those chunks.
+    pub long_run_overhead: Option<f64>,
     /// The simulated overhead (wall time / work).
     pub simulated_overhead: Estimate,
     /// `(predicted - simulated) / stderr`; `None` where every run came out alike.
@@ -162,7 +216,8 @@ pub struct PolicyResult {
     /// Paired `overhead(policy) - overhead(schedule)` run by run (0 for the schedule itself):
     /// positive where the schedule saves.
     pub diff_vs_schedule: Estimate,
-    /// The model's difference, `predicted(policy) - predicted(schedule)`.
+    /// The model's difference, `predicted(policy) - predicted(schedule)`, of the finite jobs
+    /// where both predictions are, else of the long-run figures.
     pub predicted_diff: Option<f64>,
     /// `(predicted_diff - diff) / stderr of the diff`.
     pub diff_z: Option<f64>,
@@ -283,12 +338,8 @@ pub fn finish(
     let overhead = overheads(&per_run, options.runs, n, "policies", |_| {
         configs[0].base.work as f64
     })?;
-    let model = p.model()?;
-    let predicted: Vec<Option<f64>> = p
-        .policies
-        .iter()
-        .map(|policy| model.overhead_of(&policy.chunks_s()).ok())
-        .collect();
+    let predictions = predictions(p, configs[0].base.work)?;
+    let predicted: Vec<Option<f64>> = predictions.iter().map(|x| x.overhead).collect();
     let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
     let results: Vec<PolicyResult> = (0..n)
         .map(|j| {
@@ -303,14 +354,19 @@ pub fn finish(
                 }
             };
             let diff = paired(&overhead[j], &overhead[0]);
-            let predicted_diff = match (predicted[j], predicted[0]) {
-                (Some(a), Some(b)) => Some(a - b),
-                _ => None,
-            };
+            let (own, schedule) = (predictions[j], predictions[0]);
+            let predicted_diff = if own.kind == schedule.kind {
+                own.overhead.zip(schedule.overhead)
+            } else {
+                own.long_run.zip(schedule.long_run)
+            }
+            .map(|(a, b)| a - b);
             PolicyResult {
                 name: p.policies[j].kind.name(),
                 chunks_s: p.policies[j].chunks_s(),
                 predicted_overhead: predicted[j],
+                prediction: own.kind,
+                long_run_overhead: own.long_run,
                 simulated_overhead: sim,
                 z,
                 agrees,
@@ -394,17 +450,16 @@ mod tests {
             runs: 20,
             seed: 1,
         };
-        let work = configs(&p, &o).unwrap()[0].base.work as f64;
-        let model = p.model().unwrap();
+        let work = configs(&p, &o).unwrap()[0].base.work;
+        let predicted = predictions(&p, work).unwrap();
         // Every run takes the predicted time, but the periodic policy's 1e-4 longer: beyond
         // the model's precision (1e-6 of overhead), and no z exists to say more.
-        let walls: Vec<Nanos> = p
-            .policies
+        let walls: Vec<Nanos> = predicted
             .iter()
             .enumerate()
             .map(|(j, x)| {
                 let off = if j == 1 { 1.0 + 1e-4 } else { 1.0 };
-                (model.overhead_of(&x.chunks_s()).unwrap() * off * work).round() as Nanos
+                (x.overhead.unwrap() * off * work as f64).round() as Nanos
             })
             .collect();
         let c = PolicyCheck {

@@ -62,11 +62,23 @@ fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
     ] {
         let p = named(&v, "policies", name);
         let interval = f(&p["chunks_s"][0]);
-        // Every prediction is Daly's closed form at the policy's interval.
+        // The long-run figure is Daly's closed form at the policy's interval.
         let closed = daly_overhead(m, c, r, interval);
         assert!(
-            (f(&p["predicted_overhead"]) / closed - 1.0).abs() < 1e-9,
+            (f(&p["long_run_overhead"]) / closed - 1.0).abs() < 1e-9,
             "{name}: {p}"
+        );
+        // The prediction is the finite job's: memoryless failures give each segment of
+        // `T = w + C` Daly's term `M e^(R/M) (e^(T/M) - 1)`, and the work is whole periods
+        // and a last cut one.
+        assert_eq!(p["prediction"], "finite-job", "{name}: {p}");
+        let work = 1000.0 * m;
+        let segment = |t: f64| daly_overhead(m, c, r, t) * t;
+        let whole = (work / interval).floor();
+        let exact = (whole * segment(interval) + segment(work - whole * interval)) / work;
+        assert!(
+            (f(&p["predicted_overhead"]) / exact - 1.0).abs() < 1e-9,
+            "{name}: {p} vs {exact}"
         );
         assert!(f(&p["z"]).abs() < 4.0, "{name}: {p}");
         assert_eq!(p["agrees"], true);
@@ -101,13 +113,21 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
                 ((predicted - mean) / se).abs() < 4.0,
                 "{dist} {name}: simulated {mean} ± {se}, predicted {predicted}"
             );
-            // The prediction is `interval --dist`'s overhead for the same policy (its
+            // The long-run figure is `interval --dist`'s overhead for the same policy (its
             // intervals rounded to the simulator's nanoseconds change it by far less).
             let row = named(&interval, "models", name);
             assert!(
-                (predicted / f(&row["overhead"]) - 1.0).abs() < 1e-9,
+                (f(&p["long_run_overhead"]) / f(&row["overhead"]) - 1.0).abs() < 1e-9,
                 "{dist} {name}"
             );
+            // The periods' finite jobs have few enough states to follow; a schedule of many
+            // chunks, each a likely end of a life, over 500 lives has not.
+            let kind = if name == "renewal-schedule" {
+                "long-run"
+            } else {
+                "finite-job"
+            };
+            assert_eq!(p["prediction"], kind, "{dist} {name}");
         }
         // The schedule is not worse than the best period on the same failures: the paired
         // difference periodic - schedule is positive or not significantly negative.
