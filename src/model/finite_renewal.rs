@@ -58,6 +58,9 @@ struct Ends {
     /// `S(a_k) - S(a_(k+1))`, the probability that a life ends after exactly `k` whole chunks
     /// when more follow; 0 where it is not positive (such an end is never followed).
     prob: Vec<f64>,
+    /// The ends whose `prob` is positive, ascending: the only ones a sum visits (at a nearly
+    /// fixed lifetime, one or two of thousands).
+    active: Vec<usize>,
     /// The start age (s).
     start: f64,
 }
@@ -85,13 +88,15 @@ impl Ends {
                 break;
             }
         }
-        let prob = (0..sf.len())
+        let prob: Vec<f64> = (0..sf.len())
             .map(|i| (sf[i] - sf.get(i + 1).copied().unwrap_or(0.0)).max(0.0))
             .collect();
+        let active = (0..prob.len()).filter(|&i| prob[i] > 0.0).collect();
         Some(Ends {
             work,
             sf,
             prob,
+            active,
             start,
         })
     }
@@ -128,25 +133,25 @@ impl Ends {
         }
     }
 
+    /// The active ends among the whole chunks of `life`.
+    fn whole<'a>(&'a self, life: &Life) -> impl Iterator<Item = usize> + 'a {
+        let whole = life.whole;
+        self.active.iter().copied().take_while(move |&i| i < whole)
+    }
+
     /// Every end a life from `w` can stop on, with its probability and the work it leaves.
     fn each(&self, life: &Life, w: u64, mut f: impl FnMut(f64, u64)) {
-        let ends = (0..life.whole)
-            .map(|i| (i, self.prob[i]))
-            .chain(life.partial);
-        for (i, p) in ends {
+        let ends = self.whole(life).map(|i| (i, self.prob[i]));
+        for (i, p) in ends.chain(life.partial) {
             if p > 0.0 {
                 f(p, w - self.work[i]);
             }
         }
     }
 
-    /// The work a life can stop on, as offsets from the work left (ns).
+    /// The work a life can stop on, as offsets from the work left (ns), ascending.
     fn offsets(&self) -> impl Iterator<Item = u64> + '_ {
-        self.work
-            .iter()
-            .zip(&self.prob)
-            .filter(|&(_, &p)| p > 0.0)
-            .map(|(&w, _)| w)
+        self.active.iter().map(|&i| self.work[i])
     }
 }
 
@@ -369,15 +374,9 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
     let mut v = vec![0.0f64; states.len()];
     // Every state a life leaves is among the states, below the one it leaves.
     let mut missing = false;
-    // On a lattice, the end `i` leaves the state `P_i / g` steps down (0 for an end never
-    // followed: its probability is 0 and the state's own value is still 0).
+    // On a lattice, the active end `k` leaves the state `P_k / g` steps down.
     let steps: Vec<usize> = match &states {
-        States::Lattice { step, .. } => after
-            .work
-            .iter()
-            .zip(&after.prob)
-            .map(|(&w, &p)| if p > 0.0 { (w / step) as usize } else { 0 })
-            .collect(),
+        States::Lattice { step, .. } => after.work.iter().map(|&w| (w / step) as usize).collect(),
         States::Sparse { .. } => Vec::new(),
     };
     for i in 0..states.len() {
@@ -386,8 +385,8 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
         let mut sum = 0.0;
         match &states {
             States::Lattice { .. } => {
-                for (&p, &d) in after.prob[..life.whole].iter().zip(&steps) {
-                    sum += p * v[i - d];
+                for k in after.whole(&life) {
+                    sum += after.prob[k] * v[i - steps[k]];
                 }
                 if let Some((k, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
                     sum += p * v[i - steps[k]];
