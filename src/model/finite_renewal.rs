@@ -37,6 +37,7 @@
 
 use super::ModelError;
 use super::renewal::Renewal;
+use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
 
 /// Most states the recursion holds (each costs two evaluations of the distribution).
@@ -208,12 +209,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-/// `ln C(n + k, k)`, the logarithm of the number of ways to end `n` lives on `k + 1` offsets.
-fn ln_multisets(n: f64, k: f64) -> f64 {
-    use statrs::function::gamma::ln_gamma;
-    ln_gamma(n + k + 1.0) - ln_gamma(n + 1.0) - ln_gamma(k + 1.0)
-}
-
 /// The states of the recursion, ascending, with a way to find each one's index.
 enum States {
     /// `lowest + j g` for `j = 0..count`.
@@ -291,10 +286,11 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
     }
     // Sums of at most `lives` offsets out of `offsets.len()`, after any first life: an upper
     // bound on the states, checked before walking them.
+    // `C(lives + k, k)` multisets of at most `lives` ends out of `k` offsets.
     let smallest = offsets.iter().copied().min().unwrap_or(work).max(1);
-    let lives = (work / smallest) as f64;
+    let (lives, k) = (work / smallest, offsets.len() as u64);
     let bound =
-        ln_multisets(lives, offsets.len() as f64) + ((first.offsets().count() + 1) as f64).ln();
+        ln_binomial(lives.saturating_add(k), k) + ((first.offsets().count() + 1) as f64).ln();
     if bound > (MAX_STATES as f64).ln() {
         return None;
     }
