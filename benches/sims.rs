@@ -6,9 +6,9 @@
 
 use ckpt::Scenario;
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::periodic::{self, Failures, PeriodicConfig};
 use ckpt::sim::replicated::{self, Detect, ReplicatedConfig};
+use ckpt::units::Nanos;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 

@@ -10,10 +10,11 @@
 //!   layout, as `--runs 1000` does (target: under 60 s).
 
 use ckpt::rng::run_rng;
-use ckpt::sim::engine::{Nanos, run_parallel};
+use ckpt::sim::engine::run_parallel;
 use ckpt::sim::stencil::config::{TraceFailure, trace_failures};
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};
+use ckpt::units::Nanos;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 

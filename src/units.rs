@@ -3,7 +3,15 @@
 //! Durations take humantime forms (`90s`, `5m`, `1.5h`, `7d`, `5y`) or plain seconds. humantime
 //! reads `M` as a month, which is never what a user of this tool means, so a capital `M` is
 //! rejected instead of silently becoming 30 days.
+//!
+//! The simulators and the finite-job model count time in whole nanoseconds ([`Nanos`]); their
+//! exact decimal reader and the conversions live here too.
 
+mod nanos;
+
+pub use nanos::{
+    MAX_DIGITS, MAX_EXPONENT, NS_PER_S, Nanos, ns_to_secs, parse_seconds_exact, secs_to_ns,
+};
 use thiserror::Error;
 
 /// A value typed by a user that could not be read.
@@ -187,7 +195,7 @@ fn unit_nanos(unit: &str) -> Option<u128> {
 /// sum of its number-unit pairs over a common power of ten. `None` when negative or too large.
 fn exact_nanos(s: &str) -> Option<u64> {
     if s.parse::<f64>().is_ok() {
-        return crate::sim::engine::parse_seconds_exact(s).ok();
+        return parse_seconds_exact(s).ok();
     }
     // Each pair is digits[.digits] and a unit (what `parse_duration` accepted).
     let mut terms: Vec<(u128, u32, u128)> = Vec::new();

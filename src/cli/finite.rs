@@ -176,7 +176,7 @@ pub struct SimFiniteArgs {
     /// checkpoints what it holds and stops, as on Slurm's --signal=B:USR1@LEAD; reports the
     /// work saved. At least one checkpoint (--cost).
     #[arg(long, value_name = "DURATION", value_parser = super::parse::nanos)]
-    pub signal_lead: Option<ckpt::sim::engine::Nanos>,
+    pub signal_lead: Option<ckpt::units::Nanos>,
 }
 
 impl SimFiniteArgs {
@@ -188,7 +188,7 @@ impl SimFiniteArgs {
         cfg: &mut ckpt::sim::periodic::PeriodicConfig,
         inputs: &mut ckpt::report::simulate::PeriodicInputs,
     ) -> Result<(), CliError> {
-        use ckpt::sim::engine::ns_to_secs;
+        use ckpt::units::ns_to_secs;
         if let Some(a) = self.asynchronous.inputs()? {
             let write = ckpt::sim::periodic::AsyncWrite::new(a.write_s, a.slowdown)
                 .map_err(super::simulate::sim_error)?;

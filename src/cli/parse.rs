@@ -2,8 +2,8 @@
 //! value or says, in words clap prints after the argument's name, what is accepted.
 
 use ckpt::model::replicated::Detect;
-use ckpt::sim::engine::Nanos;
 use ckpt::units;
+use ckpt::units::Nanos;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 /// A positive duration in seconds.

@@ -4,9 +4,9 @@
 use super::CliError;
 use super::parse::{nanos, nanos0};
 use ckpt::job::SimulateStencil;
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::{ConfigError, Settings, parse_ini};
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig};
+use ckpt::units::Nanos;
 use clap::Args;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! (a pattern, a policy) under the same failures, and the report compares them pairwise.
 
 use super::{JobError, Output, Reporting, Slice, Task};
-use crate::sim::engine::Nanos;
+use crate::units::Nanos;
 use crate::validate::multilevel::{self, PatternCheck};
 use crate::validate::renewal::{self, PolicyCheck};
 use serde::de::DeserializeOwned;

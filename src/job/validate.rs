@@ -3,8 +3,8 @@
 use super::{JobError, Output, Reporting, Slice, Task};
 use crate::interval::IntervalInputs;
 use crate::report::{self, Format};
-use crate::sim::engine::Nanos;
 use crate::sim::stencil::{RunFigures, StencilConfig};
+use crate::units::Nanos;
 use crate::validate::{self, SimKind, SimOptions};
 use serde::{Deserialize, Serialize};
 

@@ -37,6 +37,7 @@
 
 use super::ModelError;
 use super::renewal::Renewal;
+use crate::units::ns_to_secs;
 use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
 
@@ -46,8 +47,6 @@ pub const MAX_STATES: usize = 1 << 20;
 pub const MAX_TERMS: u64 = 1 << 27;
 /// Chunk ends where the survival is at most this are not followed.
 const NEGLIGIBLE: f64 = 1e-18;
-/// Nanoseconds per second.
-const NS: f64 = 1e9;
 
 /// The ends of the whole chunks of one life, from a start age `s` (`R` after a restart, 0 for
 /// the first life).
@@ -82,7 +81,7 @@ impl Ends {
             if work.len() >= MAX_STATES {
                 return None;
             }
-            let s = life.sf(start + p as f64 / NS + k as f64 * cost);
+            let s = life.sf(start + ns_to_secs(p) + k as f64 * cost);
             work.push(p);
             sf.push(s);
             if s <= NEGLIGIBLE {
@@ -105,7 +104,7 @@ impl Ends {
     /// The life that starts with `w` left.
     fn life(&self, job: &Renewal, list: &Prefix, w: u64) -> Life {
         let m = list.segments(w);
-        let end = self.start + w as f64 / NS + m as f64 * job.cost();
+        let end = self.start + ns_to_secs(w) + m as f64 * job.cost();
         let life = job.life();
         let sf_end = life.sf(end);
         // Ends `k = 1..=m-2` are whole chunks with more to follow; `k = m-1` is followed by

@@ -4,13 +4,13 @@
 use super::table::{Align, ruled};
 use super::{Format, simulation_document};
 use crate::failure::Shape;
-use crate::sim::engine::ns_to_secs;
 use crate::sim::periodic::PeriodicFigures;
 use crate::sim::replicated::ReplicatedFigures;
 use crate::sim::stats::Estimate;
 use crate::sim::stencil::config::{Failures as StencilFailures, Recovery, StencilConfig};
 use crate::sim::stencil::{RunFigures, Summary};
 use crate::units::format_duration;
+use crate::units::ns_to_secs;
 use serde::{Deserialize, Serialize};
 
 /// The JSON document of one simulation.

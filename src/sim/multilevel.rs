@@ -25,7 +25,8 @@
 //! times in a run are therefore the same whatever the pattern, which gives validation common
 //! random numbers across intervals and strides.
 
-use super::engine::{Nanos, interrupted_segment, ns_to_secs, secs_to_ns};
+use super::engine::interrupted_segment;
+
 use super::periodic::MAX_FAILURES_PER_RUN;
 use super::run::{Scenario, SimError, check_job, estimate, invalid};
 pub use super::run::{simulate, simulate_range};
@@ -33,6 +34,7 @@ use super::stats::Estimate;
 use crate::failure::Lifetime;
 use crate::model::multilevel::{Level, Levels, MAX_LEVELS, Pattern, level_of};
 use crate::rng::run_rng;
+use crate::units::{Nanos, ns_to_secs, secs_to_ns};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

@@ -11,13 +11,15 @@
 //! Ties: failures come first within an instant, so a failure at the very instant a checkpoint
 //! or restart would end interrupts it (the same rule as the stencil, docs/simulation.md §3.4).
 
-use super::engine::{EventQueue, Nanos, interrupted_segment, ns_to_secs, secs_to_ns};
+use super::engine::{EventQueue, interrupted_segment};
+
 use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
 use crate::failure::Lifetime;
 use crate::rng::run_rng;
+use crate::units::{Nanos, ns_to_secs, secs_to_ns};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -7,12 +7,12 @@
 //! queue. Ties: failures come first within an instant, so a replica dying at the very end of an
 //! attempt is dead at its checkpoint.
 
-use super::engine::{Nanos, ns_to_secs, secs_to_ns};
 use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, ln_add_exp, log1mexp};
 use crate::rng::run_rng;
+use crate::units::{Nanos, ns_to_secs, secs_to_ns};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

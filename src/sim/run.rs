@@ -2,8 +2,10 @@
 //! independent replications in parallel, keep their per-run figures in run order, and reduce
 //! each figure to an [`Estimate`].
 
-use super::engine::{Nanos, ns_to_secs, run_parallel_range, threads_within_memory};
+use super::engine::{run_parallel_range, threads_within_memory};
+
 use super::stats::Estimate;
+use crate::units::{Nanos, ns_to_secs};
 use std::ops::Range;
 use thiserror::Error;
 

@@ -12,7 +12,7 @@
 //! which the crate's comment option (whole lines only) cannot express, and a trace has no
 //! quoting to gain from it.
 
-use super::engine::{Nanos, parse_seconds_exact};
+use crate::units::{Nanos, parse_seconds_exact};
 use thiserror::Error;
 
 /// One failure of a trace.

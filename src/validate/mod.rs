@@ -7,11 +7,11 @@
 use crate::failure::Lifetime;
 use crate::interval::{self, IntervalAnswer, IntervalError, IntervalInputs};
 use crate::model::replicated::Detect;
-use crate::sim::engine::{Nanos, secs_to_ns};
 use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
 use crate::sim::run::{Scenario, SimError, replicate_range};
 use crate::sim::stats::{Estimate, t_quantile_975};
+use crate::units::{Nanos, secs_to_ns};
 use serde::Serialize;
 use thiserror::Error;
 

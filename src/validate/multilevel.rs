@@ -6,10 +6,10 @@
 
 use super::{ValidateError, grid, overheads, paired, paired_walls, scaled, z_of};
 use crate::model::multilevel::{Levels, MultilevelError, Pattern};
-use crate::sim::engine::Nanos;
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
 use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
+use crate::units::Nanos;
 use serde::{Deserialize, Serialize};
 
 /// Simulation settings of a multi-level validation.
@@ -268,7 +268,7 @@ pub fn finish(
             interval_s: p.interval(),
             strides: shown(p),
             kind: *kind,
-            work_s: crate::sim::engine::ns_to_secs(configs[j].work),
+            work_s: crate::units::ns_to_secs(configs[j].work),
             overhead: means[j],
             model_overhead: model,
             z: z_of(Some(model), &means[j]),

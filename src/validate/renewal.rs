@@ -10,10 +10,10 @@ use crate::failure::Lifetime;
 use crate::model::ModelError;
 use crate::model::finite_renewal::expected_wall;
 use crate::model::renewal::Renewal;
-use crate::sim::engine::{Nanos, ns_to_secs, secs_to_ns};
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
 use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
+use crate::units::{Nanos, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
 
 /// `|z|` below this is agreement between a policy's prediction and its simulation

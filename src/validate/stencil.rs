@@ -4,9 +4,9 @@
 
 use super::ValidateError;
 use crate::interval::{self, IntervalInputs};
-use crate::sim::engine::{Nanos, ns_to_secs};
 use crate::sim::stats::Estimate;
 use crate::sim::stencil::{self, Failures, Recovery, RunFigures, StencilConfig};
+use crate::units::{Nanos, ns_to_secs};
 use serde::Serialize;
 
 /// The recovery strategies, in report order.

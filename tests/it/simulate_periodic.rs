@@ -13,10 +13,10 @@
 
 use crate::common::assert_agrees;
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::periodic::{Failures, PeriodicConfig, simulate, simulate_run};
 use ckpt::sim::run::Scenario;
 use ckpt::sim::stats::Estimate;
+use ckpt::units::Nanos;
 
 const S: Nanos = 1_000_000_000;
 

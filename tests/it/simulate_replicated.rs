@@ -8,8 +8,8 @@
 
 use crate::common::assert_agrees;
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::replicated::{Detect, ReplicatedConfig, simulate, simulate_run};
+use ckpt::units::Nanos;
 
 const S: Nanos = 1_000_000_000;
 

@@ -5,10 +5,10 @@ use crate::common::{
     PAPER_FIVE_FAILURES, SMALL_STENCIL, ckpt, refused, stdout_of, temp_file, with,
 };
 use ckpt::rng::run_rng;
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, RunFigures, StencilConfig, layout, simulate};
+use ckpt::units::Nanos;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

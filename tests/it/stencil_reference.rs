@@ -6,10 +6,10 @@
 #![allow(clippy::collapsible_if)]
 
 use ckpt::rng::run_rng;
-use ckpt::sim::engine::Nanos;
 use ckpt::sim::stencil::config::TraceFailure;
 use ckpt::sim::stencil::run::FailureStream;
 use ckpt::sim::stencil::{Failures, Recovery, StencilConfig, layout, simulate};
+use ckpt::units::Nanos;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;

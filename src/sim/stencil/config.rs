@@ -4,10 +4,10 @@
 //! Nothing here reads a file: the caller reads the INI and passes its text to [`parse_ini`],
 //! then reads the trace it names ([`Settings::trace_to_read`]) and passes that text to
 //! [`Settings::validate`]. Durations and trace times are exact decimals
-//! ([`crate::sim::engine::parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
+//! ([`crate::units::parse_seconds_exact`]); traces are parsed by [`crate::sim::trace`].
 
-use crate::sim::engine::Nanos;
 use crate::sim::trace::{IndexColumn, TraceError, parse_trace};
+use crate::units::Nanos;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -254,7 +254,7 @@ impl StencilConfig {
         if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
             return Err(config_invalid(
                 "--process-cost (ProcessCost)",
-                format!("{} s", crate::sim::engine::ns_to_secs(process_cost)),
+                format!("{} s", crate::units::ns_to_secs(process_cost)),
                 "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
             ));
         }

@@ -10,7 +10,7 @@
 //! `(time, rule, worker)`, since a worker has at most one live end. An end whose worker has
 //! moved on (stopped, or started something else) is stale: the caller tells which are live.
 
-use crate::sim::engine::Nanos;
+use crate::units::Nanos;
 
 /// Up to this many workers a class is put in worker order through a bit set, beyond by sorting.
 const BITSET_WORKERS: u32 = 4096;

@@ -17,8 +17,8 @@ pub use config::{Failures, Recovery, StencilConfig};
 pub use run::{RunFigures, SimError, simulate};
 
 use crate::rng::run_rng;
-use crate::sim::engine::ns_to_secs;
 use crate::sim::stats::Estimate;
+use crate::units::ns_to_secs;
 use serde::Serialize;
 use std::ops::Range;
 

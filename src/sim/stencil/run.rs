@@ -15,7 +15,7 @@ use super::ends::Ends;
 use super::graph::Pair;
 use super::triangles::Layout;
 use crate::failure::Lifetime;
-use crate::sim::engine::{Nanos, secs_to_ns};
+use crate::units::{Nanos, secs_to_ns};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
