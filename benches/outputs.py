@@ -46,6 +46,8 @@ COMMANDS = [
     "interval --nodes 4096 --node-mtbf 5y --cost 5m",
     "interval --nodes 4096 --node-mtbf 5y --cost 5m --format json",
     "interval --mtbf 24h --cost 10m --restart 10m --dist weibull:0.7",
+    "interval --mtbf 24h --cost 10m --restart 10m --dist weibull:0.7 --work 240h",
+    "interval --mtbf 24h --cost 10m --restart 10m --dist gamma:0.5 --work 30d --format json",
     "interval --mtbf 24h --cost 10m --restart 10m --dist weibull:1.5 --format json",
     "interval --mtbf 24h --cost 10m --restart 10m --dist gamma:0.5 --format env",
     "interval --mtbf 24h --cost 10m --restart 10m --dist lognormal:1.5",

@@ -1,10 +1,12 @@
 //! How long the renewal model takes (`docs/models.md` §13): one optimal schedule (two grids and
 //! the shifted one, the error measurement included), the best periodic interval, and the
 //! expected wall time of a finite job of 1000 MTBFs under Young's period (§13.1, what `ckpt
-//! validate --dist` predicts for each period), for a 24 h MTBF, a 10 min checkpoint and a
-//! 10 min restart. The target is under 50 ms per schedule.
+//! validate --dist` predicts for each period), and the completions `ckpt interval --dist --work
+//! 240h` adds to the analysis (four policies and the whole-chunk search over ten MTBFs), for a
+//! 24 h MTBF, a 10 min checkpoint and a 10 min restart. The target is under 50 ms per schedule.
 
 use ckpt::failure::{Lifetime, Shape};
+use ckpt::finite::renewal_completion;
 use ckpt::model::finite_renewal::expected_wall;
 use ckpt::model::renewal::Renewal;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -52,5 +54,18 @@ fn finite_job(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, schedule, periodic, finite_job);
+fn completion(c: &mut Criterion) {
+    let mut g = c.benchmark_group("renewal-completion");
+    g.sample_size(10);
+    for (name, shape) in shapes() {
+        let j = job(shape);
+        let a = j.analyze().unwrap();
+        g.bench_function(name, |b| {
+            b.iter(|| renewal_completion(black_box(&j), &a, 864_000.0).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, schedule, periodic, finite_job, completion);
 criterion_main!(benches);

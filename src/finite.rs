@@ -7,6 +7,9 @@ use crate::model::ModelError;
 use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
+use crate::model::finite_renewal::{Prediction, expected_wall, predict};
+use crate::model::renewal::{Renewal, RenewalAnalysis};
+use crate::units::{Nanos, ns_to_secs, secs_to_ns, whole_seconds};
 use serde::{Deserialize, Serialize};
 
 /// Asynchronous checkpoints: `cost` is the snapshot's stall, then a background write.
@@ -133,6 +136,105 @@ pub fn whole_chunks(
     Ok(best)
 }
 
+/// Most steps the renewal whole-chunk search takes on either side of the count nearest `W / tau*`.
+const RENEWAL_NEIGHBOURS: u64 = 8;
+
+/// One job under renewal failures with `--work` (`docs/models.md` §13.1): what each policy of
+/// `interval --dist` is expected to take to finish the work from a fresh start, and the best
+/// whole number of equal chunks near the best period's count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenewalCompletion {
+    /// The work (s).
+    pub work_s: f64,
+    /// Young's interval.
+    pub young: Prediction,
+    /// Daly's complete optimum.
+    pub daly: Prediction,
+    /// The best period under `F`.
+    pub periodic: Prediction,
+    /// The schedule after each restart, its chunks in whole seconds as `--format env` gives
+    /// them.
+    pub schedule: Prediction,
+    /// The count of equal chunks whose finite job takes least, found by walking from the count
+    /// nearest `W / tau*` (`tau*` the best period) while the job gets shorter, at most 8
+    /// counts and a quarter of `W / tau*` either way; `None` where the nearest count has no
+    /// finite-job figure.
+    pub whole_chunks: Option<WholeChunks>,
+}
+
+/// The finite job of `work_s` under each policy of `a` (the analysis of `job`): the expected
+/// wall time over the work where [`crate::model::finite_renewal`] follows the job's states,
+/// else the long-run overhead (each [`Prediction`] says which). Chunks and work are rounded to
+/// whole nanoseconds, as the simulator runs them.
+pub fn renewal_completion(
+    job: &Renewal,
+    a: &RenewalAnalysis,
+    work_s: f64,
+) -> Result<RenewalCompletion, IntervalError> {
+    let work = secs_to_ns(work_s);
+    if !(1..Nanos::MAX).contains(&work) {
+        return Err(IntervalError::Input {
+            name: "work",
+            value: work_s,
+            accepted: "from 1 ns to 18446744073 s (584 years) with --dist for one job",
+        });
+    }
+    let ns =
+        |chunks: &[f64]| -> Vec<Nanos> { chunks.iter().map(|&w| secs_to_ns(w).max(1)).collect() };
+    let of = |chunks: &[f64]| predict(job, &ns(chunks), work);
+    let k0 = work_s / a.periodic.interval;
+    let wall_of = |k: u64| -> Option<WholeChunks> {
+        // `k` chunks of `ceil(W / k)` ns, the last one cut to what is left.
+        let chunk = work.div_ceil(k);
+        if work.div_ceil(chunk) != k {
+            return None;
+        }
+        let wall = expected_wall(job, &[chunk], work).ok()??;
+        Some(WholeChunks {
+            count: k,
+            interval: ns_to_secs(chunk),
+            completion: wall,
+            continuous_count: k0,
+        })
+    };
+    let center = k0.round().clamp(1.0, Nanos::MAX as f64) as u64;
+    let low = ((k0 / 1.25).floor() as u64)
+        .max(center.saturating_sub(RENEWAL_NEIGHBOURS))
+        .max(1);
+    let high = ((k0 * 1.25).ceil() as u64)
+        .min(center.saturating_add(RENEWAL_NEIGHBOURS))
+        .max(center);
+    let mut best = wall_of(center);
+    if let Some(mut here) = best {
+        // Walk down from the nearest count, then up, while the job gets shorter.
+        for step in [u64::checked_sub, u64::checked_add] {
+            let mut k = here.count;
+            while let Some(next) = step(k, 1).filter(|k| (low..=high).contains(k)) {
+                match wall_of(next) {
+                    Some(w) if w.completion < here.completion => (here, k) = (w, next),
+                    _ => break,
+                }
+            }
+            best = Some(here);
+        }
+    }
+    Ok(RenewalCompletion {
+        work_s,
+        young: of(&[a.young.interval]),
+        daly: of(&[a.daly.interval]),
+        periodic: of(&[a.periodic.interval]),
+        // As a batch script runs it (`CKPT_SCHEDULE_SECONDS`): whole seconds put every chunk
+        // end on a lattice of 1 s, which the recursion follows for `W` up to 2^20 s.
+        schedule: of(&a
+            .schedule
+            .chunks
+            .iter()
+            .map(|&w| whole_seconds(w) as f64)
+            .collect::<Vec<_>>()),
+        whole_chunks: best,
+    })
+}
+
 /// The schedule of `inputs.allocation` (§10), `None` without one.
 pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, IntervalError> {
     let Some(a) = inputs.allocation else {
@@ -212,5 +314,44 @@ mod tests {
         });
         assert!(allocation(&i).is_err());
         assert_eq!(blocking_cost(&inputs(Some((600.0, 0.5)), None)), 660.0);
+    }
+
+    fn renewal_job(shape: crate::failure::Shape) -> (Renewal, RenewalAnalysis) {
+        let life = crate::failure::Lifetime::new(shape, 86_400.0).unwrap();
+        let job = Renewal::new(life, 600.0, 600.0).unwrap();
+        let a = job.analyze().unwrap();
+        (job, a)
+    }
+
+    #[test]
+    fn renewal_work_outside_the_nanosecond_range_is_refused() {
+        let (job, a) = renewal_job(crate::failure::Shape::Exponential);
+        for work in [1e-12, 0.0, -1.0, f64::NAN, 1e10 * 2.0, f64::INFINITY] {
+            let e = renewal_completion(&job, &a, work).unwrap_err();
+            assert!(e.to_string().contains("584 years"), "{work}: {e}");
+        }
+        assert!(renewal_completion(&job, &a, 1e-9).is_ok());
+    }
+
+    #[test]
+    fn renewal_whole_chunks_beat_their_neighbours() {
+        use crate::model::finite_renewal::PredictionKind;
+        let (job, a) = renewal_job(crate::failure::Shape::Weibull { shape: 0.7 });
+        let work_s = 10.0 * 86_400.0;
+        let c = renewal_completion(&job, &a, work_s).unwrap();
+        for p in [c.young, c.daly, c.periodic, c.schedule] {
+            assert_eq!(p.kind, PredictionKind::FiniteJob);
+        }
+        let w = c.whole_chunks.unwrap();
+        let work = secs_to_ns(work_s);
+        for k in [w.count - 1, w.count + 1] {
+            let chunk = work.div_ceil(k);
+            let other = expected_wall(&job, &[chunk], work).unwrap().unwrap();
+            assert!(w.completion <= other, "{k}: {other} < {}", w.completion);
+        }
+        // The equal chunks are within a few percent of the best period's count and lose
+        // nothing to it (the period's last chunk is cut short).
+        assert!((w.count as f64 / (work_s / a.periodic.interval) - 1.0).abs() < 0.05);
+        assert!(w.completion <= c.periodic.overhead.unwrap() * work_s * (1.0 + 1e-9));
     }
 }

@@ -379,6 +379,18 @@ fn positive_amount(
     }
 }
 
+/// A duration as a batch script takes it: whole seconds, to the nearest, at least 1 (an
+/// interval of 0 would mean "never" to most checkpointing libraries); saturates at `u64::MAX`.
+///
+/// ```
+/// assert_eq!(ckpt::units::whole_seconds(9786.33), 9786);
+/// assert_eq!(ckpt::units::whole_seconds(0.2), 1);
+/// assert_eq!(ckpt::units::whole_seconds(2.5), 3);
+/// ```
+pub fn whole_seconds(seconds: f64) -> u64 {
+    (seconds.round() as u64).max(1)
+}
+
 /// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from one year
 /// (365.25 days, the year durations are read with) on, in years, days and hours: `5y 0d 0h`,
 /// not `1826d 6h 0m`. Every form reads back as a duration.

@@ -3,8 +3,9 @@
 //! `ckpt::model::renewal`, the output `ckpt::report::renewal`.
 
 use super::CliError;
-use super::interval::{IntervalArgs, IntervalFormat, ModelArgs};
+use super::interval::{IntervalArgs, IntervalFormat, ModelArgs, interval_error};
 use ckpt::failure::{Lifetime, Shape};
+use ckpt::finite::renewal_completion;
 use ckpt::model::ModelError;
 use ckpt::model::renewal::{Renewal, RenewalAnalysis};
 use ckpt::optimize::OptimizeError;
@@ -25,15 +26,14 @@ pub fn applies(args: &IntervalArgs) -> bool {
 pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Renewal), CliError> {
     let m = &args.model;
     let mtbf = model_checks(m)?;
-    if args.work.is_some()
-        || args.iteration_time.is_some()
+    if args.iteration_time.is_some()
         || args.asynchronous.async_write.is_some()
         || args.asynchronous.async_slowdown.is_some()
         || args.allocation.walltime.is_some()
         || args.allocation.signal_margin.is_some()
     {
         return Err(conflict(
-            "--dist for one job gives the long-run schedule only: drop --work/--iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
+            "--dist for one job gives the schedule and, with --work, each policy's completion: drop --iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
         ));
     }
     model_job(m, shape, mtbf)
@@ -87,6 +87,7 @@ pub fn model_job(
         cost_s: cost,
         restart_s: m.restart,
         dist: shape.to_string(),
+        work_s: None,
     };
     Ok((echo, job))
 }
@@ -104,11 +105,17 @@ pub fn model_error(e: ModelError) -> CliError {
 
 /// Runs `ckpt interval --dist ...` for one job and returns what to print.
 pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
-    let (echo, job) = job(args, shape)?;
+    let (mut echo, job) = job(args, shape)?;
     let analysis: RenewalAnalysis = job.analyze().map_err(model_error)?;
+    let completion = match args.work {
+        Some(w) => Some(renewal_completion(&job, &analysis, w).map_err(interval_error)?),
+        None => None,
+    };
+    echo.work_s = args.work;
+    let c = completion.as_ref();
     Ok(match args.format {
-        IntervalFormat::Table => report::table(&analysis),
-        IntervalFormat::Json => report::json(&echo, &analysis),
+        IntervalFormat::Table => report::table(&analysis, c),
+        IntervalFormat::Json => report::json(&echo, &analysis, c),
         IntervalFormat::Env => report::env(&analysis),
         other => {
             return Err(conflict(&format!(

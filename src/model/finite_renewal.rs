@@ -37,7 +37,8 @@
 
 use super::ModelError;
 use super::renewal::Renewal;
-use crate::units::ns_to_secs;
+use crate::units::{Nanos, ns_to_secs};
+use serde::Serialize;
 use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
 
@@ -416,6 +417,63 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
         Ok(Some(wall))
     } else {
         Err(no_progress)
+    }
+}
+
+/// Which figure of the model stands for a finite job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictionKind {
+    /// The job's own expected wall time over its work ([`expected_wall`]).
+    FiniteJob,
+    /// The long-run overhead, where the finite job has more states than the model follows.
+    LongRun,
+}
+
+/// What the model predicts for one chunk list over a finite job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    /// The finite job's expected overhead (wall time over work) where it is computed, else the
+    /// long-run one (`None` beyond f64 range).
+    pub overhead: Option<f64>,
+    /// Which of the two `overhead` is.
+    pub kind: PredictionKind,
+    /// The long-run overhead of the chunks.
+    pub long_run: Option<f64>,
+}
+
+/// The expected overhead of a job of `work` ns under `chunks` (ns, the last repeating) from a
+/// fresh start: [`expected_wall`] over the work where it answers, else the long-run overhead
+/// of the chunks ([`Renewal::overhead_of`]), which is then within the spread of such jobs
+/// (the module's rules). An input [`expected_wall`] refuses also gives the long-run figure,
+/// or none.
+///
+/// ```
+/// use ckpt::failure::{Lifetime, Shape};
+/// use ckpt::model::finite_renewal::{PredictionKind, predict};
+/// use ckpt::model::renewal::Renewal;
+/// let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 86400.0).unwrap();
+/// let job = Renewal::new(life, 600.0, 600.0).unwrap();
+/// // Ten days of work in chunks of 10000 s: 87 lattice states.
+/// let p = predict(&job, &[10_000_000_000_000], 864_000_000_000_000);
+/// assert_eq!(p.kind, PredictionKind::FiniteJob);
+/// let (finite, long_run) = (p.overhead.unwrap(), p.long_run.unwrap());
+/// assert!(finite > 1.0 && (finite / long_run - 1.0).abs() < 0.01);
+/// ```
+pub fn predict(job: &Renewal, chunks: &[Nanos], work: Nanos) -> Prediction {
+    let chunks_s: Vec<f64> = chunks.iter().map(|&c| ns_to_secs(c)).collect();
+    let long_run = job.overhead_of(&chunks_s).ok();
+    match expected_wall(job, chunks, work) {
+        Ok(Some(wall)) => Prediction {
+            overhead: Some(wall / ns_to_secs(work)),
+            kind: PredictionKind::FiniteJob,
+            long_run,
+        },
+        _ => Prediction {
+            overhead: long_run,
+            kind: PredictionKind::LongRun,
+            long_run,
+        },
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::interval::IntervalInputs;
 use crate::model::allocation::AllocationPlan;
 use crate::model::chunks::WholeChunks;
-use crate::units::format_duration;
+use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
 
 /// The finite-job inputs as the `inputs` object echoes them (absent when not given, so that
@@ -149,7 +149,7 @@ pub fn slurm(interval_s: f64, signal_lead_s: f64) -> String {
     format!(
         "{}\nCKPT_INTERVAL_SECONDS={}\n",
         sbatch_line(signal_lead_s),
-        (interval_s.round() as u64).max(1)
+        whole_seconds(interval_s)
     )
 }
 

@@ -3,7 +3,7 @@
 
 use super::table::{Align, render};
 use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Row, Sensitivity};
-use crate::units::format_duration;
+use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
 
 /// The inputs as every JSON document echoes them (seconds, counts, names).
@@ -101,7 +101,7 @@ pub fn recommended_seconds(answer: &IntervalAnswer) -> u64 {
         .iterations
         .map(|c| c.interval_s)
         .unwrap_or(answer.recommended_interval_s);
-    (t.round() as u64).max(1)
+    whole_seconds(t)
 }
 
 /// `CKPT_INTERVAL_SECONDS=7001`, for `eval` in a batch script.

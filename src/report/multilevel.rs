@@ -6,7 +6,7 @@
 
 use super::table::{Align, render};
 use crate::model::multilevel::{Levels, MultilevelAnswer, MultilevelError, Pattern};
-use crate::units::format_duration;
+use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -275,10 +275,6 @@ pub fn env(answer: &MultilevelAnswer) -> String {
         whole_seconds(answer.pattern.interval()),
         strides.join(",")
     )
-}
-
-fn whole_seconds(t: f64) -> u64 {
-    (t.round() as u64).max(1)
 }
 
 /// SCR's redundancy schemes, to which common level names map.

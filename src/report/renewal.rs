@@ -1,9 +1,14 @@
 //! `ckpt interval --dist` for a single job (no `--procs`): the renewal model's rows, its JSON
-//! `schedule` object and its env lines (`docs/models.md` §13). Pure functions of a
-//! [`RenewalAnalysis`]; the command layer renders them.
+//! `schedule` object and its env lines (`docs/models.md` §13), with each policy's completion of
+//! `--work` where it is given (§13.1). Pure functions of a [`RenewalAnalysis`] and a
+//! [`RenewalCompletion`]; the command layer renders them.
 
+use super::finite::{WholeChunksJson, whole_chunks_json, whole_chunks_line};
 use super::table::{Align, ruled};
+use crate::finite::RenewalCompletion;
+use crate::model::finite_renewal::{Prediction, PredictionKind};
 use crate::model::renewal::{Cut, RenewalAnalysis};
+use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
 
 /// One row of the table: an interval (or a schedule) judged under the renewal model.
@@ -17,26 +22,64 @@ pub struct RenewalRow {
     pub overhead: Option<f64>,
     /// Percent lost against the schedule's overhead (never negative).
     pub loss_pct: Option<f64>,
+    /// With `--work`: the expected completion and what it rests on.
+    #[serde(flatten)]
+    pub completion: Option<RowCompletion>,
+}
+
+/// A row's expected completion of `--work` from a fresh start.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RowCompletion {
+    /// Expected wall time to finish the work (s; `None` beyond f64 range).
+    pub completion_s: Option<f64>,
+    /// `finite-job` (the job's own expected wall time) or `long-run` (the long-run overhead
+    /// times the work, where the finite job has more states than the model follows).
+    pub completion_basis: PredictionKind,
+}
+
+impl RowCompletion {
+    fn of(p: &Prediction, work_s: f64) -> RowCompletion {
+        RowCompletion {
+            completion_s: p.overhead.map(|o| o * work_s),
+            completion_basis: p.kind,
+        }
+    }
 }
 
 /// The rows young, daly-complete (both at the mean, evaluated under `F`), renewal-periodic and
-/// renewal-schedule (the recommendation), in that order.
-pub fn rows(a: &RenewalAnalysis) -> Vec<RenewalRow> {
+/// renewal-schedule (the recommendation), in that order, with their completions when `c` is
+/// given.
+pub fn rows(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> Vec<RenewalRow> {
     let best = a.schedule.overhead;
     let loss = |o: Option<f64>| o.map(|o| (100.0 * (o / best - 1.0)).max(0.0));
-    let row = |name, interval_s, overhead: Option<f64>| RenewalRow {
+    let completion = |pick: fn(&RenewalCompletion) -> &Prediction| {
+        c.map(|c| RowCompletion::of(pick(c), c.work_s))
+    };
+    let row = |name, interval_s, overhead: Option<f64>, completion| RenewalRow {
         name,
         interval_s,
         overhead,
         loss_pct: loss(overhead),
+        completion,
     };
     vec![
-        row("young", a.young.interval, a.young.overhead),
-        row("daly-complete", a.daly.interval, a.daly.overhead),
+        row(
+            "young",
+            a.young.interval,
+            a.young.overhead,
+            completion(|c| &c.young),
+        ),
+        row(
+            "daly-complete",
+            a.daly.interval,
+            a.daly.overhead,
+            completion(|c| &c.daly),
+        ),
         row(
             "renewal-periodic",
             a.periodic.interval,
             Some(a.periodic.overhead()),
+            completion(|c| &c.periodic),
         ),
         row(
             "renewal-schedule",
@@ -46,6 +89,7 @@ pub fn rows(a: &RenewalAnalysis) -> Vec<RenewalRow> {
                 .copied()
                 .unwrap_or(a.periodic.interval),
             Some(best),
+            completion(|c| &c.schedule),
         ),
     ]
 }
@@ -83,10 +127,6 @@ pub fn schedule_json(a: &RenewalAnalysis) -> ScheduleJson {
     }
 }
 
-fn whole_seconds(t: f64) -> u64 {
-    (t.round() as u64).max(1)
-}
-
 /// `CKPT_INTERVAL_SECONDS=N` (the best periodic interval) and
 /// `CKPT_SCHEDULE_SECONDS="w1 w2 ..."` (the schedule, the last repeating), whole seconds, at
 /// least 1 each, for `eval` in a batch script.
@@ -104,12 +144,14 @@ pub fn env(a: &RenewalAnalysis) -> String {
     )
 }
 
-/// The rows as an aligned table, the recommended one starred, then the schedule's chunks.
-pub fn table(a: &RenewalAnalysis) -> String {
-    let cells: Vec<Vec<String>> = rows(a)
+/// The rows as an aligned table, the recommended one starred, then the schedule's chunks; with
+/// `c`, a completion column and the whole-chunk line.
+pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
+    let rows = rows(a, c);
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut cells = vec![
                 if r.name == "renewal-schedule" {
                     format!("{} *", r.name)
                 } else {
@@ -122,14 +164,30 @@ pub fn table(a: &RenewalAnalysis) -> String {
                 r.loss_pct
                     .map(|l| format!("{l:.4}%"))
                     .unwrap_or_else(|| "-".into()),
-            ]
+            ];
+            if let Some(rc) = &r.completion {
+                let shown = rc.completion_s.map_or_else(|| "-".into(), format_duration);
+                cells.push(match rc.completion_basis {
+                    PredictionKind::FiniteJob => shown,
+                    PredictionKind::LongRun => format!("{shown} lr"),
+                });
+            }
+            cells
         })
         .collect();
-    let mut out = ruled(
-        &["model", "seconds", "overhead", "loss"],
-        &Align::columns("lrrr"),
-        &cells,
-    );
+    let mut out = if c.is_some() {
+        ruled(
+            &["model", "seconds", "overhead", "loss", "completion"],
+            &Align::columns("lrrrr"),
+            &cells,
+        )
+    } else {
+        ruled(
+            &["model", "seconds", "overhead", "loss"],
+            &Align::columns("lrrr"),
+            &cells,
+        )
+    };
     let s = schedule_json(a);
     let chunks: Vec<String> = s.chunks_s.iter().map(|w| format!("{w:.0}")).collect();
     out.push_str(&format!(
@@ -139,6 +197,26 @@ pub fn table(a: &RenewalAnalysis) -> String {
         s.gain_pct,
         s.grid_error
     ));
+    if let Some(c) = c {
+        out.push_str(&format!(
+            "completion: expected wall time to finish {} of work, the first life starting on a renewed system with no restart
+",
+            format_duration(c.work_s)
+        ));
+        let long_run = rows.iter().any(|r| {
+            r.completion
+                .is_some_and(|rc| rc.completion_basis == PredictionKind::LongRun)
+        });
+        if long_run {
+            out.push_str(
+                "lr: the long-run overhead times the work; the job has more states than the finite-job model follows
+",
+            );
+        }
+        if let Some(w) = &c.whole_chunks {
+            out.push_str(&whole_chunks_line(w, c.work_s));
+        }
+    }
     out
 }
 
@@ -153,6 +231,9 @@ pub struct RenewalInputsJson {
     pub restart_s: f64,
     /// The distribution of the times between failures (`weibull:0.7`, ...).
     pub dist: String,
+    /// `--work` (s), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_s: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -164,11 +245,17 @@ struct RenewalJson<'a> {
     recommended_overhead: f64,
     recommended_efficiency: f64,
     schedule: ScheduleJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    whole_chunks: Option<WholeChunksJson>,
 }
 
 /// The answer as one JSON document: the inputs, the four rows, the recommendation (the
-/// schedule) and the `schedule` object.
-pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
+/// schedule) and the `schedule` object; with `c`, each row's completion and `whole_chunks`.
+pub fn json(
+    inputs: &RenewalInputsJson,
+    a: &RenewalAnalysis,
+    c: Option<&RenewalCompletion>,
+) -> String {
     let schedule = schedule_json(a);
     let first = schedule
         .chunks_s
@@ -179,12 +266,15 @@ pub fn json(inputs: &RenewalInputsJson, a: &RenewalAnalysis) -> String {
         "interval",
         &RenewalJson {
             inputs,
-            models: rows(a),
+            models: rows(a, c),
             recommended: "renewal-schedule",
             recommended_interval_s: first,
             recommended_overhead: schedule.overhead,
             recommended_efficiency: 1.0 / schedule.overhead,
             schedule,
+            whole_chunks: c
+                .and_then(|c| c.whole_chunks.as_ref())
+                .map(whole_chunks_json),
         },
     )
 }
@@ -230,7 +320,7 @@ mod tests {
 
     #[test]
     fn rows_are_in_order_with_losses_against_the_schedule() {
-        let r = rows(&analysis());
+        let r = rows(&analysis(), None);
         let names: Vec<&str> = r.iter().map(|r| r.name).collect();
         assert_eq!(
             names,
@@ -248,7 +338,7 @@ mod tests {
         assert_eq!(r[3].interval_s, 600.4);
         let mut a = analysis();
         a.young.overhead = None;
-        assert_eq!(rows(&a)[0].loss_pct, None);
+        assert_eq!(rows(&a, None)[0].loss_pct, None);
     }
 
     #[test]
@@ -273,7 +363,7 @@ mod tests {
 
     #[test]
     fn table_stars_the_schedule_and_lists_its_chunks() {
-        let t = table(&analysis());
+        let t = table(&analysis(), None);
         assert!(t.contains("renewal-schedule *"), "{t}");
         assert!(t.contains("young"), "{t}");
         assert!(t.contains("20.0000%"), "{t}");

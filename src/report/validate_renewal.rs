@@ -7,11 +7,10 @@ use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::renewal::RenewalInputsJson;
 use super::table::{self, Align};
 use crate::failure::Lifetime;
+use crate::model::finite_renewal::PredictionKind;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
-use crate::validate::renewal::{
-    PolicyResult, PredictionKind, RenewalValidateOptions, RenewalValidation, Z_AGREES,
-};
+use crate::validate::renewal::{PolicyResult, RenewalValidateOptions, RenewalValidation, Z_AGREES};
 use serde::Serialize;
 
 fn inputs(v: &RenewalValidation) -> RenewalInputsJson {
@@ -21,6 +20,8 @@ fn inputs(v: &RenewalValidation) -> RenewalInputsJson {
         cost_s: p.cost_s,
         restart_s: p.restart_s,
         dist: p.life.shape().to_string(),
+        // The simulated work is in `options`.
+        work_s: None,
     }
 }
 

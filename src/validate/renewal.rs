@@ -8,7 +8,7 @@
 use super::{ValidateError, overheads, paired, paired_walls, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
-use crate::model::finite_renewal::expected_wall;
+use crate::model::finite_renewal::{Prediction, PredictionKind, predict};
 use crate::model::renewal::Renewal;
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
 use crate::sim::run::{Scenario, SimError};
@@ -144,51 +144,14 @@ pub struct RenewalValidateOptions {
     pub seed: u64,
 }
 
-/// Which figure of the model a policy's simulation is held against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PredictionKind {
-    /// The simulated job's own expected wall time over its work
-    /// ([`crate::model::finite_renewal`]).
-    FiniteJob,
-    /// The long-run overhead, where the finite job has more states than the model follows.
-    LongRun,
-}
-
-/// What the model predicts for one policy over the simulated job.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prediction {
-    /// The finite job's expected overhead where it is computed, else the long-run one
-    /// (`None` beyond f64 range).
-    pub overhead: Option<f64>,
-    /// Which of the two `overhead` is.
-    pub kind: PredictionKind,
-    /// The long-run overhead of the policy's chunks.
-    pub long_run: Option<f64>,
-}
-
 /// The model's prediction for each policy over a job of `work` ns: the finite job's expected
-/// wall time over its work where the model follows its states, else the long-run overhead.
+/// wall time over its work where the model follows its states, else the long-run overhead
+/// ([`predict`]).
 pub fn predictions(p: &RenewalPolicies, work: Nanos) -> Result<Vec<Prediction>, ValidateError> {
     let model = p.model()?;
-    let work_s = ns_to_secs(work);
     Ok(p.policies
         .iter()
-        .map(|policy| {
-            let long_run = model.overhead_of(&policy.chunks_s()).ok();
-            match expected_wall(&model, &policy.chunks, work) {
-                Ok(Some(wall)) => Prediction {
-                    overhead: Some(wall / work_s),
-                    kind: PredictionKind::FiniteJob,
-                    long_run,
-                },
-                _ => Prediction {
-                    overhead: long_run,
-                    kind: PredictionKind::LongRun,
-                    long_run,
-                },
-            }
-        })
+        .map(|policy| predict(&model, &policy.chunks, work))
         .collect())
 }
 

@@ -1,6 +1,7 @@
 //! `ckpt interval --dist` for one job (the renewal model, docs/models.md §13) from the command
 //! line: the exponential case against Daly's complete model written out here, the shape of the
-//! schedule under Weibull failures, the env lines, and bad input.
+//! schedule under Weibull failures, the env lines, each policy's completion of `--work` against
+//! the simulator and against Daly's segments, and bad input.
 
 use crate::common::{ckpt, daly_optimum, daly_overhead, named, refused, stdout_of};
 use serde_json::Value;
@@ -118,7 +119,14 @@ fn bad_input_gets_one_line_and_exit_2() {
             &["--dist", "weibull:0.7", "--downtime", "1m"][..],
             "--downtime",
         ),
-        (&["--dist", "weibull:0.7", "--work", "10d"][..], "--work"),
+        (
+            &["--dist", "weibull:0.7", "--iteration-time", "1m"][..],
+            "--iteration-time",
+        ),
+        (
+            &["--dist", "weibull:0.7", "--work", "1000y"][..],
+            "584 years",
+        ),
         (&["--dist", "weibull:0.7", "--format", "scr"][..], "scr"),
         (
             &["--dist", "weibull:0.7", "--detect", "end"][..],
@@ -379,5 +387,184 @@ fn runs_that_are_all_alike_report_the_outcome_and_no_z() {
     assert!(
         table.contains("Every prediction agrees with its simulation"),
         "{table}"
+    );
+}
+
+/// `interval --dist DIST --work WORK --format json` of the daily job.
+fn completion_answer(dist: &str, work: &str) -> Value {
+    let mut args = JOB.to_vec();
+    args.extend(["--dist", dist, "--work", work, "--format", "json"]);
+    serde_json::from_str(&stdout_of(&args)).unwrap()
+}
+
+/// Mean wall time of seeded runs of the daily job of `work` under `policy`, and its standard
+/// error.
+fn simulated_wall(dist: &str, work: &str, policy: &[&str], runs: &str) -> (f64, f64) {
+    let mut args = daily_job(dist);
+    args.extend([
+        "--restart",
+        "10m",
+        "--work",
+        work,
+        "--runs",
+        runs,
+        "--seed",
+        "11",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    args.extend(policy);
+    let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
+    let wall = &v["figures"]["wall_time_s"];
+    (
+        wall["point"].as_f64().unwrap(),
+        wall["stderr"].as_f64().unwrap(),
+    )
+}
+
+/// Ten MTBFs of work under Weibull 0.7: every policy gets the finite job's own figure, and the
+/// simulator, run as a user would run each answer (the period as printed, the schedule as
+/// `--format env` gives it, the whole chunks), agrees with it.
+#[test]
+fn each_policys_completion_agrees_with_its_simulation() {
+    let v = completion_answer("weibull:0.7", "240h");
+    assert_eq!(v["inputs"]["work_s"], 864000.0);
+    for m in v["models"].as_array().unwrap() {
+        assert_eq!(m["completion_basis"], "finite-job", "{m}");
+    }
+    let mut env = JOB.to_vec();
+    env.extend(["--dist", "weibull:0.7", "--format", "env"]);
+    let env = stdout_of(&env);
+    let schedule = env
+        .lines()
+        .find_map(|l| l.strip_prefix("CKPT_SCHEDULE_SECONDS="))
+        .unwrap()
+        .trim_matches('"')
+        .replace(' ', ",");
+    let young = format!("{}", named(&v, "models", "young")["interval_s"]);
+    let whole = &v["whole_chunks"];
+    let count = whole["count"].as_f64().unwrap();
+    assert!((count - 864000.0 / 10345.0).abs() < 5.0, "{whole}");
+    let chunk = format!("{}", whole["interval_s"]);
+    for (policy, predicted) in [
+        (
+            ["--schedule", schedule.as_str()],
+            named(&v, "models", "renewal-schedule")["completion_s"].clone(),
+        ),
+        (
+            ["--interval", young.as_str()],
+            named(&v, "models", "young")["completion_s"].clone(),
+        ),
+        (
+            ["--interval", chunk.as_str()],
+            whole["completion_s"].clone(),
+        ),
+    ] {
+        let predicted = predicted.as_f64().unwrap();
+        let (mean, se) = simulated_wall("weibull:0.7", "240h", &policy, "4000");
+        let z = (mean - predicted) / se;
+        assert!(
+            z.abs() < 4.0,
+            "{policy:?}: simulated {mean} ± {se}, predicted {predicted}"
+        );
+    }
+}
+
+/// A nearly fixed lifetime: runs differ by seconds, and the work times the long-run overhead,
+/// which knows neither the first life's extra chunk nor the cut last one, is off by hours,
+/// while the completion agrees.
+#[test]
+fn a_nearly_fixed_lifetimes_completion_agrees_where_the_long_run_figure_departs() {
+    let v = completion_answer("weibull:1e4", "240h");
+    let young = named(&v, "models", "young");
+    let interval = format!("{}", young["interval_s"]);
+    let (mean, se) = simulated_wall("weibull:1e4", "240h", &["--interval", &interval], "200");
+    let completion = young["completion_s"].as_f64().unwrap();
+    let long_run = young["overhead"].as_f64().unwrap() * 864000.0;
+    assert!(
+        ((mean - completion) / se).abs() < 4.0,
+        "simulated {mean} ± {se}, completion {completion}"
+    );
+    assert!(
+        ((mean - long_run) / se).abs() > 4.0,
+        "simulated {mean} ± {se}, long run {long_run}"
+    );
+}
+
+/// Exponential failures: a period's job is whole segments of Daly's complete model and one cut
+/// to the work left (each from the same state), so the completion is written out here; the best
+/// whole number of chunks is Bougeret's, which `interval --work` finds without `--dist`.
+#[test]
+fn exponential_completions_are_dalys_segments_and_bougerets_chunks() {
+    let (m, c, r, w) = (86400.0f64, 600.0, 600.0, 864000.0);
+    let v = completion_answer("exp", "240h");
+    let seg = |t: f64| m * (r / m).exp() * ((t + c) / m).exp_m1();
+    for name in ["young", "daly-complete", "renewal-periodic"] {
+        let row = named(&v, "models", name);
+        let tau = row["interval_s"].as_f64().unwrap();
+        let whole = (w / tau).floor();
+        let exact = whole * seg(tau) + seg(w - whole * tau);
+        let got = row["completion_s"].as_f64().unwrap();
+        assert!((got / exact - 1.0).abs() < 1e-9, "{name}: {got} vs {exact}");
+    }
+    let mut plain = JOB.to_vec();
+    plain.extend(["--work", "240h", "--format", "json"]);
+    let plain: Value = serde_json::from_str(&stdout_of(&plain)).unwrap();
+    let (a, b) = (&v["whole_chunks"], &plain["whole_chunks"]);
+    assert_eq!(a["count"], b["count"]);
+    let (ca, cb) = (
+        a["completion_s"].as_f64().unwrap(),
+        b["completion_s"].as_f64().unwrap(),
+    );
+    assert!((ca / cb - 1.0).abs() < 1e-9, "{ca} vs {cb}");
+}
+
+/// The table gains a completion column and says what it rests on.
+#[test]
+fn the_table_shows_each_completion_and_the_whole_chunks() {
+    let mut args = JOB.to_vec();
+    args.extend(["--dist", "weibull:0.7", "--work", "240h"]);
+    let t = stdout_of(&args);
+    assert!(t.lines().next().unwrap().ends_with("completion"), "{t}");
+    assert!(
+        t.contains("completion: expected wall time to finish 10d 0h 0m of work"),
+        "{t}"
+    );
+    assert!(!t.contains(" lr"), "{t}");
+    // The figures docs/guide.md quotes.
+    for (row, completion) in [
+        ("young ", "11d 8h 12m"),
+        ("daly-complete ", "11d 8h 18m"),
+        ("renewal-periodic ", "11d 8h 15m"),
+        ("renewal-schedule * ", "11d 7h 48m"),
+    ] {
+        let line = t.lines().find(|l| l.starts_with(row)).unwrap();
+        assert!(line.ends_with(completion), "{line}");
+    }
+    assert!(
+        t.contains("in whole chunks: 86 chunks of 2h 47m 27s (10047 s) for 10d 0h 0m of work; expected completion 11d 8h 12m"),
+        "{t}"
+    );
+    // A job of 30 years under a 12 h MTBF: the schedule's states are past what the model
+    // follows, so its completion is the long-run figure, marked.
+    let args = [
+        "interval",
+        "--mtbf",
+        "12h",
+        "--cost",
+        "10m",
+        "--restart",
+        "10m",
+        "--dist",
+        "weibull:0.7",
+        "--work",
+        "30y",
+    ];
+    let t = stdout_of(&args);
+    assert!(t.contains(" lr\n"), "{t}");
+    assert!(
+        t.contains("lr: the long-run overhead times the work"),
+        "{t}"
     );
 }
