@@ -151,21 +151,19 @@ fn daily_job(dist: &str) -> Vec<&str> {
     ]
 }
 
-/// Mean wall time per unit of work of `runs` seeded runs of a long job (about 2000 lives, so
-/// its start without a restart and its cut last chunk weigh little), and its standard error.
-fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
-    let work_h = 48_000.0;
-    let work = format!("{work_h}h");
+/// Mean wall time of seeded runs of the daily job of `work` under `policy`, and its standard
+/// error.
+fn simulated_wall(dist: &str, work: &str, policy: &[&str], runs: &str) -> (f64, f64) {
     let mut args = daily_job(dist);
     args.extend([
         "--restart",
         "10m",
         "--work",
-        &work,
+        work,
         "--runs",
-        "200",
+        runs,
         "--seed",
-        "7",
+        "11",
         "--format",
         "json",
         "--quiet",
@@ -173,11 +171,18 @@ fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
     args.extend(policy);
     let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
     let wall = &v["figures"]["wall_time_s"];
-    let w = work_h * 3600.0;
     (
-        wall["point"].as_f64().unwrap() / w,
-        wall["stderr"].as_f64().unwrap() / w,
+        wall["point"].as_f64().unwrap(),
+        wall["stderr"].as_f64().unwrap(),
     )
+}
+
+/// Mean wall time per unit of work of 200 seeded runs of a long job (about 2000 lives, so its
+/// start without a restart and its cut last chunk weigh little), and its standard error.
+fn simulated_overhead(dist: &str, policy: &[&str]) -> (f64, f64) {
+    let w = 48_000.0 * 3600.0;
+    let (mean, se) = simulated_wall(dist, "48000h", policy, "200");
+    (mean / w, se / w)
 }
 
 #[test]
@@ -395,32 +400,6 @@ fn completion_answer(dist: &str, work: &str) -> Value {
     let mut args = JOB.to_vec();
     args.extend(["--dist", dist, "--work", work, "--format", "json"]);
     serde_json::from_str(&stdout_of(&args)).unwrap()
-}
-
-/// Mean wall time of seeded runs of the daily job of `work` under `policy`, and its standard
-/// error.
-fn simulated_wall(dist: &str, work: &str, policy: &[&str], runs: &str) -> (f64, f64) {
-    let mut args = daily_job(dist);
-    args.extend([
-        "--restart",
-        "10m",
-        "--work",
-        work,
-        "--runs",
-        runs,
-        "--seed",
-        "11",
-        "--format",
-        "json",
-        "--quiet",
-    ]);
-    args.extend(policy);
-    let v: Value = serde_json::from_str(&stdout_of(&args)).unwrap();
-    let wall = &v["figures"]["wall_time_s"];
-    (
-        wall["point"].as_f64().unwrap(),
-        wall["stderr"].as_f64().unwrap(),
-    )
 }
 
 /// Ten MTBFs of work under Weibull 0.7: every policy gets the finite job's own figure, and the
