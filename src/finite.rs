@@ -354,4 +354,38 @@ mod tests {
         assert!((w.count as f64 / (work_s / a.periodic.interval) - 1.0).abs() < 0.05);
         assert!(w.completion <= c.periodic.overhead.unwrap() * work_s * (1.0 + 1e-9));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+        // Exponential failures: a period's job is whole segments of Daly's term and one cut to
+        // the work left, and the whole-chunk search lands on Bougeret's count (model::chunks,
+        // written for exponential failures alone) or one exactly as good.
+        #[test]
+        fn exponential_completions_are_dalys_and_bougerets(
+            m in 3600.0f64..1e6,
+            c_frac in 0.001f64..0.2,
+            r_frac in 0.0f64..0.2,
+            lives in 0.5f64..40.0,
+        ) {
+            let (c, r) = (c_frac * m, r_frac * m);
+            let work_s = (lives * m).round();
+            let life = crate::failure::Lifetime::exponential(m).unwrap();
+            let job = Renewal::new(life, c, r).unwrap();
+            let a = job.analyze().unwrap();
+            let got = renewal_completion(&job, &a, work_s).unwrap();
+            let seg = |t: f64| m * (r / m).exp() * ((t + c) / m).exp_m1();
+            let tau = ns_to_secs(secs_to_ns(a.young.interval));
+            let whole = (work_s / tau).floor();
+            let exact = whole * seg(tau) + seg(work_s - whole * tau);
+            let young = got.young.overhead.unwrap() * work_s;
+            proptest::prop_assert!((young / exact - 1.0).abs() < 1e-9, "{young} vs {exact}");
+            let ours = got.whole_chunks.unwrap();
+            let bougeret = FiniteJob::new(work_s, m, c, r, 0.0).unwrap().optimum().unwrap();
+            proptest::prop_assert!(
+                (ours.completion / bougeret.completion - 1.0).abs() < 1e-9,
+                "{} chunks: {}; Bougeret's {}: {}",
+                ours.count, ours.completion, bougeret.count, bougeret.completion
+            );
+        }
+    }
 }
