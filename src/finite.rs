@@ -9,7 +9,7 @@ use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
 use crate::model::finite_renewal::{Prediction, expected_wall, predict};
 use crate::model::renewal::{Renewal, RenewalAnalysis};
-use crate::units::{Nanos, ns_to_secs, secs_to_ns, whole_seconds};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns, whole_seconds};
 use serde::{Deserialize, Serialize};
 
 /// Asynchronous checkpoints: `cost` is the snapshot's stall, then a background write.
@@ -179,9 +179,10 @@ pub fn renewal_completion(
             accepted: "from 1 ns to 18446744073 s (584 years) with --dist for one job",
         });
     }
-    let ns =
-        |chunks: &[f64]| -> Vec<Nanos> { chunks.iter().map(|&w| secs_to_ns(w).max(1)).collect() };
-    let of = |chunks: &[f64]| predict(job, &ns(chunks), work);
+    let of = |chunks: &[f64]| {
+        let chunks: Vec<Nanos> = chunks.iter().map(|&w| chunk_ns(w)).collect();
+        predict(job, &chunks, work)
+    };
     let k0 = work_s / a.periodic.interval;
     let wall_of = |k: u64| -> Option<WholeChunks> {
         // `k` chunks of `ceil(W / k)` ns, the last one cut to what is left.
@@ -204,20 +205,18 @@ pub fn renewal_completion(
     let high = ((k0 * 1.25).ceil() as u64)
         .min(center.saturating_add(RENEWAL_NEIGHBOURS))
         .max(center);
-    let mut best = wall_of(center);
-    if let Some(mut here) = best {
-        // Walk down from the nearest count, then up, while the job gets shorter.
+    // Walk down from the nearest count, then up, while the job gets shorter.
+    let best = wall_of(center).map(|mut here| {
         for step in [u64::checked_sub, u64::checked_add] {
-            let mut k = here.count;
-            while let Some(next) = step(k, 1).filter(|k| (low..=high).contains(k)) {
+            while let Some(next) = step(here.count, 1).filter(|k| (low..=high).contains(k)) {
                 match wall_of(next) {
-                    Some(w) if w.completion < here.completion => (here, k) = (w, next),
+                    Some(w) if w.completion < here.completion => here = w,
                     _ => break,
                 }
             }
-            best = Some(here);
         }
-    }
+        here
+    });
     Ok(RenewalCompletion {
         work_s,
         young: of(&[a.young.interval]),

@@ -10,7 +10,8 @@
 mod nanos;
 
 pub use nanos::{
-    MAX_DIGITS, MAX_EXPONENT, NS_PER_S, Nanos, ns_to_secs, parse_seconds_exact, secs_to_ns,
+    MAX_DIGITS, MAX_EXPONENT, NS_PER_S, Nanos, chunk_ns, ns_to_secs, parse_seconds_exact,
+    secs_to_ns,
 };
 use thiserror::Error;
 

@@ -175,19 +175,11 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
             cells
         })
         .collect();
-    let mut out = if c.is_some() {
-        ruled(
-            &["model", "seconds", "overhead", "loss", "completion"],
-            &Align::columns("lrrrr"),
-            &cells,
-        )
-    } else {
-        ruled(
-            &["model", "seconds", "overhead", "loss"],
-            &Align::columns("lrrr"),
-            &cells,
-        )
-    };
+    let mut header = vec!["model", "seconds", "overhead", "loss"];
+    if c.is_some() {
+        header.push("completion");
+    }
+    let mut out = ruled(&header, &Align::columns(&"lrrrr"[..header.len()]), &cells);
     let s = schedule_json(a);
     let chunks: Vec<String> = s.chunks_s.iter().map(|w| format!("{w:.0}")).collect();
     out.push_str(&format!(

@@ -124,6 +124,18 @@ pub fn parse_seconds_exact(text: &str) -> Result<Nanos, String> {
     u64::try_from(ns).map_err(|_| too_large())
 }
 
+/// A chunk of work or an interval on the simulators' grid: [`secs_to_ns`], at least 1 ns (a
+/// chunk of 0 would make no progress). Every interval a model hands a simulator goes through
+/// here, so a prediction and its simulation name the same nanoseconds.
+///
+/// ```
+/// assert_eq!(ckpt::units::chunk_ns(9786.3281888), 9_786_328_188_800);
+/// assert_eq!(ckpt::units::chunk_ns(1e-12), 1);
+/// ```
+pub fn chunk_ns(seconds: f64) -> Nanos {
+    secs_to_ns(seconds).max(1)
+}
+
 /// Nanoseconds back to seconds, for reports.
 pub fn ns_to_secs(ns: Nanos) -> f64 {
     ns as f64 / NS_PER_S

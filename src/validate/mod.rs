@@ -11,7 +11,7 @@ use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
 use crate::sim::run::{Scenario, SimError, replicate_range};
 use crate::sim::stats::{Estimate, t_quantile_975};
-use crate::units::{Nanos, secs_to_ns};
+use crate::units::{Nanos, chunk_ns, secs_to_ns};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -368,11 +368,11 @@ fn plan(
     // The grid, then the rows' own intervals, all on whole nanoseconds.
     let mut taus: Vec<(Nanos, bool)> = grid(answer.recommended_interval_s, options.grid_points)
         .into_iter()
-        .map(|t| (secs_to_ns(t).max(1), true))
+        .map(|t| (chunk_ns(t), true))
         .collect();
     for r in &answer.rows {
         if let Some(t) = r.interval_s {
-            let ns = secs_to_ns(t).max(1);
+            let ns = chunk_ns(t);
             if !taus.iter().any(|(x, _)| *x == ns) {
                 taus.push((ns, false));
             }
@@ -573,7 +573,7 @@ pub fn finish(
         .iter()
         .filter_map(|r| {
             let t = r.interval_s?;
-            let j = intervals.iter().position(|&x| x == secs_to_ns(t).max(1))?;
+            let j = intervals.iter().position(|&x| x == chunk_ns(t))?;
             let regret = scaled(paired(&overhead[j], &overhead[best]), 100.0 / best_mean);
             let predicted = reference.overhead(t);
             let sim_mean = means[j];

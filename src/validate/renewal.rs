@@ -13,7 +13,7 @@ use crate::model::renewal::Renewal;
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
 use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
-use crate::units::{Nanos, ns_to_secs, secs_to_ns};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
 
 /// `|z|` below this is agreement between a policy's prediction and its simulation
@@ -97,9 +97,7 @@ impl RenewalPolicies {
     pub fn new(life: Lifetime, cost_s: f64, restart_s: f64) -> Result<RenewalPolicies, ModelError> {
         let job = Renewal::new(life, cost_s, restart_s)?;
         let a = job.analyze()?;
-        let ns = |chunks: &[f64]| -> Vec<Nanos> {
-            chunks.iter().map(|&w| secs_to_ns(w).max(1)).collect()
-        };
+        let ns = |chunks: &[f64]| -> Vec<Nanos> { chunks.iter().map(|&w| chunk_ns(w)).collect() };
         let policies = vec![
             Policy {
                 kind: PolicyKind::RenewalSchedule,
