@@ -53,18 +53,31 @@ pub enum ModelError {
         /// What was being evaluated.
         what: &'static str,
     },
-    /// The failure distribution carries work so far out that the schedule's grid would not
-    /// fit in memory.
+    /// The failure distribution's tail is so heavy that the expected life left does not fall
+    /// to a negligible part of a restart's within f64 range: no horizon for the schedule.
     #[error(
-        "{dist}: the failure distribution's tail is too heavy for a checkpoint schedule: the grid would need more than {limit} points (the last one {age_s:.3e} s after the restart); use a larger shape"
+        "{dist}: the failure distribution's tail is too heavy for a checkpoint schedule: at {age_s:.3e} s after the restart the expected life left is still above 1e-9 of a restart's; use a larger shape"
     )]
     TailTooHeavy {
         /// The distribution (`weibull:0.05`, ...).
         dist: String,
-        /// The grid's point limit.
-        limit: usize,
-        /// How far the grid had got when it stopped (s).
+        /// How far the search had got when it stopped (s).
         age_s: f64,
+    },
+    /// The schedule's grid would not fit in memory: a heavy tail puts the horizon far out, and
+    /// a checkpoint cost small beside the spread of lifetimes makes the steps fine.
+    #[error(
+        "{dist}: the checkpoint schedule's grid would need more than {limit} ages (it had reached {age_s:.3e} s after the restart, of {horizon_s:.3e} s to cover); a heavy tail (a small shape) or a checkpoint cost small beside the spread of lifetimes needs many, a larger shape or a larger cost fewer"
+    )]
+    GridTooLarge {
+        /// The distribution (`weibull:0.05`, ...).
+        dist: String,
+        /// The grid's limit on ages.
+        limit: usize,
+        /// How far the grid had got when it stopped (s after the restart).
+        age_s: f64,
+        /// Where the grid would have ended (s after the restart).
+        horizon_s: f64,
     },
     /// The optimizer could not find the best periodic interval.
     #[error(transparent)]

@@ -36,6 +36,10 @@ const HAZARD_GROWTH: f64 = 1.284_025_416_687_741_5;
 /// The default grid resolution: grid steps are this fraction of the local chunk scale (where
 /// most of the work is done) on the coarse grid, half of it on the fine one.
 pub const DEFAULT_RESOLUTION: f64 = 1.0 / 48.0;
+/// How far below the schedule's `ln overhead` the best period's must be to replace it: beyond
+/// the rounding of the two sums, so that ties (an exponential `F`, where both are Daly's
+/// optimum) keep the program's answer.
+const PERIOD_MARGIN: f64 = 1e-12;
 
 /// A job under renewal failures: lifetime distribution, checkpoint cost and restart (s).
 ///
@@ -258,7 +262,7 @@ impl Renewal {
         let horizon = self.horizon()?;
         let coarse = self.grid(resolution, horizon)?;
         if coarse.t.len() * 2 > MAX_GRID_POINTS {
-            return Err(self.too_heavy(*coarse.t.last().unwrap_or(&horizon)));
+            return Err(self.too_large(*coarse.t.last().unwrap_or(&horizon), horizon));
         }
         let fine = coarse.halved(self);
         let shifted = fine.shifted(self);
@@ -270,11 +274,21 @@ impl Renewal {
         let ln_shifted = self.ln_overhead_of(&s_chunks)?;
         let fine_overhead = ln_fine.exp();
         let shifted_overhead = ln_shifted.exp();
-        let (chunks, ln_overhead, cut) = if ln_shifted < ln_fine {
+        let (mut chunks, mut ln_overhead, mut cut) = if ln_shifted < ln_fine {
             (s_chunks, ln_shifted, s_cut)
         } else {
             (f_chunks, ln_fine, f_cut)
         };
+        // A period is a schedule of one repeating chunk, so the answer is never worse than the
+        // best one: where the program's schedule loses to it by more than rounding (a polish
+        // that settled on a worse local minimum), the period is the schedule.
+        if let Ok(period) = self.best_periodic()
+            && period.ln_overhead < ln_overhead - PERIOD_MARGIN
+        {
+            chunks = vec![period.interval];
+            ln_overhead = period.ln_overhead;
+            cut = Cut::Period;
+        }
         let overhead = ln_overhead.exp();
         Ok(Schedule {
             chunks,
@@ -306,8 +320,16 @@ impl Renewal {
     fn too_heavy(&self, age: f64) -> ModelError {
         ModelError::TailTooHeavy {
             dist: self.life.shape().to_string(),
+            age_s: age - self.restart,
+        }
+    }
+
+    fn too_large(&self, age: f64, horizon: f64) -> ModelError {
+        ModelError::GridTooLarge {
+            dist: self.life.shape().to_string(),
             limit: MAX_GRID_POINTS,
             age_s: age - self.restart,
+            horizon_s: horizon - self.restart,
         }
     }
 
@@ -399,7 +421,7 @@ impl Renewal {
             let step = (resolution * l / s.max(1e-300).powf(0.25)).min(0.25 * l);
             let next = t + step;
             if !next.is_finite() || ages.len() >= MAX_GRID_POINTS / 2 {
-                return Err(self.too_heavy(next));
+                return Err(self.too_large(t, horizon));
             }
             let ln_next = self.life.ln_sf(next);
             // A cliff (a nearly fixed lifetime, whose hazard grows by e within seconds) that
@@ -437,6 +459,27 @@ impl Renewal {
     /// difference is `(a_j' - a_j)(S(a_k) - S(a_k'))` >= 0), so the largest maximizer never
     /// moves left as `a_j` grows: the search for `a_j` stops at the choice made for `a_{j+1}`.
     fn solve(&self, g: &Grid) -> (Vec<f64>, Cut) {
+        let choice = self.choices(g);
+        let (chunks, cut) = self.listed(g, &choice, true);
+        if cut != Cut::Tail {
+            return (chunks, cut);
+        }
+        // The tail cut assumes the work beyond it too little to matter; where checkpoints are
+        // cheap beside the spread of a nearly fixed lifetime, the chunks through the cliff are
+        // worth more than that (Weibull 1e6, C = 1 ns: the cut schedule lost to the best period).
+        // The path listed without it is kept where its exact overhead is lower.
+        let (longer, longer_cut) = self.listed(g, &choice, false);
+        let ln = |w: &[f64]| self.ln_overhead_of(w).unwrap_or(f64::INFINITY);
+        if ln(&longer) < ln(&chunks) {
+            (longer, longer_cut)
+        } else {
+            (chunks, cut)
+        }
+    }
+
+    /// The dynamic program's choice at every age of the grid: the age at which the next chunk
+    /// (checkpoint included) ends, `usize::MAX` where none fits before the horizon.
+    fn choices(&self, g: &Grid) -> Vec<usize> {
         let n = g.t.len();
         let c = self.cost;
         let none = usize::MAX;
@@ -468,6 +511,15 @@ impl Renewal {
             value[j] = best;
             choice[j] = arg;
         }
+        choice
+    }
+
+    /// The schedule along the program's choices from `R`, ended by the rules of
+    /// `docs/models.md` §13 (the tail rule only with `tail_cut`), its repeating chunk polished.
+    fn listed(&self, g: &Grid, choice: &[usize], tail_cut: bool) -> (Vec<f64>, Cut) {
+        let n = g.t.len();
+        let c = self.cost;
+        let none = usize::MAX;
         // The path from R: chunk ends, cut where the tail beyond carries little work.
         let cut_at = CUT_TAIL * self.life_after_restart;
         let mut ends = vec![0usize];
@@ -479,7 +531,7 @@ impl Renewal {
                 break;
             }
             ends.push(k);
-            if self.rel_excess(g.t[k]) <= cut_at {
+            if tail_cut && self.rel_excess(g.t[k]) <= cut_at {
                 cut = Cut::Tail;
                 break;
             }
@@ -615,6 +667,8 @@ pub enum Cut {
     Limit,
     /// The dynamic program's horizon was reached first.
     Horizon,
+    /// The best period beat the program's schedule, and is the schedule (one chunk).
+    Period,
 }
 
 /// An optimal checkpoint schedule: chunks of work after every restart, the last repeating.
@@ -901,6 +955,64 @@ mod tests {
         assert!(s.grid_error < 1e-9, "{}", s.grid_error);
     }
 
+    /// Checkpoints cheap beside the cliff's width: after the one long chunk up to the cliff,
+    /// several short chunks fit in it. The list used to end at the tail rule right after the
+    /// long chunk (1e-3 of the life is left there), and repeating that chunk threw those away:
+    /// Weibull 1e4 at a one-day mean with `C = 1 s` gave 1.000178. The bound here is a second
+    /// program, by brute force: every chunk end on a uniform 0.1-s lattice over the cliff,
+    /// all pairs searched, the survival in closed form. Its schedule is one the model could
+    /// list, so the model's overhead may not exceed it by more than its own grid error.
+    #[test]
+    fn cheap_checkpoints_keep_their_chunks_through_the_cliff() {
+        let k = 1e4;
+        let c = 1.0;
+        let j = job(Shape::Weibull { shape: k }, DAY, c, 0.0);
+        let scale = DAY / statrs::function::gamma::gamma(1.0 + 1.0 / k);
+        let sf = |t: f64| (-(t / scale).powf(k)).exp();
+        let mut ages = vec![0.0];
+        ages.extend((0..=6000).map(|i| 85_900.0 + 0.1 * f64::from(i)));
+        let n = ages.len();
+        // Expected work committed from each age on, with the best chunk ends after it.
+        let mut value = vec![0.0f64; n];
+        for a in (0..n).rev() {
+            for b in a + 1..n {
+                if ages[b] > ages[a] + c {
+                    let v = (ages[b] - ages[a] - c) * sf(ages[b]) + value[b];
+                    value[a] = value[a].max(v);
+                }
+            }
+        }
+        // One life per cycle (no restart): the overhead is the mean life over its work.
+        let brute = DAY / value[0];
+        assert!(brute < 1.000_12, "{brute}");
+        let s = j.schedule().unwrap();
+        assert!(
+            s.overhead <= brute + s.grid_error,
+            "{} vs {brute}",
+            s.overhead
+        );
+        assert!(s.chunks.len() > 2, "{:?}", s.chunks);
+        assert_ne!(s.cut, Cut::Period);
+    }
+
+    /// A cost of a nanosecond against a lifetime of 600 s give or take a millisecond: the
+    /// schedule was 4.96 s repeating (overhead 1.0000094, the tail rule again, then a polish
+    /// that settled on a local minimum), worse than the best period (1.0000018, a chunk of 1.1
+    /// ms). The program's own schedule now beats the period by far.
+    #[test]
+    fn a_nanosecond_cost_beats_the_best_period() {
+        let j = job(Shape::Weibull { shape: 1e6 }, 600.0, 1e-9, 0.0);
+        let s = j.schedule().unwrap();
+        let p = j.best_periodic().unwrap();
+        assert_ne!(s.cut, Cut::Period);
+        assert!(
+            s.overhead - 1.0 < 0.01 * (p.overhead() - 1.0),
+            "{} vs {}",
+            s.overhead,
+            p.overhead()
+        );
+    }
+
     /// The other nearly fixed lifetimes now hold their grid error as the smooth ones do (before:
     /// 0.064 at gamma 1e4, 0.1 at gamma 1e6 and Weibull 1e6, 4.9e-4 at log-normal 0.001), and
     /// two families of the same small spread, both nearly normal, give nearly the same schedule.
@@ -1053,8 +1165,21 @@ mod tests {
         // A tail so heavy that the grid cannot reach the work it carries.
         let heavy = job(Shape::Weibull { shape: 0.05 }, DAY, 600.0, 600.0);
         let e = heavy.schedule().unwrap_err();
-        assert!(matches!(e, ModelError::TailTooHeavy { .. }), "{e}");
+        assert!(matches!(e, ModelError::GridTooLarge { .. }), "{e}");
         assert!(e.to_string().contains("weibull:0.05"), "{e}");
+        // A cliff too wide for a cost of a nanosecond: a Weibull 1000 lifetime of 600 s (give or
+        // take 0.8 s) needs steps of microseconds across seconds. Before, the message blamed a
+        // heavy tail and asked for a larger shape only.
+        let sharp = job(Shape::Weibull { shape: 1e3 }, 600.0, 1e-9, 0.0);
+        let e = sharp.schedule().unwrap_err();
+        let ModelError::GridTooLarge {
+            age_s, horizon_s, ..
+        } = e
+        else {
+            panic!("{e}");
+        };
+        assert!(age_s > 590.0 && horizon_s < 620.0, "{age_s} {horizon_s}");
+        assert!(e.to_string().contains("larger cost"), "{e}");
         // A restart that is never survived.
         let life = Lifetime::new(Shape::Weibull { shape: 3.0 }, 600.0).unwrap();
         assert!(matches!(

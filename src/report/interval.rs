@@ -1,7 +1,7 @@
 //! The `interval` answer as a table, as JSON (schema_version 1, seconds throughout), and as
 //! one-line assignments for batch scripts.
 
-use super::table::{Align, render};
+use super::table::{Align, render, seconds};
 use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Row, Sensitivity};
 use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
@@ -121,14 +121,6 @@ fn pct(x: f64) -> String {
         format!("{x:.2e}%")
     } else {
         format!("{x:.3}%")
-    }
-}
-
-fn seconds(t: f64) -> String {
-    if t < 10.0 {
-        format!("{t:.3}")
-    } else {
-        format!("{t:.1}")
     }
 }
 

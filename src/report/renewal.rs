@@ -4,7 +4,7 @@
 //! [`RenewalCompletion`]; the command layer renders them.
 
 use super::finite::{WholeChunksJson, whole_chunks_json, whole_chunks_line};
-use super::table::{Align, ruled};
+use super::table::{Align, chunk_seconds, ruled, seconds};
 use crate::finite::RenewalCompletion;
 use crate::model::finite_renewal::{Prediction, PredictionKind};
 use crate::model::renewal::{Cut, RenewalAnalysis};
@@ -157,7 +157,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
                 } else {
                     r.name.to_string()
                 },
-                format!("{:.1}", r.interval_s),
+                seconds(r.interval_s),
                 r.overhead
                     .map(|o| format!("{o:.6}"))
                     .unwrap_or_else(|| "-".into()),
@@ -181,7 +181,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
     }
     let mut out = ruled(&header, &Align::columns(&"lrrrr"[..header.len()]), &cells);
     let s = schedule_json(a);
-    let chunks: Vec<String> = s.chunks_s.iter().map(|w| format!("{w:.0}")).collect();
+    let chunks: Vec<String> = s.chunks_s.iter().map(|&w| chunk_seconds(w)).collect();
     out.push_str(&format!(
         "\nschedule after each restart (s, the last repeats): {}\n\
          gain over the best period: {:.4}% (grid error {:.1e} on the overhead)\n",
@@ -359,7 +359,11 @@ mod tests {
         assert!(t.contains("renewal-schedule *"), "{t}");
         assert!(t.contains("young"), "{t}");
         assert!(t.contains("20.0000%"), "{t}");
-        assert!(t.contains("(s, the last repeats): 600 1200 0\n"), "{t}");
+        // A chunk below a second keeps three digits instead of printing as 0.
+        assert!(
+            t.contains("(s, the last repeats): 600 1200 2.00e-1\n"),
+            "{t}"
+        );
         assert!(t.contains("gain over the best period: 10.0000%"), "{t}");
     }
 }

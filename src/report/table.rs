@@ -40,6 +40,42 @@ pub fn mean_se(e: &Estimate, digits: usize) -> String {
     )
 }
 
+/// A duration in seconds for a table cell: three decimals below 10 s, one above, and three
+/// significant digits below 10 ms, where fixed decimals would keep one digit or none (a nearly
+/// fixed lifetime with a cost of nanoseconds has chunks of microseconds).
+///
+/// ```
+/// use ckpt::report::table::seconds;
+/// assert_eq!(seconds(9786.3), "9786.3");
+/// assert_eq!(seconds(2.5), "2.500");
+/// assert_eq!(seconds(0.00109544), "1.10e-3");
+/// ```
+pub fn seconds(t: f64) -> String {
+    if t != 0.0 && t.abs() < 1e-2 {
+        format!("{t:.2e}")
+    } else if t < 10.0 {
+        format!("{t:.3}")
+    } else {
+        format!("{t:.1}")
+    }
+}
+
+/// A schedule's chunk in a list: whole seconds from 1 s, three significant digits below
+/// (`0.00822` is `8.22e-3`), so that no chunk prints as 0.
+///
+/// ```
+/// use ckpt::report::table::chunk_seconds;
+/// assert_eq!(chunk_seconds(7336.4), "7336");
+/// assert_eq!(chunk_seconds(0.0082194), "8.22e-3");
+/// ```
+pub fn chunk_seconds(w: f64) -> String {
+    if w >= 1.0 {
+        format!("{w:.0}")
+    } else {
+        format!("{w:.2e}")
+    }
+}
+
 /// A z-score with its sign, or `-` where there is no prediction to compare with.
 pub fn z_score(z: Option<f64>) -> String {
     z.map(|z| format!("{z:+.2}")).unwrap_or_else(|| "-".into())

@@ -324,6 +324,42 @@ fn a_nearly_fixed_lifetimes_schedule_agrees_with_its_simulation() {
     }
 }
 
+/// Checkpoints cheap beside the cliff (`weibull:1e4`, one-day mean, `C = 1 s`): the schedule
+/// keeps its short chunks through the cliff, and the simulator confirms both its overhead and
+/// the saving over the one chunk up to the cliff repeated, the schedule the tail rule used to
+/// give (1.000178 by the model).
+#[test]
+fn cheap_checkpoints_schedule_through_the_cliff_agrees_with_its_simulation() {
+    let v: Value = serde_json::from_str(&stdout_of(&[
+        "validate",
+        "--dist",
+        "weibull:1e4",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "1s",
+        "--work",
+        "12d",
+        "--runs",
+        "400",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let schedule = &v["policies"][0];
+    assert_eq!(schedule["name"], "renewal-schedule", "{v}");
+    assert_eq!(schedule["agrees"], true, "{schedule}");
+    assert!(
+        schedule["chunks_s"].as_array().unwrap().len() > 2,
+        "{schedule}"
+    );
+    let e = &schedule["simulated_overhead"];
+    let (mean, se) = (e["point"].as_f64().unwrap(), e["stderr"].as_f64().unwrap());
+    assert!(mean + 4.0 * se < 1.000_178, "{schedule}");
+}
+
 /// The periods at a nearly fixed lifetime leave much of each life unused, so the first life,
 /// which has no restart, fits one chunk more than the others: the long-run overhead misses the
 /// runs by hundreds of standard errors (Young's by z = 781 at `weibull:1e4`), and the finite
