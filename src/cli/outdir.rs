@@ -17,11 +17,19 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
     if !force && let Some(foreign) = foreign_file(&existing, files) {
         return Err(refusal(dir, &foreign));
     }
-    let staging = sibling(dir, "new");
+    // Where `dir`'s parents are missing too, the outermost missing one is staged instead, with
+    // `dir` inside it, so that one rename brings in the whole new branch: a run killed before
+    // it leaves no empty parents behind, only the hidden staging folder beside them.
+    let top = outermost_missing(dir);
+    let staging = sibling(top, "new");
+    let staged_dir = match dir.strip_prefix(top) {
+        Ok(rest) if !rest.as_os_str().is_empty() => staging.join(rest),
+        _ => staging.clone(),
+    };
     let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging).map_err(|e| write_err(&staging, e))?;
+    std::fs::create_dir_all(&staged_dir).map_err(|e| write_err(&staged_dir, e))?;
     for (name, bytes) in files {
-        let path = staging.join(name);
+        let path = staged_dir.join(name);
         if let Err(e) = std::fs::write(&path, bytes) {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(write_err(&dir.join(name), e));
@@ -36,7 +44,7 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
             return Err(write_err(dir, e));
         }
     };
-    if let Err(e) = std::fs::rename(&staging, dir) {
+    if let Err(e) = std::fs::rename(&staging, top) {
         if moved {
             let _ = std::fs::rename(&old, dir);
         }
@@ -63,20 +71,28 @@ pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliErr
         value: dir.display().to_string(),
         accepted: format!("a folder that can be created and written to ({why})"),
     };
-    // Innermost first, the order they can be removed in. A dangling link counts as there: it
-    // is not ours to remove.
-    let created: Vec<&Path> = dir
-        .ancestors()
-        .take_while(|p| !p.as_os_str().is_empty() && std::fs::symlink_metadata(p).is_err())
-        .collect();
-    let checked = std::fs::create_dir_all(dir).and_then(|()| {
-        let probe = dir.join(".ckpt-write-test");
+    // A missing `dir` is tried as `write_report` will make it: inside a hidden folder beside
+    // its outermost missing parent, removed again, so that a run killed during the check
+    // leaves no empty folders of the user's path behind.
+    let top = outermost_missing(dir);
+    let (trial, staging) = if std::fs::symlink_metadata(top).is_ok() {
+        (dir.to_path_buf(), None)
+    } else {
+        let staging = sibling(top, "check");
+        let trial = match dir.strip_prefix(top) {
+            Ok(rest) if !rest.as_os_str().is_empty() => staging.join(rest),
+            _ => staging.clone(),
+        };
+        (trial, Some(staging))
+    };
+    let checked = std::fs::create_dir_all(&trial).and_then(|()| {
+        let probe = trial.join(".ckpt-write-test");
         std::fs::write(&probe, b"")?;
         let _ = std::fs::remove_file(probe);
         Ok(())
     });
-    for folder in &created {
-        let _ = std::fs::remove_dir(folder);
+    if let Some(staging) = staging {
+        let _ = std::fs::remove_dir_all(staging);
     }
     checked.map_err(|e| bad(e.to_string()))
 }
@@ -121,6 +137,19 @@ fn surely_foreign(existing: &[String], stem: &str) -> Option<String> {
         .filter(|n| !is_report_file(n) || (is_data_file(n) && !data.contains(n)))
         .collect();
     most_telling(&foreign)
+}
+
+/// `dir` where its parent exists (or it has none), else its outermost ancestor that does not
+/// exist: the folder whose creation brings `dir` into being. A dangling link counts as there.
+fn outermost_missing(dir: &Path) -> &Path {
+    let mut top = dir;
+    while let Some(parent) = top.parent() {
+        if parent.as_os_str().is_empty() || std::fs::symlink_metadata(parent).is_ok() {
+            break;
+        }
+        top = parent;
+    }
+    top
 }
 
 /// `.NAME.ckpt-KIND-PID` beside `dir`: on the same file system, so renames stay renames.
@@ -219,6 +248,41 @@ mod tests {
                 Some(other.into())
             );
         }
+    }
+
+    /// A fresh folder under this test's name in the system's temporary folder, absent.
+    fn scratch(name: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("ckpt-outdir-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        p
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v = listing(dir).unwrap();
+        v.sort();
+        v
+    }
+
+    /// A report under missing parents comes in by one rename of its outermost new folder, so
+    /// that a run killed before it could leave only a hidden folder beside that one, never the
+    /// empty parents (a killed sweep once left `nested/` behind).
+    #[test]
+    fn missing_parents_come_in_with_the_report() {
+        let base = scratch("parents");
+        std::fs::create_dir(&base).unwrap();
+        let dir = base.join("a").join("b").join("out");
+        assert_eq!(outermost_missing(&dir), base.join("a"));
+        assert_eq!(outermost_missing(&base.join("c")), base.join("c"));
+        prepare(&dir, Some("sweep"), false).unwrap();
+        assert!(names(&base).is_empty(), "{:?}", names(&base));
+        write_report(&dir, &files(&["sweep.json"]), false).unwrap();
+        assert_eq!(names(&base), ["a"]);
+        assert_eq!(names(&dir), ["sweep.json"]);
+        // Again, over the earlier report: replaced in place, nothing left beside it.
+        write_report(&dir, &files(&["sweep.json", "sweep.csv"]), false).unwrap();
+        assert_eq!(names(&dir), ["sweep.csv", "sweep.json"]);
+        assert_eq!(names(&base.join("a").join("b")), ["out"]);
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     /// The early check refuses only what the final one refuses, for any plots drawn.
