@@ -252,6 +252,15 @@ impl Renewal {
     /// halved; the finer one is returned, and the difference of the two overheads is its
     /// reported error.
     pub fn schedule_at(&self, resolution: f64) -> Result<Schedule, ModelError> {
+        self.schedule_beside(resolution, self.best_periodic().ok())
+    }
+
+    /// [`Renewal::schedule_at`] with the best period already found (none where it failed).
+    fn schedule_beside(
+        &self,
+        resolution: f64,
+        period: Option<Optimum>,
+    ) -> Result<Schedule, ModelError> {
         if !(resolution.is_finite() && resolution > 0.0 && resolution <= 0.25) {
             return Err(ModelError::Parameter {
                 name: "resolution",
@@ -282,7 +291,7 @@ impl Renewal {
         // A period is a schedule of one repeating chunk, so the answer is never worse than the
         // best one: where the program's schedule loses to it by more than rounding (a polish
         // that settled on a worse local minimum), the period is the schedule.
-        if let Ok(period) = self.best_periodic()
+        if let Some(period) = period
             && period.ln_overhead < ln_overhead - PERIOD_MARGIN
         {
             chunks = vec![period.interval];
@@ -309,11 +318,12 @@ impl Renewal {
     /// Young, Daly (complete, at the mean), the best periodic interval and the schedule, all
     /// under `F`.
     pub fn analyze(&self) -> Result<RenewalAnalysis, ModelError> {
+        let periodic = self.best_periodic()?;
         Ok(RenewalAnalysis {
             young: self.judge(self.young_interval()),
             daly: self.judge(self.daly_interval()),
-            periodic: self.best_periodic()?,
-            schedule: self.schedule()?,
+            periodic,
+            schedule: self.schedule_beside(DEFAULT_RESOLUTION, Some(periodic))?,
         })
     }
 
