@@ -22,10 +22,7 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
     // it leaves no empty parents behind, only the hidden staging folder beside them.
     let top = outermost_missing(dir);
     let staging = sibling(top, "new");
-    let staged_dir = match dir.strip_prefix(top) {
-        Ok(rest) if !rest.as_os_str().is_empty() => staging.join(rest),
-        _ => staging.clone(),
-    };
+    let staged_dir = within(&staging, dir, top);
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staged_dir).map_err(|e| write_err(&staged_dir, e))?;
     for (name, bytes) in files {
@@ -79,11 +76,7 @@ pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliErr
         (dir.to_path_buf(), None)
     } else {
         let staging = sibling(top, "check");
-        let trial = match dir.strip_prefix(top) {
-            Ok(rest) if !rest.as_os_str().is_empty() => staging.join(rest),
-            _ => staging.clone(),
-        };
-        (trial, Some(staging))
+        (within(&staging, dir, top), Some(staging))
     };
     let checked = std::fs::create_dir_all(&trial).and_then(|()| {
         let probe = trial.join(".ckpt-write-test");
@@ -150,6 +143,15 @@ fn outermost_missing(dir: &Path) -> &Path {
         top = parent;
     }
     top
+}
+
+/// Where `dir` stands inside `staging` when `staging` is to become `top` (`dir` or one of its
+/// ancestors).
+fn within(staging: &Path, dir: &Path, top: &Path) -> PathBuf {
+    match dir.strip_prefix(top) {
+        Ok(rest) if !rest.as_os_str().is_empty() => staging.join(rest),
+        _ => staging.to_path_buf(),
+    }
 }
 
 /// `.NAME.ckpt-KIND-PID` beside `dir`: on the same file system, so renames stay renames.
