@@ -208,8 +208,25 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
         if let Some(w) = &c.whole_chunks {
             out.push_str(&whole_chunks_line(w, c.work_s));
         }
+        if let Some(note) = whole_seconds_note(a, c) {
+            out.push_str(&note);
+        }
     }
     out
+}
+
+/// A note where the schedule in whole seconds, which its completion is of (as `--format env`
+/// gives it), is worse than the chunks listed by more than the grid's error: chunks of a few
+/// seconds or less, which the rounding moves far.
+fn whole_seconds_note(a: &RenewalAnalysis, c: &RenewalCompletion) -> Option<String> {
+    let listed = a.schedule.overhead;
+    let whole = c.schedule.long_run?;
+    let tolerance = a.schedule.grid_error.max(1e-6 * listed);
+    (whole - listed > tolerance).then(|| {
+        format!(
+            "note: the schedule's completion is of its chunks in whole seconds (at least 1 s each), as --format env gives them: their long-run overhead is {whole:.6}, against {listed:.6} for the chunks listed\n"
+        )
+    })
 }
 
 /// The inputs the renewal answer echoes (seconds).
@@ -351,6 +368,34 @@ mod tests {
             env(&analysis()),
             "CKPT_INTERVAL_SECONDS=8000\nCKPT_SCHEDULE_SECONDS=\"600 1200 1\"\n"
         );
+    }
+
+    /// The schedule's completion is of its whole-second chunks; the table says so where they
+    /// are worse than the chunks listed (here 1.5 against 1.0, far beyond the grid's 1e-4),
+    /// and says nothing where they are not.
+    #[test]
+    fn whole_second_chunks_that_lose_are_noted() {
+        let a = analysis();
+        let prediction = |long_run: f64| Prediction {
+            overhead: Some(long_run),
+            kind: PredictionKind::LongRun,
+            long_run: Some(long_run),
+        };
+        let mut c = RenewalCompletion {
+            work_s: 1e6,
+            young: prediction(1.2),
+            daly: prediction(1.15),
+            periodic: prediction(1.1),
+            schedule: prediction(1.5),
+            whole_chunks: None,
+        };
+        let t = table(&a, Some(&c));
+        assert!(
+            t.contains("long-run overhead is 1.500000, against 1.000000 for the chunks listed"),
+            "{t}"
+        );
+        c.schedule = prediction(1.00005);
+        assert!(!table(&a, Some(&c)).contains("note:"));
     }
 
     #[test]
