@@ -136,8 +136,10 @@ pub fn whole_chunks(
     Ok(best)
 }
 
-/// Most steps the renewal whole-chunk search takes on either side of the count nearest `W / tau*`.
+/// Most steps the renewal whole-chunk search takes on either side of each count it starts from.
 const RENEWAL_NEIGHBOURS: u64 = 8;
+/// Most counts of "j chunks to the schedule's first" the renewal whole-chunk search starts from.
+const RENEWAL_FITS: u64 = 64;
 
 /// One job under renewal failures with `--work` (`docs/models.md` §13.1): what each policy of
 /// `interval --dist` is expected to take to finish the work from a fresh start, and the best
@@ -155,9 +157,12 @@ pub struct RenewalCompletion {
     /// The schedule after each restart, its chunks in whole seconds as `--format env` gives
     /// them.
     pub schedule: Prediction,
-    /// The count of equal chunks whose finite job takes least, found by walking from the count
-    /// nearest `W / tau*` (`tau*` the best period) while the job gets shorter, at most 8
-    /// counts and a quarter of `W / tau*` either way; `None` where the nearest count has no
+    /// The count of equal chunks whose finite job takes least, found by walking while the job
+    /// gets shorter (at most 8 counts either way) from the count nearest `W / tau*` (`tau*` the
+    /// best period, at most a quarter of it either way) and from the counts at which `j` chunks
+    /// and their checkpoints fill the schedule's first chunk and its checkpoint (`j = 1, 2,
+    /// ...` while the chunk is at least `tau* / 2`, at most 64): where the lifetime barely
+    /// varies, the best equal chunks are those that fill a life. `None` where no start has a
     /// finite-job figure.
     pub whole_chunks: Option<WholeChunks>,
 }
@@ -198,25 +203,55 @@ pub fn renewal_completion(
             continuous_count: k0,
         })
     };
-    let center = k0.round().clamp(1.0, Nanos::MAX as f64) as u64;
-    let low = ((k0 / 1.25).floor() as u64)
-        .max(center.saturating_sub(RENEWAL_NEIGHBOURS))
-        .max(1);
-    let high = ((k0 * 1.25).ceil() as u64)
-        .min(center.saturating_add(RENEWAL_NEIGHBOURS))
-        .max(center);
-    // Walk down from the nearest count, then up, while the job gets shorter.
-    let best = wall_of(center).map(|mut here| {
-        for step in [u64::checked_sub, u64::checked_add] {
-            while let Some(next) = step(here.count, 1).filter(|k| (low..=high).contains(k)) {
-                match wall_of(next) {
-                    Some(w) if w.completion < here.completion => here = w,
-                    _ => break,
+    // From `center`, down then up within `low..=high`, while the job gets shorter.
+    let walk = |center: u64, low: u64, high: u64| {
+        wall_of(center).map(|mut here| {
+            for step in [u64::checked_sub, u64::checked_add] {
+                while let Some(next) = step(here.count, 1).filter(|k| (low..=high).contains(k)) {
+                    match wall_of(next) {
+                        Some(w) if w.completion < here.completion => here = w,
+                        _ => break,
+                    }
                 }
             }
+            here
+        })
+    };
+    let around = |center: u64| {
+        (
+            center.saturating_sub(RENEWAL_NEIGHBOURS).max(1),
+            center.saturating_add(RENEWAL_NEIGHBOURS),
+        )
+    };
+    let center = k0.round().clamp(1.0, Nanos::MAX as f64) as u64;
+    let (low, high) = around(center);
+    let mut best = walk(
+        center,
+        low.max((k0 / 1.25).floor() as u64),
+        high.min((k0 * 1.25).ceil() as u64).max(center),
+    );
+    // Chunks that fill a life: `j` of them and their checkpoints in the schedule's first chunk
+    // and its checkpoint (which, under a nearly fixed lifetime, ends just before the cliff).
+    // Under a spread-out lifetime the first of these starts near `W / tau*` and the rest are
+    // below `tau* / 2`, so the search is the walk above.
+    let (cost, first) = (
+        job.cost(),
+        a.schedule.chunks.first().copied().unwrap_or(0.0),
+    );
+    for j in 1..=RENEWAL_FITS {
+        let chunk = (first + cost) / j as f64 - cost;
+        if !(chunk >= 0.5 * a.periodic.interval) {
+            break;
         }
-        here
-    });
+        // Rounded up, so that the chunks are no longer than the ones that fill the life.
+        let k = (work_s / chunk).ceil().clamp(1.0, Nanos::MAX as f64) as u64;
+        let (low, high) = around(k);
+        if let Some(w) = walk(k, low, high)
+            && best.is_none_or(|b| w.completion < b.completion)
+        {
+            best = Some(w);
+        }
+    }
     Ok(RenewalCompletion {
         work_s,
         young: of(&[a.young.interval]),
@@ -352,6 +387,46 @@ mod tests {
         // nothing to it (the period's last chunk is cut short).
         assert!((w.count as f64 / (work_s / a.periodic.interval) - 1.0).abs() < 0.05);
         assert!(w.completion <= c.periodic.overhead.unwrap() * work_s * (1.0 + 1e-9));
+    }
+
+    /// Under a nearly fixed lifetime the job's time is far from unimodal in the count: it
+    /// dips wherever whole chunks fill a life. The walk from `W / tau*` alone stopped at 97
+    /// chunks (931151 s) for ten days of work at Weibull 1e4, where 31 chunks, three a life,
+    /// take 893071 s. Every count from 1 to twice `W / tau*` is tried here, a second search:
+    /// the answer is the best of them.
+    #[test]
+    fn renewal_whole_chunks_fill_the_lives_of_a_nearly_fixed_lifetime() {
+        use crate::failure::Shape;
+        for (shape, days) in [
+            (Shape::Weibull { shape: 1e4 }, 10.0),
+            (Shape::Weibull { shape: 1e4 }, 30.0),
+            (Shape::Weibull { shape: 50.0 }, 30.0),
+            (Shape::Gamma { shape: 1e4 }, 10.0),
+        ] {
+            let (job, a) = renewal_job(shape);
+            let work_s = days * 86_400.0;
+            let w = renewal_completion(&job, &a, work_s)
+                .unwrap()
+                .whole_chunks
+                .unwrap();
+            let work = secs_to_ns(work_s);
+            let top = (2.0 * work_s / a.periodic.interval).ceil() as u64;
+            let scan = (1..=top)
+                .filter_map(|k| expected_wall(&job, &[work.div_ceil(k)], work).ok()?)
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                w.completion <= scan * (1.0 + 1e-12),
+                "{shape} {days} d: {} chunks, {} s; the scan's best {scan} s",
+                w.count,
+                w.completion
+            );
+        }
+        let (job, a) = renewal_job(Shape::Weibull { shape: 1e4 });
+        let w = renewal_completion(&job, &a, 864_000.0)
+            .unwrap()
+            .whole_chunks
+            .unwrap();
+        assert_eq!(w.count, 31);
     }
 
     proptest::proptest! {

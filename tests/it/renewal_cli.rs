@@ -507,6 +507,25 @@ fn a_nearly_fixed_lifetimes_completion_agrees_where_the_long_run_figure_departs(
     );
 }
 
+/// The whole chunks of a nearly fixed lifetime fill its lives (31 chunks of 27871 s for ten
+/// days at Weibull 1e4, three a life): the simulator agrees with their completion, and
+/// confirms the saving over the 97 chunks near `W / tau*` that the search used to stop at
+/// (931151 s by the model).
+#[test]
+fn a_nearly_fixed_lifetimes_whole_chunks_fill_its_lives() {
+    let v = completion_answer("weibull:1e4", "240h");
+    let whole = &v["whole_chunks"];
+    assert_eq!(whole["count"], 31, "{whole}");
+    let chunk = format!("{}", whole["interval_s"]);
+    let (mean, se) = simulated_wall("weibull:1e4", "240h", &["--interval", &chunk], "200");
+    let completion = whole["completion_s"].as_f64().unwrap();
+    assert!(
+        ((mean - completion) / se).abs() < 4.0,
+        "simulated {mean} ± {se}, completion {completion}"
+    );
+    assert!(mean + 4.0 * se < 931_151.0, "simulated {mean} ± {se}");
+}
+
 /// Exponential failures: a period's job is whole segments of Daly's complete model and one cut
 /// to the work left (each from the same state), so the completion is written out here; the best
 /// whole number of chunks is Bougeret's, which `interval --work` finds without `--dist`.
