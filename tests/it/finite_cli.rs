@@ -205,8 +205,7 @@ fn whole_chunks_example() {
 /// 691,200 points, over the old 500,000): the simulator agrees with the expected saved work.
 #[test]
 fn a_long_allocation_with_cheap_checkpoints_holds_against_simulation() {
-    let v = json(&[
-        "interval",
+    let job = [
         "--mtbf",
         "6h",
         "--cost",
@@ -215,34 +214,26 @@ fn a_long_allocation_with_cheap_checkpoints_holds_against_simulation() {
         "1m",
         "--walltime",
         "24h",
-    ]);
+    ];
+    let v = json(&[&["interval"][..], &job].concat());
     let a = &v["allocation"];
     let tau = num(&a["interval_s"]).to_string();
     let saved = num(&a["expected_saved_work_s"]);
     let lead = a["signal_lead_s"].as_u64().unwrap().to_string();
-    let v = json(&[
-        "simulate",
-        "periodic",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "1s",
-        "--restart",
-        "1m",
+    let run = [
         "--interval",
         &tau,
-        "--work",
-        "1000h",
-        "--walltime",
-        "24h",
         "--signal-lead",
         &lead,
+        "--work",
+        "1000h",
         "--runs",
         "400",
         "--seed",
         "5",
         "--quiet",
-    ]);
+    ];
+    let v = json(&[&["simulate", "periodic"][..], &job, &run].concat());
     let s = &v["figures"]["saved_work_s"];
     let z = (num(&s["point"]) - saved) / num(&s["stderr"]);
     assert!(z.abs() < 4.0, "z = {z}: {s} vs {saved}");
