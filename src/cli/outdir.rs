@@ -1,8 +1,9 @@
 //! Report folders (`--out DIR`) written so that a run killed at any moment leaves either the
 //! previous complete report or the new complete one: the files go to a fresh folder beside
 //! `DIR`, which then takes `DIR`'s place by renames (the old folder is moved aside first and
-//! removed last). A folder holding anything but a report of the same command is replaced only
-//! with `--force`.
+//! removed last); where `DIR`'s parents are missing too, the fresh folder stands for the
+//! outermost of them, with `DIR` inside, so that no parent appears before the report. A folder
+//! holding anything but a report of the same command is replaced only with `--force`.
 
 use super::CliError;
 use std::path::{Path, PathBuf};
@@ -72,7 +73,7 @@ pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliErr
     // its outermost missing parent, removed again, so that a run killed during the check
     // leaves no empty folders of the user's path behind.
     let top = outermost_missing(dir);
-    let (trial, staging) = if std::fs::symlink_metadata(top).is_ok() {
+    let (trial, staging) = if std::fs::symlink_metadata(dir).is_ok() {
         (dir.to_path_buf(), None)
     } else {
         let staging = sibling(top, "check");
