@@ -2,7 +2,8 @@
 //! the shifted one, the error measurement included), the best periodic interval, and the
 //! expected wall time of a finite job of 1000 MTBFs under Young's period (§13.1, what `ckpt
 //! validate --dist` predicts for each period), and the completions `ckpt interval --dist --work
-//! 240h` adds to the analysis (four policies and the whole-chunk search over ten MTBFs), for a
+//! 240h` adds to the analysis (four policies and the whole-chunk search over ten MTBFs), and the
+//! spread of the wall time under Young's period and the schedule (§13.2), for a
 //! 24 h MTBF, a 10 min checkpoint and a 10 min restart. The target is under 50 ms per schedule.
 
 use ckpt::failure::{Lifetime, Shape};
@@ -54,6 +55,25 @@ fn finite_job(c: &mut Criterion) {
     });
 }
 
+fn spread(c: &mut Criterion) {
+    // The spread of the wall time (what `ckpt validate --dist` divides z by where it exceeds
+    // the runs' own), of Young's period and of the schedule.
+    let young = [(2.0f64 * 600.0 * 86400.0).sqrt()];
+    per_shape(c, "renewal-spread-young", |j| {
+        j.wall_variance_rate(&young).unwrap()
+    });
+    let mut g = c.benchmark_group("renewal-spread-schedule");
+    g.sample_size(20);
+    for (name, shape) in shapes() {
+        let j = job(shape);
+        let chunks = j.schedule().unwrap().chunks;
+        g.bench_function(name, |b| {
+            b.iter(|| j.wall_variance_rate(black_box(&chunks)).unwrap())
+        });
+    }
+    g.finish();
+}
+
 fn completion(c: &mut Criterion) {
     let mut g = c.benchmark_group("renewal-completion");
     g.sample_size(10);
@@ -67,5 +87,5 @@ fn completion(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, schedule, periodic, finite_job, completion);
+criterion_group!(benches, schedule, periodic, finite_job, spread, completion);
 criterion_main!(benches);

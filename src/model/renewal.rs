@@ -200,6 +200,92 @@ impl Renewal {
         Ok(self.ln_overhead_of(chunks)?.exp())
     }
 
+    /// How far the wall time of a long job spreads under `chunks` (the last repeating after
+    /// every restart): `lim Var(T(W)) / W` in seconds, `T(W)` the wall time of `W` of work.
+    ///
+    /// Every life is a cycle of time `X` (the lifetime, its restart included) and work `Y(X)`,
+    /// the chunks whose checkpoints end before it fails. By the renewal-reward central limit
+    /// theorem `Var(T(W)) ~ W E[(X - r Y)^2] / E[Y]`, with `r = E[X] / E[Y]` the long-run
+    /// overhead (`docs/models.md` §13.2). Between two chunk ends `Y` is constant, so the
+    /// expectation is a sum of the lifetime's partial moments
+    /// ([`Lifetime::moments_between`]), and it counts the rare long losses (a life that ends
+    /// inside a long first chunk) that a sample of runs may not contain. `None` where the
+    /// lifetime's second moment passes f64 range.
+    ///
+    /// ```
+    /// use ckpt::failure::{Lifetime, Shape};
+    /// use ckpt::model::renewal::Renewal;
+    /// let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 86400.0).unwrap();
+    /// let job = Renewal::new(life, 600.0, 600.0).unwrap();
+    /// let v = job.wall_variance_rate(&[9000.0]).unwrap().unwrap();
+    /// // The standard deviation of a job of 1000 MTBFs, relative to its wall time:
+    /// let w = 1000.0 * 86400.0;
+    /// let spread = (v * w).sqrt() / (job.overhead_of(&[9000.0]).unwrap() * w);
+    /// assert!(spread > 1e-3 && spread < 1e-2);
+    /// ```
+    pub fn wall_variance_rate(&self, chunks: &[f64]) -> Result<Option<f64>, ModelError> {
+        let r = self.overhead_of(chunks)?;
+        let life = self.life;
+        if !life.moments_between(0.0, f64::INFINITY)[2].is_finite() {
+            return Ok(None);
+        }
+        // E[(X - c)^2; a < X <= b].
+        let centred = |a: f64, b: f64, c: f64| {
+            let [m0, m1, m2] = life.moments_between(a, b);
+            (m2 - 2.0 * c * m1 + c * c * m0).max(0.0)
+        };
+        let mut sum = Neumaier::default();
+        // `a`: the end of the last chunk so far; `done`: the work a life saves by outliving it.
+        let (mut a, mut done) = (0.0, 0.0);
+        let mut end = self.restart;
+        for &w in chunks {
+            end += w + self.cost;
+            sum.add(centred(a, end, r * done));
+            (a, done) = (end, done + w);
+        }
+        let last = chunks[chunks.len() - 1];
+        let period = last + self.cost;
+        // |X - r Y| <= max(1, r - 1) X, as 0 <= Y <= X: a bound on what lies beyond `a`.
+        let scale = (r - 1.0).max(1.0);
+        let mut n = 0;
+        loop {
+            if n % 16 == 0 {
+                let beyond = life.moments_between(a, f64::INFINITY);
+                let bound = scale * scale * beyond[2];
+                if bound <= 1e-12 * sum.total() || bound == 0.0 || !a.is_finite() {
+                    break;
+                }
+                if n >= TAIL_TERMS {
+                    sum.add(self.tail_spread(beyond, a, r * done, r, last));
+                    break;
+                }
+            }
+            sum.add(centred(a, a + period, r * done));
+            (a, done) = (a + period, done + last);
+            n += 1;
+        }
+        let v = sum.total() * r / life.mean();
+        Ok(v.is_finite().then_some(v))
+    }
+
+    /// `E[(X - r Y)^2; X > a]` past the chunks summed one by one, where the last chunk `w`
+    /// repeats from `a` on and a life that outlives `a` has saved `c / r`: there
+    /// `Y = c / r + w (u / T - U)` with `u = X - a`, `T = w + C` and `U` the fraction of the
+    /// chunk in progress, taken as uniform and independent of `X` (the hazard barely changes
+    /// over one chunk so far out), so `X - r Y = alpha X + beta + gamma U`.
+    fn tail_spread(&self, beyond: [f64; 3], a: f64, c: f64, r: f64, w: f64) -> f64 {
+        let [m0, m1, m2] = beyond;
+        let alpha = 1.0 - r * w / (w + self.cost);
+        let beta = a - c - alpha * a;
+        let gamma = r * w;
+        let v = alpha * alpha * m2
+            + 2.0 * alpha * beta * m1
+            + beta * beta * m0
+            + gamma * (alpha * m1 + beta * m0)
+            + gamma * gamma / 3.0 * m0;
+        v.max(0.0)
+    }
+
     /// Periodic checkpointing under `F` as a cost model (row `renewal-periodic`).
     pub fn periodic(&self) -> RenewalPeriodic {
         RenewalPeriodic { job: *self }
@@ -1145,6 +1231,118 @@ mod tests {
         let expected = e / life.sf(j.restart());
         let ours = j.work_per_life(&chunks).unwrap();
         assert!((ours / expected - 1.0).abs() < 1e-4, "{ours} {expected}");
+    }
+
+    /// `E[(X - r Y)^2] r / M` by Simpson's rule on the density, chunk end by chunk end, out
+    /// to where the survival is below `1e-13`: a second route to
+    /// [`Renewal::wall_variance_rate`], which sums the lifetime's partial moments through the
+    /// incomplete gamma function and the normal cdf.
+    fn spread_by_simpson(job: &Renewal, chunks: &[f64]) -> f64 {
+        use statrs::function::gamma::ln_gamma;
+        let life = job.life();
+        let m = life.mean();
+        let pdf = |x: f64| -> f64 {
+            match life.shape() {
+                Shape::Exponential => (-x / m).exp() / m,
+                Shape::Weibull { shape: k } => {
+                    let l = m / ln_gamma(1.0 + 1.0 / k).exp();
+                    k / l * (x / l).powf(k - 1.0) * (-(x / l).powf(k)).exp()
+                }
+                Shape::Gamma { shape: k } => {
+                    let t = m / k;
+                    ((k - 1.0) * (x / t).ln() - x / t - ln_gamma(k)).exp() / t
+                }
+                Shape::LogNormal { sigma: s } => {
+                    let mu = m.ln() - s * s / 2.0;
+                    let z = (x.ln() - mu) / s;
+                    (-z * z / 2.0).exp() / (x * s * (2.0 * std::f64::consts::PI).sqrt())
+                }
+            }
+        };
+        let simpson = |a: f64, b: f64, c: f64| {
+            // Steps of at most 1e-4 of the mean: a nearly fixed life's density e-folds over
+            // about M / K, 86 s at K = 1000.
+            let n = 2 * (100 + ((b - a) / (2e-4 * m)) as usize);
+            let h = (b - a) / n as f64;
+            let f = |x: f64| {
+                if x > 0.0 {
+                    (x - c).powi(2) * pdf(x)
+                } else {
+                    0.0
+                }
+            };
+            let inner: f64 = (1..n)
+                .map(|i| f(a + i as f64 * h) * if i % 2 == 1 { 4.0 } else { 2.0 })
+                .sum();
+            (f(a) + inner + f(b)) * h / 3.0
+        };
+        let r = job.overhead_of(chunks).unwrap();
+        let x_max = life.quantile(1.0 - 1e-13);
+        let (mut a, mut done, mut end, mut i) = (0.0, 0.0, job.restart(), 0);
+        let mut total = 0.0;
+        while a < x_max {
+            let w = chunks[i.min(chunks.len() - 1)];
+            end += w + job.cost();
+            total += simpson(a, end, r * done);
+            (a, done, i) = (end, done + w, i + 1);
+        }
+        total * r / m
+    }
+
+    #[test]
+    fn the_spread_of_the_wall_time_matches_a_quadrature_of_the_density() {
+        let cases = [
+            (Shape::Exponential, 600.0, 600.0, false),
+            (Shape::Weibull { shape: 0.7 }, 600.0, 600.0, false),
+            (Shape::Weibull { shape: 0.7 }, 600.0, 600.0, true),
+            (Shape::Weibull { shape: 1.5 }, 600.0, 600.0, true),
+            (Shape::Gamma { shape: 0.5 }, 600.0, 600.0, false),
+            (Shape::LogNormal { sigma: 0.5 }, 600.0, 600.0, true),
+            // A nearly fixed lifetime with cheap checkpoints: a long first chunk, whose rare
+            // early failures carry most of the spread.
+            (Shape::Weibull { shape: 1e3 }, 1.0, 1.0, true),
+        ];
+        for (shape, c, r, schedule) in cases {
+            let j = job(shape, DAY, c, r);
+            let chunks = if schedule {
+                j.schedule().unwrap().chunks
+            } else {
+                vec![j.best_periodic().unwrap().interval]
+            };
+            let v = j.wall_variance_rate(&chunks).unwrap().unwrap();
+            let reference = spread_by_simpson(&j, &chunks);
+            assert!(
+                (v / reference - 1.0).abs() < 1e-6,
+                "{shape} schedule {schedule}: {v} against {reference}"
+            );
+        }
+    }
+
+    #[test]
+    fn exponential_spread_has_its_closed_form() {
+        // A life is X ~ Exp(M). Below R it saves nothing; beyond, memorylessness splits
+        // X = R + N T + U, T = w + C, with N geometric (P(N >= n) = q^n, q = e^(-T/M)) and
+        // U in [0, T) independent of N, of density e^(-u/M) / (M (1 - q)); the life saves
+        // Y = w N. Then E[(X - r Y)^2] written out, each moment in closed form.
+        for (m, c, r, w) in [(3600.0, 60.0, 30.0, 900.0), (86400.0, 600.0, 0.0, 9000.0)] {
+            let j = job(Shape::Exponential, m, c, r);
+            let t = w + c;
+            let (s, q) = ((-r / m).exp(), (-t / m).exp());
+            let below = 2.0 * m * m - (r * r + 2.0 * m * r + 2.0 * m * m) * s;
+            let (en, en2) = (q / (1.0 - q), q * (1.0 + q) / (1.0 - q).powi(2));
+            let eu = (m - (t + m) * q) / (1.0 - q);
+            let eu2 = (2.0 * m * m - (t * t + 2.0 * t * m + 2.0 * m * m) * q) / (1.0 - q);
+            let mean_work = w * s * en;
+            let rate = m / mean_work;
+            let d = t - rate * w;
+            let above = r * r + 2.0 * r * eu + eu2 + 2.0 * d * en * (r + eu) + d * d * en2;
+            let expected = (below + s * above) / mean_work;
+            let v = j.wall_variance_rate(&[w]).unwrap().unwrap();
+            assert!(
+                (v / expected - 1.0).abs() < 1e-9,
+                "M {m}: {v} against {expected}"
+            );
+        }
     }
 
     #[test]

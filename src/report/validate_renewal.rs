@@ -85,7 +85,7 @@ pub fn json(v: &RenewalValidation) -> String {
 
 /// `validate.csv`: one line per policy.
 pub fn csv(v: &RenewalValidation) -> String {
-    let header = "policy,first_chunk_s,last_chunk_s,chunks,predicted_overhead,prediction,long_run_overhead,overhead,stderr,ci95_lo,ci95_hi,runs,z,agrees,diff_vs_schedule,diff_stderr,diff_ci95_lo,diff_ci95_hi,predicted_diff,diff_z";
+    let header = "policy,first_chunk_s,last_chunk_s,chunks,predicted_overhead,prediction,long_run_overhead,predicted_stderr,overhead,stderr,ci95_lo,ci95_hi,runs,z,agrees,diff_vs_schedule,diff_stderr,diff_ci95_lo,diff_ci95_hi,predicted_diff,diff_z";
     let records = v.results.iter().map(|r| {
         let e = &r.simulated_overhead;
         let d = &r.diff_vs_schedule;
@@ -97,6 +97,7 @@ pub fn csv(v: &RenewalValidation) -> String {
             super::csv_cell(r.predicted_overhead),
             prediction_name(r.prediction).to_string(),
             super::csv_cell(r.long_run_overhead),
+            super::csv_cell(r.predicted_stderr),
             format!("{:?}", e.point),
             super::csv_cell(e.stderr),
             format!("{:?}", e.ci95[0]),
@@ -320,6 +321,10 @@ fn prediction_name(k: PredictionKind) -> &'static str {
     }
 }
 
+/// Where the model's standard error is at least this many times the runs' own, the verdict
+/// says that z divides by it.
+const RARE_SPREAD: f64 = 2.0;
+
 /// The verdict in one paragraph.
 pub fn verdict_paragraph(v: &RenewalValidation) -> String {
     let disagree: Vec<String> = v
@@ -377,6 +382,27 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
         " (Differences within {:.1e} of overhead, the model's precision, count as ties.)",
         v.tie
     ));
+    let rare: Vec<String> = v
+        .results
+        .iter()
+        .filter_map(|r| {
+            let (own, model) = (r.simulated_overhead.stderr?, r.predicted_stderr?);
+            (own > 0.0 && model >= RARE_SPREAD * own).then(|| {
+                format!(
+                    "`{}` (the model's {model:.1e}, {:.1} times the runs' own)",
+                    r.name,
+                    model / own
+                )
+            })
+        })
+        .collect();
+    if !rare.is_empty() {
+        s.push_str(&format!(
+            " For {}, z divides by the model's standard error: most of that spread lies in long losses too rare for {} runs to show.",
+            rare.join(", "),
+            v.options.runs
+        ));
+    }
     let long_run: Vec<String> = v
         .results
         .iter()

@@ -153,6 +153,36 @@ pub fn predictions(p: &RenewalPolicies, work: Nanos) -> Result<Vec<Prediction>, 
         .collect())
 }
 
+/// The fewest mean lifetimes of work for which the model gives the runs a standard error: the
+/// spread is a limit over many lives, and a job of a few is as much its two ends (the first
+/// life without a restart, the last one cut short) as its middle.
+pub const SPREAD_MIN_LIVES: f64 = 10.0;
+
+/// The standard error the model gives each policy's mean overhead over `runs` jobs of `work`
+/// ns: `sqrt(v / W / runs)` with `v` the spread of [`Renewal::wall_variance_rate`]; `None`
+/// for a job of fewer than [`SPREAD_MIN_LIVES`] mean lifetimes of work.
+pub fn predicted_stderrs(
+    p: &RenewalPolicies,
+    work: Nanos,
+    runs: u64,
+) -> Result<Vec<Option<f64>>, ValidateError> {
+    let model = p.model()?;
+    let work_s = ns_to_secs(work);
+    if work_s < SPREAD_MIN_LIVES * p.life.mean() {
+        return Ok(vec![None; p.policies.len()]);
+    }
+    let scale = work_s * runs as f64;
+    p.policies
+        .iter()
+        .map(|policy| {
+            let v = model
+                .wall_variance_rate(&policy.chunks_s())
+                .map_err(model_error)?;
+            Ok(v.map(|v| (v / scale).sqrt()).filter(|s| s.is_finite()))
+        })
+        .collect()
+}
+
 /// One policy's prediction against its simulation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PolicyResult {
@@ -167,9 +197,16 @@ pub struct PolicyResult {
     pub prediction: PredictionKind,
     /// The model's long-run overhead for those chunks.
     pub long_run_overhead: Option<f64>,
+    /// The standard error the model gives the mean overhead of the runs
+    /// ([`Renewal::wall_variance_rate`] over the work and the run count); `None` for a job of
+    /// fewer than [`SPREAD_MIN_LIVES`] mean lifetimes, or where the lifetime's second moment is
+    /// beyond f64 range.
+    pub predicted_stderr: Option<f64>,
     /// The simulated overhead (wall time / work).
     pub simulated_overhead: Estimate,
-    /// `(predicted - simulated) / stderr`; `None` where every run came out alike.
+    /// `(predicted - simulated) / max(stderr, predicted_stderr)`: the runs' own standard error,
+    /// or the model's where that is larger (rare long losses a sample of runs may lack);
+    /// `None` where every run came out alike.
     pub z: Option<f64>,
     /// `|z| < 4`; where every run came out alike, the prediction within
     /// [`RenewalValidation::tie`] of that outcome.
@@ -301,11 +338,15 @@ pub fn finish(
     })?;
     let predictions = predictions(p, configs[0].base.work)?;
     let predicted: Vec<Option<f64>> = predictions.iter().map(|x| x.overhead).collect();
+    let spreads = predicted_stderrs(p, configs[0].base.work, options.runs)?;
     let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
     let results: Vec<PolicyResult> = (0..n)
         .map(|j| {
             let sim = Estimate::from_samples(&overhead[j]);
-            let z = z_of(predicted[j], &sim);
+            let z = z_of(predicted[j], &sim).map(|z| match (sim.stderr, spreads[j]) {
+                (Some(own), Some(model)) if model > own => z * own / model,
+                _ => z,
+            });
             let agrees = match z {
                 Some(z) => z.abs() < Z_AGREES,
                 // Every run alike (no failure can strike, say): the outcome is exact, so the
@@ -328,6 +369,7 @@ pub fn finish(
                 predicted_overhead: predicted[j],
                 prediction: own.kind,
                 long_run_overhead: own.long_run,
+                predicted_stderr: spreads[j],
                 simulated_overhead: sim,
                 z,
                 agrees,
@@ -400,6 +442,25 @@ mod tests {
         assert!(finish(&c, vec![vec![1; 3]; 30]).is_err());
         let bad = RenewalValidateOptions { runs: 1, ..o };
         assert!(configs(&p, &bad).is_err());
+    }
+
+    #[test]
+    fn the_models_standard_error_is_for_jobs_of_many_lives() {
+        let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
+        let hours = |h: u64| h * 3600 * 1_000_000_000;
+        assert_eq!(predicted_stderrs(&p, hours(9), 100).unwrap(), vec![None; 4]);
+        let se = predicted_stderrs(&p, hours(400), 100).unwrap();
+        let v = p
+            .model()
+            .unwrap()
+            .wall_variance_rate(&p.policies[2].chunks_s())
+            .unwrap()
+            .unwrap();
+        // sqrt(v / (W n)): four times the work or the runs halve it.
+        assert!((se[2].unwrap() / (v / (400.0 * 3600.0 * 100.0)).sqrt() - 1.0).abs() < 1e-12);
+        let quarter = predicted_stderrs(&p, hours(1600), 100).unwrap();
+        assert!((se[2].unwrap() / quarter[2].unwrap() - 2.0).abs() < 1e-12);
     }
 
     #[test]
