@@ -259,7 +259,8 @@ pub fn renewal_completion(
         daly: of(&[a.daly.interval]),
         periodic: of(&[a.periodic.interval]),
         // As a batch script runs it (`CKPT_SCHEDULE_SECONDS`): whole seconds put every chunk
-        // end on a lattice of 1 s, which the recursion follows for `W` up to 2^20 s.
+        // end on a lattice of 1 s, which the recursion follows as far as its bounds allow
+        // (docs/models.md §13.1: up to about 30 days where lives vary).
         schedule: of(&a
             .schedule
             .chunks

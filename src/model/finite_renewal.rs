@@ -31,7 +31,8 @@
 //! probability is zero in double precision are left out, and so are the chunk ends beyond a
 //! survival of 1e-18 (what they would add is below that fraction of `V`). A period `tau`
 //! leaves `W - j tau`; a list whose ends fall on a few prefix sums (a nearly fixed lifetime)
-//! leaves few states. Where the states would pass [`MAX_STATES`] or the terms [`MAX_TERMS`]
+//! leaves few states. Where the states would pass [`MAX_STATES`] (or, on a lattice,
+//! [`MAX_LATTICE_STATES`]) or the terms [`MAX_TERMS`]
 //! (many different chunks, each a possible end of a life, in a long job), there is no answer
 //! (`None`); the long-run figure is then within the spread of the runs.
 
@@ -42,10 +43,20 @@ use serde::Serialize;
 use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
 
-/// Most states the recursion holds (each costs two evaluations of the distribution).
+/// Most states the recursion holds as a set it walks, and most chunk ends a life lists.
 pub const MAX_STATES: usize = 1 << 20;
-/// Most terms the recursion sums over all its states.
-pub const MAX_TERMS: u64 = 1 << 27;
+/// Most states it holds on a lattice (`W - j g`): 64 MiB of expected times.
+pub const MAX_LATTICE_STATES: usize = 1 << 23;
+/// Most states of a lattice beyond [`MAX_STATES`] that need the distribution (two evaluations
+/// each): past [`Ends::far`] a state's life is sure to fail before it finishes the work and
+/// its expected length is the mean, so a long job's lattice is mostly cheap.
+pub const MAX_EVALUATED: usize = 1 << 22;
+/// Most terms the recursion sums over all its states (about a nanosecond each).
+pub const MAX_TERMS: u64 = 1 << 29;
+/// Above this many states the recursion finds the age past which a life's expected length is
+/// the mean in f64 ([`Ends::far`]; about 120 evaluations of the distribution), and evaluates
+/// it no more beyond.
+const FAR_FROM: usize = 4096;
 /// Chunk ends where the survival is at most this are not followed.
 const NEGLIGIBLE: f64 = 1e-18;
 
@@ -64,6 +75,10 @@ struct Ends {
     active: Vec<usize>,
     /// The start age (s).
     start: f64,
+    /// An age beyond which `E[(X - a)^+]` is below `2^-60` of the mean, so that
+    /// `M - E[(X - a)^+]` is `M` in f64 and the recursion need not evaluate it (infinite
+    /// where no such age is found).
+    far: f64,
 }
 
 impl Ends {
@@ -99,6 +114,7 @@ impl Ends {
             prob,
             active,
             start,
+            far: f64::INFINITY,
         })
     }
 
@@ -107,11 +123,14 @@ impl Ends {
         let m = list.segments(w);
         let end = self.start + ns_to_secs(w) + m as f64 * job.cost();
         let life = job.life();
-        let sf_end = life.sf(end);
         // Ends `k = 1..=m-2` are whole chunks with more to follow; `k = m-1` is followed by
         // the cut last chunk.
         let listed = self.work.len() as u64;
         let whole = m.saturating_sub(2).min(listed) as usize;
+        // The survival at the job's end matters only to a life that may reach it: one chunk,
+        // or a last whole chunk among the listed ends (past them the life is sure to fail).
+        let reaches = m == 1 || m - 1 <= listed;
+        let sf_end = if reaches { life.sf(end) } else { 0.0 };
         let partial = (m >= 2 && m - 1 <= listed).then(|| {
             let i = (m - 2) as usize;
             // Never followed where the whole chunk after it could not end the life either.
@@ -122,8 +141,13 @@ impl Ends {
             };
             (i, p)
         });
+        let mean = if end >= self.far {
+            life.mean()
+        } else {
+            (life.mean() - life.excess(end)).max(0.0)
+        };
         Life {
-            mean: (life.mean() - life.excess(end)).max(0.0),
+            mean,
             first_sf: if m == 1 {
                 sf_end
             } else {
@@ -202,6 +226,34 @@ impl Prefix {
     }
 }
 
+/// An age beyond which `E[(X - a)^+] < 2^-60 M` ([`Ends::far`]): doubling from the mean,
+/// then bisection; infinite where the tail is too heavy for f64 ages to get there. Past it
+/// `M - E[(X - a)^+]` rounds to `M` (below half its last place, with a margin of 64 for the
+/// rounding of the tail itself), so skipping the evaluation changes no bit.
+fn far_age(job: &Renewal) -> f64 {
+    let life = job.life();
+    let tiny = life.mean() * (-60.0f64).exp2();
+    let small = |a: f64| life.excess(a) < tiny;
+    let mut hi = life.mean();
+    let mut lo = 0.0;
+    while !small(hi) {
+        lo = hi;
+        hi *= 2.0;
+        if !hi.is_finite() {
+            return f64::INFINITY;
+        }
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if small(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -269,21 +321,48 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
         });
     }
     let count = (work - 1) / g + 1;
-    if count <= MAX_STATES as u64 {
+    let lattice = || {
         let lowest = work - (count - 1) * g;
         // A state sums one term per offset below it.
         let terms: u64 = (0..count)
             .map(|j| offsets.partition_point(|&p| p < lowest + j * g) as u64)
             .sum();
-        if terms <= MAX_TERMS {
-            return Some(States::Lattice {
-                lowest,
-                step: g,
-                count: count as usize,
-            });
-        }
-        return None;
+        (terms <= MAX_TERMS).then_some(States::Lattice {
+            lowest,
+            step: g,
+            count: count as usize,
+        })
+    };
+    if count <= MAX_STATES as u64 {
+        return lattice();
     }
+    // A walk finds few states where lives end on few sums (a nearly fixed lifetime); failing
+    // that, a long lattice: its states past every life's end cost no evaluation of the
+    // distribution, and at most MAX_EVALUATED of the others are taken.
+    walked(job, list, first, after, work, &offsets).or_else(|| {
+        let lowest = work - (count - 1) * g;
+        let reach = far_age(job) - job.restart();
+        let evaluated = if reach * 1e9 < (work - lowest) as f64 {
+            (reach * 1e9 / g as f64).ceil() as u64 + 1
+        } else {
+            count
+        };
+        (count <= MAX_LATTICE_STATES as u64 && evaluated <= MAX_EVALUATED as u64)
+            .then(lattice)
+            .flatten()
+    })
+}
+
+/// The states a depth-first walk reaches from `work`, where the bound on them and the walk
+/// stay within [`MAX_STATES`] and [`MAX_TERMS`].
+fn walked(
+    job: &Renewal,
+    list: &Prefix,
+    first: &Ends,
+    after: &Ends,
+    work: u64,
+    offsets: &[u64],
+) -> Option<States> {
     // Sums of at most `lives` offsets out of `offsets.len()`, after any first life: an upper
     // bound on the states, checked before walking them.
     // `C(lives + k, k)` multisets of at most `lives` ends out of `k` offsets.
@@ -321,7 +400,8 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
 
 /// The expected wall time (s) of a job of `work` ns under the chunk list `chunks` (ns, the
 /// last repeating) from a fresh start, as the module's rules say; `Ok(None)` where the states
-/// pass [`MAX_STATES`] or [`MAX_TERMS`].
+/// pass [`MAX_STATES`] (a set that is walked) or [`MAX_LATTICE_STATES`] (a lattice), or the
+/// terms [`MAX_TERMS`].
 ///
 /// ```
 /// use ckpt::failure::Lifetime;
@@ -355,7 +435,7 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
         });
     }
     let list = Prefix::new(chunks);
-    let (Some(first), Some(after)) = (
+    let (Some(first), Some(mut after)) = (
         Ends::new(job, chunks, work, 0.0),
         Ends::new(job, chunks, work, job.restart()),
     ) else {
@@ -364,6 +444,9 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
     let Some(states) = states(job, &list, &first, &after, work) else {
         return Ok(None);
     };
+    if states.len() > FAR_FROM {
+        after.far = far_age(job);
+    }
     let no_progress = ModelError::NoProgress {
         what: "finite renewal job",
     };
@@ -554,6 +637,17 @@ mod tests {
         let want = whole as f64 * seg(1500.0 + c) + seg(part + c);
         let got = expected_wall(&j, &[tau], work).unwrap().unwrap();
         assert!((got / want - 1.0).abs() < 1e-12, "{got} vs {want}");
+        // A lattice past MAX_STATES (1.2 million segments of 1 s under a 5 s MTBF): the
+        // walk's bound refuses it, and the lattice's states past every life's end (beyond
+        // 208 s of work here) take the mean without evaluating the distribution.
+        let (m, c, r) = (5.0, 0.1, 0.2);
+        let j = Renewal::new(Lifetime::exponential(m).unwrap(), c, r).unwrap();
+        let seg = |t: f64| m * (r / m).exp() * (t / m).exp_m1();
+        let (tau, work) = (S, 1_200_000 * S);
+        assert!(work / tau > MAX_STATES as u64);
+        let want = 1_200_000.0 * seg(1.0 + c);
+        let got = expected_wall(&j, &[tau], work).unwrap().unwrap();
+        assert!((got / want - 1.0).abs() < 1e-10, "{got} vs {want}");
     }
 
     #[test]
