@@ -32,9 +32,9 @@
 //! survival of 1e-18 (what they would add is below that fraction of `V`). A period `tau`
 //! leaves `W - j tau`; a list whose ends fall on a few prefix sums (a nearly fixed lifetime)
 //! leaves few states. Where the states would pass [`MAX_STATES`] (or, on a lattice,
-//! [`MAX_LATTICE_STATES`]) or the terms [`MAX_TERMS`]
-//! (many different chunks, each a possible end of a life, in a long job), there is no answer
-//! (`None`); the long-run figure is then within the spread of the runs.
+//! [`MAX_LATTICE_STATES`]) or the terms [`MAX_TERMS`] ([`MAX_TERMS_ONE`] for a list's one
+//! figure, [`predict`]) (many different chunks, each a possible end of a life, in a long job),
+//! there is no answer (`None`); the long-run figure is then within the spread of the runs.
 
 use super::ModelError;
 use super::renewal::Renewal;
@@ -51,8 +51,11 @@ pub const MAX_LATTICE_STATES: usize = 1 << 23;
 /// each): past [`Ends::far`] a state's life is sure to fail before it finishes the work and
 /// its expected length is the mean, so a long job's lattice is mostly cheap.
 pub const MAX_EVALUATED: usize = 1 << 22;
-/// Most terms the recursion sums over all its states (about a nanosecond each).
-pub const MAX_TERMS: u64 = 1 << 29;
+/// Most terms the recursion sums over all its states (about a nanosecond each) in
+/// [`expected_wall`], which a search calls many times.
+pub const MAX_TERMS: u64 = 1 << 27;
+/// Most terms for the one figure of a list that [`predict`] gives (about half a second).
+pub const MAX_TERMS_ONE: u64 = 1 << 29;
 /// Above this many states the recursion finds the age past which a life's expected length is
 /// the mean in f64 ([`Ends::far`]; about 120 evaluations of the distribution), and evaluates
 /// it no more beyond.
@@ -309,7 +312,13 @@ impl States {
 /// The states from `work`: the lattice of the offsets' greatest common divisor where it is
 /// small enough, else the set a depth-first walk reaches where that is small enough; `None`
 /// beyond the bounds.
-fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -> Option<States> {
+fn states(
+    job: &Renewal,
+    list: &Prefix,
+    (first, after): (&Ends, &Ends),
+    work: u64,
+    max_terms: u64,
+) -> Option<States> {
     let offsets: Vec<u64> = after.offsets().collect();
     let g = first.offsets().chain(offsets.iter().copied()).fold(0, gcd);
     if g == 0 {
@@ -327,7 +336,7 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
         let terms: u64 = (0..count)
             .map(|j| offsets.partition_point(|&p| p < lowest + j * g) as u64)
             .sum();
-        (terms <= MAX_TERMS).then_some(States::Lattice {
+        (terms <= max_terms).then_some(States::Lattice {
             lowest,
             step: g,
             count: count as usize,
@@ -339,7 +348,7 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
     // A walk finds few states where lives end on few sums (a nearly fixed lifetime); failing
     // that, a long lattice: its states past every life's end cost no evaluation of the
     // distribution, and at most MAX_EVALUATED of the others are taken.
-    walked(job, list, first, after, work, &offsets).or_else(|| {
+    walked(job, list, (first, after), work, &offsets, max_terms).or_else(|| {
         let lowest = work - (count - 1) * g;
         let reach = far_age(job) - job.restart();
         let evaluated = if reach * 1e9 < (work - lowest) as f64 {
@@ -354,14 +363,14 @@ fn states(job: &Renewal, list: &Prefix, first: &Ends, after: &Ends, work: u64) -
 }
 
 /// The states a depth-first walk reaches from `work`, where the bound on them and the walk
-/// stay within [`MAX_STATES`] and [`MAX_TERMS`].
+/// stay within [`MAX_STATES`] and `max_terms`.
 fn walked(
     job: &Renewal,
     list: &Prefix,
-    first: &Ends,
-    after: &Ends,
+    (first, after): (&Ends, &Ends),
     work: u64,
     offsets: &[u64],
+    max_terms: u64,
 ) -> Option<States> {
     // Sums of at most `lives` offsets out of `offsets.len()`, after any first life: an upper
     // bound on the states, checked before walking them.
@@ -388,7 +397,7 @@ fn walked(
                 stack.push(next);
             }
         });
-        if seen.len() > MAX_STATES || terms > MAX_TERMS {
+        if seen.len() > MAX_STATES || terms > max_terms {
             return None;
         }
     }
@@ -418,6 +427,16 @@ fn walked(
 /// assert!((wall / exact - 1.0).abs() < 1e-12);
 /// ```
 pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<f64>, ModelError> {
+    wall_within(job, chunks, work, MAX_TERMS)
+}
+
+/// [`expected_wall`] with at most `max_terms` terms.
+fn wall_within(
+    job: &Renewal,
+    chunks: &[u64],
+    work: u64,
+    max_terms: u64,
+) -> Result<Option<f64>, ModelError> {
     if chunks.is_empty() {
         return Err(ModelError::EmptySchedule);
     }
@@ -441,7 +460,7 @@ pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<
     ) else {
         return Ok(None);
     };
-    let Some(states) = states(job, &list, &first, &after, work) else {
+    let Some(states) = states(job, &list, (&first, &after), work, max_terms) else {
         return Ok(None);
     };
     if states.len() > FAR_FROM {
@@ -526,7 +545,8 @@ pub struct Prediction {
 }
 
 /// The expected overhead of a job of `work` ns under `chunks` (ns, the last repeating) from a
-/// fresh start: [`expected_wall`] over the work where it answers, else the long-run overhead
+/// fresh start: [`expected_wall`] over the work where it answers (with up to [`MAX_TERMS_ONE`]
+/// terms: one figure, not a search's many), else the long-run overhead
 /// of the chunks ([`Renewal::overhead_of`]), which is then within the spread of such jobs
 /// (the module's rules). An input [`expected_wall`] refuses also gives the long-run figure,
 /// or none.
@@ -546,7 +566,7 @@ pub struct Prediction {
 pub fn predict(job: &Renewal, chunks: &[Nanos], work: Nanos) -> Prediction {
     let chunks_s: Vec<f64> = chunks.iter().map(|&c| ns_to_secs(c)).collect();
     let long_run = job.overhead_of(&chunks_s).ok();
-    match expected_wall(job, chunks, work) {
+    match wall_within(job, chunks, work, MAX_TERMS_ONE) {
         Ok(Some(wall)) => Prediction {
             overhead: Some(wall / ns_to_secs(work)),
             kind: PredictionKind::FiniteJob,
@@ -637,10 +657,10 @@ mod tests {
         let want = whole as f64 * seg(1500.0 + c) + seg(part + c);
         let got = expected_wall(&j, &[tau], work).unwrap().unwrap();
         assert!((got / want - 1.0).abs() < 1e-12, "{got} vs {want}");
-        // A lattice past MAX_STATES (1.2 million segments of 1 s under a 5 s MTBF): the
+        // A lattice past MAX_STATES (1.2 million segments of 1 s under a 2 s MTBF): the
         // walk's bound refuses it, and the lattice's states past every life's end (beyond
-        // 208 s of work here) take the mean without evaluating the distribution.
-        let (m, c, r) = (5.0, 0.1, 0.2);
+        // 84 s of work here) take the mean without evaluating the distribution.
+        let (m, c, r) = (2.0, 0.1, 0.2);
         let j = Renewal::new(Lifetime::exponential(m).unwrap(), c, r).unwrap();
         let seg = |t: f64| m * (r / m).exp() * (t / m).exp_m1();
         let (tau, work) = (S, 1_200_000 * S);
@@ -705,7 +725,14 @@ mod tests {
         let list = [80_000 * S + 7, 2_000 * S + 1];
         let path = |chunks: &[u64]| {
             let ends = |start| Ends::new(&j, chunks, work, start).unwrap();
-            states(&j, &Prefix::new(chunks), &ends(0.0), &ends(600.0), work).unwrap()
+            states(
+                &j,
+                &Prefix::new(chunks),
+                (&ends(0.0), &ends(600.0)),
+                work,
+                MAX_TERMS,
+            )
+            .unwrap()
         };
         assert!(matches!(path(&young), States::Lattice { .. }));
         assert!(matches!(path(&list), States::Sparse { .. }));
