@@ -438,6 +438,19 @@ fn completion_answer(dist: &str, work: &str) -> Value {
     serde_json::from_str(&stdout_of(&args)).unwrap()
 }
 
+/// The daily job's schedule under `dist` as a batch script runs it (`--format env`, whole
+/// seconds), comma-separated for `simulate --schedule`.
+fn env_schedule(dist: &str) -> String {
+    let mut env = JOB.to_vec();
+    env.extend(["--dist", dist, "--format", "env"]);
+    stdout_of(&env)
+        .lines()
+        .find_map(|l| l.strip_prefix("CKPT_SCHEDULE_SECONDS="))
+        .unwrap()
+        .trim_matches('"')
+        .replace(' ', ",")
+}
+
 /// Ten MTBFs of work under Weibull 0.7: every policy gets the finite job's own figure, and the
 /// simulator, run as a user would run each answer (the period as printed, the schedule as
 /// `--format env` gives it, the whole chunks), agrees with it.
@@ -448,15 +461,7 @@ fn each_policys_completion_agrees_with_its_simulation() {
     for m in v["models"].as_array().unwrap() {
         assert_eq!(m["completion_basis"], "finite-job", "{m}");
     }
-    let mut env = JOB.to_vec();
-    env.extend(["--dist", "weibull:0.7", "--format", "env"]);
-    let env = stdout_of(&env);
-    let schedule = env
-        .lines()
-        .find_map(|l| l.strip_prefix("CKPT_SCHEDULE_SECONDS="))
-        .unwrap()
-        .trim_matches('"')
-        .replace(' ', ",");
+    let schedule = env_schedule("weibull:0.7");
     let young = format!("{}", named(&v, "models", "young")["interval_s"]);
     let whole = &v["whole_chunks"];
     let count = whole["count"].as_f64().unwrap();
@@ -496,15 +501,7 @@ fn the_schedules_completion_of_a_long_job_is_the_finite_jobs() {
     let v = completion_answer("lognormal:1.5", "20d");
     let row = named(&v, "models", "renewal-schedule");
     assert_eq!(row["completion_basis"], "finite-job", "{row}");
-    let mut env = JOB.to_vec();
-    env.extend(["--dist", "lognormal:1.5", "--format", "env"]);
-    let env = stdout_of(&env);
-    let schedule = env
-        .lines()
-        .find_map(|l| l.strip_prefix("CKPT_SCHEDULE_SECONDS="))
-        .unwrap()
-        .trim_matches('"')
-        .replace(' ', ",");
+    let schedule = env_schedule("lognormal:1.5");
     let (mean, se) = simulated_wall("lognormal:1.5", "20d", &["--schedule", &schedule], "4000");
     let completion = row["completion_s"].as_f64().unwrap();
     let long_run = row["overhead"].as_f64().unwrap() * 20.0 * 86400.0;
