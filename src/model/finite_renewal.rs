@@ -48,8 +48,9 @@ pub const MAX_STATES: usize = 1 << 20;
 /// Most states it holds on a lattice (`W - j g`): 64 MiB of expected times.
 pub const MAX_LATTICE_STATES: usize = 1 << 23;
 /// Most states of a lattice beyond [`MAX_STATES`] that need the distribution (two evaluations
-/// each): past [`Ends::far`] a state's life is sure to fail before it finishes the work and
-/// its expected length is the mean, so a long job's lattice is mostly cheap.
+/// each): once the work left outlasts every life, a state's life is sure to fail before it
+/// finishes the work and its expected length is the mean, so a long job's lattice is mostly
+/// cheap.
 pub const MAX_EVALUATED: usize = 1 << 22;
 /// Most terms the recursion sums over all its states (about a nanosecond each) in
 /// [`expected_wall`], which a search calls many times.
