@@ -1431,6 +1431,27 @@ mod tests {
         }
 
         #[test]
+        fn the_spread_is_finite_positive_and_the_same_spelled_out(
+            shape in any_shape(),
+            m in 600.0f64..1e7,
+            c_frac in 1e-4f64..0.5,
+            r_frac in 0.0f64..0.5,
+            chunks in proptest::collection::vec(1e-3f64..3.0, 1..6),
+        ) {
+            let (c, r) = (c_frac * m, r_frac * m);
+            let j = job(shape, m, c, r);
+            let chunks: Vec<f64> = chunks.iter().map(|x| x * m).collect();
+            let v = j.wall_variance_rate(&chunks).unwrap().unwrap();
+            prop_assert!(v.is_finite() && v > 0.0, "{v}");
+            // Three repeats of the last chunk written out move only where the sum hands over
+            // to its tail approximation.
+            let mut longer = chunks.clone();
+            longer.extend([*chunks.last().unwrap(); 3]);
+            let v2 = j.wall_variance_rate(&longer).unwrap().unwrap();
+            prop_assert!((v2 / v - 1.0).abs() < 1e-6, "{v} {v2}");
+        }
+
+        #[test]
         fn best_periodic_is_a_local_minimum(j in jobs(any_shape(), 600.0, 0.2)) {
             let p = j.best_periodic().unwrap();
             let o = p.overhead();
