@@ -1409,7 +1409,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         #[test]
-        fn overheads_are_finite_and_above_the_failure_free_bound(
+        fn overheads_and_spreads_are_finite_and_the_same_spelled_out(
             shape in any_shape(),
             m in 600.0f64..1e7,
             c_frac in 1e-4f64..0.5,
@@ -1428,25 +1428,10 @@ mod tests {
             longer.extend([*chunks.last().unwrap(); 3]);
             let o2 = j.overhead_of(&longer).unwrap();
             prop_assert!((o2 / o - 1.0).abs() < 1e-10, "{o} {o2}");
-        }
-
-        #[test]
-        fn the_spread_is_finite_positive_and_the_same_spelled_out(
-            shape in any_shape(),
-            m in 600.0f64..1e7,
-            c_frac in 1e-4f64..0.5,
-            r_frac in 0.0f64..0.5,
-            chunks in proptest::collection::vec(1e-3f64..3.0, 1..6),
-        ) {
-            let (c, r) = (c_frac * m, r_frac * m);
-            let j = job(shape, m, c, r);
-            let chunks: Vec<f64> = chunks.iter().map(|x| x * m).collect();
+            // The spread of the wall time is positive; the three repeats move it only where
+            // its sum hands over to the tail approximation.
             let v = j.wall_variance_rate(&chunks).unwrap().unwrap();
             prop_assert!(v.is_finite() && v > 0.0, "{v}");
-            // Three repeats of the last chunk written out move only where the sum hands over
-            // to its tail approximation.
-            let mut longer = chunks.clone();
-            longer.extend([*chunks.last().unwrap(); 3]);
             let v2 = j.wall_variance_rate(&longer).unwrap().unwrap();
             prop_assert!((v2 / v - 1.0).abs() < 1e-6, "{v} {v2}");
         }
