@@ -312,13 +312,15 @@ impl States {
 
 /// The states from `work`: the lattice of the offsets' greatest common divisor where it is
 /// small enough, else the set a depth-first walk reaches where that is small enough; `None`
-/// beyond the bounds.
+/// beyond the bounds. `far` gives [`far_age`], which a long lattice needs (and the recursion
+/// over it after).
 fn states(
     job: &Renewal,
     list: &Prefix,
     (first, after): (&Ends, &Ends),
     work: u64,
     max_terms: u64,
+    far: &dyn Fn() -> f64,
 ) -> Option<States> {
     let offsets: Vec<u64> = after.offsets().collect();
     let g = first.offsets().chain(offsets.iter().copied()).fold(0, gcd);
@@ -331,8 +333,8 @@ fn states(
         });
     }
     let count = (work - 1) / g + 1;
+    let lowest = work - (count - 1) * g;
     let lattice = || {
-        let lowest = work - (count - 1) * g;
         // A state sums one term per offset below it.
         let terms: u64 = (0..count)
             .map(|j| offsets.partition_point(|&p| p < lowest + j * g) as u64)
@@ -350,8 +352,7 @@ fn states(
     // that, a long lattice: its states past every life's end cost no evaluation of the
     // distribution, and at most MAX_EVALUATED of the others are taken.
     walked(job, list, (first, after), work, &offsets, max_terms).or_else(|| {
-        let lowest = work - (count - 1) * g;
-        let reach = far_age(job) - job.restart();
+        let reach = far() - job.restart();
         let evaluated = if reach * 1e9 < (work - lowest) as f64 {
             (reach * 1e9 / g as f64).ceil() as u64 + 1
         } else {
@@ -461,11 +462,14 @@ fn wall_within(
     ) else {
         return Ok(None);
     };
-    let Some(states) = states(job, &list, (&first, &after), work, max_terms) else {
+    // Found at most once: by a long lattice's bound, or for the recursion below.
+    let far = std::cell::OnceCell::new();
+    let far_of = || *far.get_or_init(|| far_age(job));
+    let Some(states) = states(job, &list, (&first, &after), work, max_terms, &far_of) else {
         return Ok(None);
     };
     if states.len() > FAR_FROM {
-        after.far = far_age(job);
+        after.far = far_of();
     }
     let no_progress = ModelError::NoProgress {
         what: "finite renewal job",
@@ -732,6 +736,7 @@ mod tests {
                 (&ends(0.0), &ends(600.0)),
                 work,
                 MAX_TERMS,
+                &|| far_age(&j),
             )
             .unwrap()
         };
