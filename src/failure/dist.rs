@@ -390,8 +390,8 @@ impl Lifetime {
         }
         let frac = |p: f64, q: f64| if below { p } else { q };
         match self.shape {
-            Shape::Exponential => self.gamma_partial(1.0, self.mean, x, below),
-            Shape::Gamma { shape } => self.gamma_partial(shape, self.param, x, below),
+            Shape::Exponential => gamma_partial(1.0, self.mean, x, below),
+            Shape::Gamma { shape } => gamma_partial(shape, self.param, x, below),
             Shape::Weibull { shape } => {
                 // E[X^n; X > x] = scale^n Gamma(1 + n/K) Q(1 + n/K, (x / scale)^K).
                 let ln_y = shape * (x / self.param).ln();
@@ -423,18 +423,6 @@ impl Lifetime {
                 })
             }
         }
-    }
-
-    /// [`Lifetime::partial`] of a gamma lifetime of shape `k` and scale `theta` (the
-    /// exponential is `k = 1`): `E[X^n; X > x] = theta^n k (k+1)...(k+n-1) Q(k + n, x/theta)`.
-    fn gamma_partial(&self, k: f64, theta: f64, x: f64, below: bool) -> [f64; 3] {
-        let y = x / theta;
-        let fulls = [1.0, k * theta, k * (k + 1.0) * theta * theta];
-        std::array::from_fn(|n| {
-            let a = k + n as f64;
-            let f = if below { gamma_p(a, y) } else { gamma_q(a, y) };
-            times(fulls[n], f)
-        })
     }
 
     /// Draws one lifetime (seconds) from `rng`: positive and finite.
@@ -485,6 +473,18 @@ enum Side {
     Below,
     /// `X > x`.
     Above,
+}
+
+/// [`Lifetime::partial`] of a gamma lifetime of shape `k` and scale `theta` (the exponential is
+/// `k = 1`): `E[X^n; X > x] = theta^n k (k+1)...(k+n-1) Q(k + n, x/theta)`.
+fn gamma_partial(k: f64, theta: f64, x: f64, below: bool) -> [f64; 3] {
+    let y = x / theta;
+    let fulls = [1.0, k * theta, k * (k + 1.0) * theta * theta];
+    std::array::from_fn(|n| {
+        let a = k + n as f64;
+        let f = if below { gamma_p(a, y) } else { gamma_q(a, y) };
+        times(fulls[n], f)
+    })
 }
 
 /// A full moment times the fraction of it on one side: 0 where the fraction is (an infinite
