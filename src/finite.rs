@@ -7,7 +7,7 @@ use crate::model::ModelError;
 use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
-use crate::model::finite_renewal::{Prediction, expected_wall, predict};
+use crate::model::finite_renewal::{Prediction, expected_wall, predict_with_spread, wall_moments};
 use crate::model::renewal::{Renewal, RenewalAnalysis};
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns, whole_seconds};
 use serde::{Deserialize, Serialize};
@@ -129,6 +129,7 @@ pub fn whole_chunks(
                 count: k,
                 interval: tau,
                 completion: wall,
+                completion_sd: None,
                 continuous_count: k0,
             });
         }
@@ -186,7 +187,7 @@ pub fn renewal_completion(
     }
     let of = |chunks: &[f64]| {
         let chunks: Vec<Nanos> = chunks.iter().map(|&w| chunk_ns(w)).collect();
-        predict(job, &chunks, work)
+        predict_with_spread(job, &chunks, work)
     };
     let k0 = work_s / a.periodic.interval;
     let wall_of = |k: u64| -> Option<WholeChunks> {
@@ -200,6 +201,7 @@ pub fn renewal_completion(
             count: k,
             interval: ns_to_secs(chunk),
             completion: wall,
+            completion_sd: None,
             continuous_count: k0,
         })
     };
@@ -267,7 +269,15 @@ pub fn renewal_completion(
             .iter()
             .map(|&w| whole_seconds(w) as f64)
             .collect::<Vec<_>>()),
-        whole_chunks: best,
+        // The spread of the best count only: the search compared means.
+        whole_chunks: best.map(|mut w| {
+            let chunk = work.div_ceil(w.count);
+            w.completion_sd = wall_moments(job, &[chunk], work)
+                .ok()
+                .flatten()
+                .map(|m| m.variance.sqrt());
+            w
+        }),
     })
 }
 

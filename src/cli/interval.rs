@@ -137,7 +137,7 @@ pub struct IntervalArgs {
     /// The model inputs.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Useful work to complete: reports the expected completion time.
+    /// Useful work to complete: reports the expected completion time and its standard deviation.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub work: Option<f64>,
     /// Length of one iteration: the interval is given in whole iterations.

@@ -355,24 +355,48 @@ impl Lifetime {
         if !(b > a) {
             return [0.0; 3];
         }
-        let sub = |x: [f64; 3], y: [f64; 3]| -> [f64; 3] {
-            std::array::from_fn(|n| {
-                let v = x[n] - y[n];
-                // inf - inf: a moment beyond f64 range on both sides of the interval.
-                if v.is_nan() {
-                    f64::INFINITY
-                } else {
-                    v.max(0.0)
-                }
-            })
-        };
-        if self.cdf(a) >= 0.5 {
-            sub(self.partial(a, Side::Above), self.partial(b, Side::Above))
+        let cdf = self.cdf(a);
+        self.between(cdf, b, |part| match part {
+            Part::Below => self.partial(a, Side::Below),
+            Part::Above => self.partial(a, Side::Above),
+            Part::Rest => sub(self.partial(0.0, Side::Above), self.partial(a, Side::Below)),
+        })
+    }
+
+    /// What [`Lifetime::moments_between`] needs at `a`, for many intervals that start there.
+    pub(crate) fn cut(&self, a: f64) -> Cut {
+        let below = self.partial(a, Side::Below);
+        Cut {
+            at: a,
+            cdf: self.cdf(a),
+            below,
+            above: self.partial(a, Side::Above),
+            rest: sub(self.partial(0.0, Side::Above), below),
+        }
+    }
+
+    /// [`Lifetime::moments_between`]`(a, b)` from `a`'s [`Cut`]: the same sides and the same
+    /// figures, with one evaluation at `b`.
+    pub(crate) fn moments_from(&self, cut: &Cut, b: f64) -> [f64; 3] {
+        if !(b > cut.at) {
+            return [0.0; 3];
+        }
+        self.between(cut.cdf, b, |part| match part {
+            Part::Below => cut.below,
+            Part::Above => cut.above,
+            Part::Rest => cut.rest,
+        })
+    }
+
+    /// The moments over `(a, b]` from `P(X <= a)` and `a`'s partial moments: each from the
+    /// side of the median that keeps its digits.
+    fn between(&self, cdf_a: f64, b: f64, at_a: impl Fn(Part) -> [f64; 3]) -> [f64; 3] {
+        if cdf_a >= 0.5 {
+            sub(at_a(Part::Above), self.partial(b, Side::Above))
         } else if self.cdf(b) <= 0.5 {
-            sub(self.partial(b, Side::Below), self.partial(a, Side::Below))
+            sub(self.partial(b, Side::Below), at_a(Part::Below))
         } else {
-            let whole = sub(self.partial(0.0, Side::Above), self.partial(a, Side::Below));
-            sub(whole, self.partial(b, Side::Above))
+            sub(at_a(Part::Rest), self.partial(b, Side::Above))
         }
     }
 
@@ -473,6 +497,40 @@ enum Side {
     Below,
     /// `X > x`.
     Above,
+}
+
+/// The partial moments at the start `a` of an interval (`(a, b]`).
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    /// Over `X <= a`.
+    Below,
+    /// Over `X > a`, from the upper tail.
+    Above,
+    /// Over `X > a`, as the whole less what lies below (for an interval across the median).
+    Rest,
+}
+
+/// The partial moments of a lifetime at one age, for [`Lifetime::moments_from`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Cut {
+    at: f64,
+    cdf: f64,
+    below: [f64; 3],
+    above: [f64; 3],
+    rest: [f64; 3],
+}
+
+/// `x - y` entry by entry for partial moments: never negative, and infinite where both are
+/// (a moment beyond f64 range on both sides of an interval).
+fn sub(x: [f64; 3], y: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|n| {
+        let v = x[n] - y[n];
+        if v.is_nan() {
+            f64::INFINITY
+        } else {
+            v.max(0.0)
+        }
+    })
 }
 
 /// [`Lifetime::partial`] of a gamma lifetime of shape `k` and scale `theta` (the exponential is

@@ -5,6 +5,7 @@
 
 mod dist;
 
+pub(crate) use dist::Cut;
 pub(crate) use dist::ln_phi;
 pub use dist::{Lifetime, MAX_SHAPE, Shape, gamma_p, gamma_q, ln_add_exp, log1mexp};
 

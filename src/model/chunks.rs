@@ -23,6 +23,8 @@ pub struct WholeChunks {
     pub interval: f64,
     /// Expected completion time with `K` chunks (s).
     pub completion: f64,
+    /// The standard deviation of the completion time (s), where the model gives it.
+    pub completion_sd: Option<f64>,
     /// The real-valued optimum `K0 = W / tau*` the count was rounded from.
     pub continuous_count: f64,
 }
@@ -69,6 +71,38 @@ impl FiniteJob {
         super::finite_exp(self.ln_completion(k))
     }
 
+    /// The standard deviation of the completion with `k` equal chunks (s): the square root of
+    /// `k` times the variance of one segment (§9.1), or `None` beyond f64 range.
+    ///
+    /// ```
+    /// use ckpt::model::chunks::FiniteJob;
+    /// // Failures so rare that a segment fails at most once: the spread is that of the one
+    /// // failure's cost, about sqrt(k p) (T/2 + R) for a failure probability p = T / M each.
+    /// let job = FiniteJob::new(3600.0, 1e9, 60.0, 30.0, 0.0).unwrap();
+    /// let sd = job.completion_sd(10).unwrap();
+    /// let t: f64 = 360.0 + 60.0;
+    /// let approx = (10.0 * t / 1e9).sqrt() * (t * t / 3.0 + t * 30.0 + 30.0 * 30.0).sqrt();
+    /// assert!((sd / approx - 1.0).abs() < 1e-4);
+    /// ```
+    pub fn completion_sd(&self, k: u64) -> Option<f64> {
+        if k == 0 {
+            return None;
+        }
+        let DalyInputs {
+            mtbf: m,
+            cost,
+            restart,
+            downtime,
+        } = self.daly;
+        // After a failure: the downtime, then the restart, itself started over (after another
+        // downtime) by every failure that interrupts it.
+        let (restart_mean, restart_var) = attempts(restart, m, (downtime, 0.0))?;
+        let penalty = (downtime + restart_mean, restart_var);
+        let (_, segment_var) = attempts(self.work / k as f64 + cost, m, penalty)?;
+        let sd = (k as f64 * segment_var).sqrt();
+        sd.is_finite().then_some(sd)
+    }
+
     /// The real-valued optimum `K0 = λW / (1 + W0(-e^(-λC-1)))`.
     pub fn continuous_count(&self) -> f64 {
         self.work / exact_optimum(self.daly.cost, self.daly.mtbf)
@@ -110,9 +144,45 @@ impl FiniteJob {
             count,
             interval: self.work / count as f64,
             completion,
+            completion_sd: self.completion_sd(count),
             continuous_count: k0,
         })
     }
+}
+
+/// The mean and variance of the time to get through `t` seconds without a failure under
+/// exponential failures of mean `m`, where each failure costs the time to it and a penalty
+/// of the given mean and variance before the next try (§9.1): `t + sum_(i <= N) (X_i + P_i)`,
+/// with `N` geometric (`E[N] = e^x - 1`, `Var N = e^x (e^x - 1)`, `x = t / m`) and `X_i` the
+/// lifetime cut below `t`. `None` beyond f64 range.
+fn attempts(t: f64, m: f64, (penalty_mean, penalty_var): (f64, f64)) -> Option<(f64, f64)> {
+    let x = t / m;
+    let n1 = x.exp_m1();
+    let vn = super::finite_exp(x)? * n1;
+    let (hx1, hx2) = truncated_exponential(x);
+    let (cut_mean, cut_var) = (m * hx1, m * m * hx2);
+    let mean = t + n1 * (cut_mean + penalty_mean);
+    let var = n1 * (cut_var + penalty_var) + vn * (cut_mean + penalty_mean).powi(2);
+    (mean.is_finite() && var.is_finite()).then_some((mean, var))
+}
+
+/// The mean and variance of an exponential lifetime of mean 1 cut below `x`:
+/// `(1 - x / (e^x - 1), 1 - x^2 e^x / (e^x - 1)^2)`, by their series below 0.1, where the
+/// closed forms lose their digits to cancellation (the series' error is below 1e-17 there).
+fn truncated_exponential(x: f64) -> (f64, f64) {
+    if x < 0.1 {
+        let x2 = x * x;
+        let mean = x / 2.0 - x2 / 12.0 + x2 * x2 / 720.0 - x2 * x2 * x2 / 30240.0
+            + x2 * x2 * x2 * x2 / 1_209_600.0;
+        let var = x2
+            * (1.0 / 12.0 - x2 / 240.0 + x2 * x2 / 6048.0 - x2 * x2 * x2 / 172_800.0
+                + x2 * x2 * x2 * x2 / 5_322_240.0);
+        return (mean, var);
+    }
+    let em1 = x.exp_m1();
+    // e^x / (e^x - 1)^2 as 1 / ((e^x - 1)(1 - e^-x)), which stays finite for large x.
+    let ratio = 1.0 / (em1 * -(-x).exp_m1());
+    (1.0 - x / em1, (1.0 - x * x * ratio).max(0.0))
 }
 
 #[cfg(test)]
@@ -162,6 +232,79 @@ mod tests {
         // 1e300 s of work at a 1 s interval would need more chunks than a count can hold.
         let huge = FiniteJob::new(1e300, 1e3, 1e-3, 0.0, 0.0).unwrap();
         assert!(huge.optimum().is_err());
+    }
+
+    /// One segment of `t` run failure by failure (downtime, then the restart, both started
+    /// over by a failure), with exponential lifetimes drawn afresh: a second route to §9.1.
+    fn simulated_segment(t: f64, m: f64, r: f64, d: f64, rng: &mut impl rand::Rng) -> f64 {
+        use rand::RngExt;
+        let mut life = || -m * (1.0 - rng.random::<f64>()).ln();
+        let mut wall = 0.0;
+        let mut need = t;
+        loop {
+            let x = life();
+            if x >= need {
+                return wall + need;
+            }
+            // A failure: the time to it and the downtime, then the restart and the segment.
+            wall += x + d;
+            need = r + t;
+        }
+    }
+
+    #[test]
+    fn the_spread_of_a_segment_matches_a_simulation_and_its_mean_dalys_term() {
+        // 40000 segments of 2 h under a 4-h MTBF, R = 10 min, D = 5 min: failures are common,
+        // so the geometric count and the downtime after every failure both show.
+        let (m, c, r, d) = (14_400.0, 300.0, 600.0, 300.0);
+        let job = FiniteJob::new(7200.0, m, c, r, d).unwrap();
+        let t = 7200.0 + c;
+        let sd = job.completion_sd(1).unwrap();
+        let mut rng = crate::rng::run_rng(3, 0);
+        let n = 40_000;
+        let walls: Vec<f64> = (0..n)
+            .map(|_| simulated_segment(t, m, r, d, &mut rng))
+            .collect();
+        let mean = walls.iter().sum::<f64>() / n as f64;
+        let moment = |p: i32| walls.iter().map(|w| (w - mean).powi(p)).sum::<f64>() / n as f64;
+        let (s2, m4) = (moment(2), moment(4));
+        let z = (sd * sd - s2) / ((m4 - s2 * s2) / n as f64).sqrt();
+        assert!(z.abs() < 4.0, "sd {sd} vs {}: z {z}", s2.sqrt());
+        // The mean of the same decomposition is Daly's complete-model term.
+        let (rm, rv) = attempts(r, m, (d, 0.0)).unwrap();
+        let (mean_model, _) = attempts(t, m, (d + rm, rv)).unwrap();
+        assert!((mean_model / job.completion(1).unwrap() - 1.0).abs() < 1e-12);
+        let z = (mean_model - mean) / (s2 / n as f64).sqrt();
+        assert!(z.abs() < 4.0, "mean {mean_model} vs {mean}: z {z}");
+    }
+
+    #[test]
+    fn the_cut_exponentials_moments_keep_their_digits_across_the_series_switch() {
+        // The series below 0.1 and the closed forms above it meet without a step, and the
+        // variance tends to the uniform's x^2 / 12 as x goes to 0.
+        let (below, above) = (
+            truncated_exponential(0.1f64.next_down()),
+            truncated_exponential(0.1),
+        );
+        assert!(
+            (below.0 / above.0 - 1.0).abs() < 1e-14,
+            "{below:?} {above:?}"
+        );
+        assert!(
+            (below.1 / above.1 - 1.0).abs() < 1e-12,
+            "{below:?} {above:?}"
+        );
+        let (mean, var) = truncated_exponential(1e-9);
+        assert!((mean / 5e-10 - 1.0).abs() < 1e-8 && (var / (1e-18 / 12.0) - 1.0).abs() < 1e-8);
+        // Far out the cut lifetime is the whole one: mean 1, variance 1.
+        let (mean, var) = truncated_exponential(800.0);
+        assert!((mean - 1.0).abs() < 1e-15 && (var - 1.0).abs() < 1e-15);
+        assert_eq!(
+            FiniteJob::new(1e6, 1.0, 1.0, 0.0, 0.0)
+                .unwrap()
+                .completion_sd(1),
+            None
+        );
     }
 
     proptest! {

@@ -38,6 +38,7 @@
 
 use super::ModelError;
 use super::renewal::Renewal;
+use crate::failure::Cut;
 use crate::units::{Nanos, ns_to_secs};
 use serde::Serialize;
 use statrs::function::factorial::ln_binomial;
@@ -83,6 +84,19 @@ struct Ends {
     /// `M - E[(X - a)^+]` is `M` in f64 and the recursion need not evaluate it (infinite
     /// where no such age is found).
     far: f64,
+    /// With the spread ([`Ends::with_moments`]).
+    moments: Option<Moments>,
+}
+
+/// The partial moments `[P, E[X; .], E[X^2; .]]` of the lifetime that the spread of every
+/// state from one start age shares.
+struct Moments {
+    /// Over `(a_k, a_(k+1)]` for each listed end (the last one's beyond it).
+    between: Vec<[f64; 3]>,
+    /// Over `(0, a_1]`.
+    before: [f64; 3],
+    /// Each listed end's cut, for the interval from it to a state's end.
+    cuts: Vec<Cut>,
 }
 
 impl Ends {
@@ -119,7 +133,40 @@ impl Ends {
             active,
             start,
             far: f64::INFINITY,
+            moments: None,
         })
+    }
+
+    /// The age at which end `i` (`k = i + 1` whole chunks) falls.
+    fn age(&self, job: &Renewal, i: usize) -> f64 {
+        self.start + ns_to_secs(self.work[i]) + (i + 1) as f64 * job.cost()
+    }
+
+    /// Adds the partial moments of the lifetime between the listed ends, which the spread
+    /// of every state shares, and each end's cut for the intervals from it to a state's end.
+    fn with_moments(&mut self, job: &Renewal) {
+        let life = job.life();
+        let n = self.work.len();
+        let cuts: Vec<Cut> = (0..n).map(|i| life.cut(self.age(job, i))).collect();
+        let between = (0..n)
+            .map(|i| {
+                let next = if i + 1 < n {
+                    self.age(job, i + 1)
+                } else {
+                    f64::INFINITY
+                };
+                life.moments_from(&cuts[i], next)
+            })
+            .collect();
+        let before = match n {
+            0 => [0.0; 3],
+            _ => life.moments_between(0.0, self.age(job, 0)),
+        };
+        self.moments = Some(Moments {
+            between,
+            before,
+            cuts,
+        });
     }
 
     /// The life that starts with `w` left.
@@ -152,6 +199,9 @@ impl Ends {
         };
         Life {
             mean,
+            end,
+            sf_end,
+            chunks: m,
             first_sf: if m == 1 {
                 sf_end
             } else {
@@ -178,6 +228,48 @@ impl Ends {
         }
     }
 
+    /// The spread a life adds (`docs/models.md` §13.3): with `mu` the expected wall time from
+    /// its start, `again` the expected wall time from the state a failure before the first
+    /// chunk leaves, and `value(k)` the expected wall time and variance from the state end `k`
+    /// leaves, `(sum of P U(next) over the ends past the first chunk, E[(L + V(next) - mu)^2])`
+    /// with `L` the life's length. `None` where a state is missing or the moments were not
+    /// added.
+    fn spread(
+        &self,
+        job: &Renewal,
+        life: &Life,
+        (mu, again): (f64, f64),
+        mut value: impl FnMut(usize) -> Option<(f64, f64)>,
+    ) -> Option<(f64, f64)> {
+        let Moments {
+            between,
+            before,
+            cuts,
+        } = self.moments.as_ref()?;
+        let life_x = job.life();
+        // E[(X + c)^2; X in the interval], from the partial moments.
+        let square = |[m0, m1, m2]: [f64; 3], c: f64| (m2 + 2.0 * c * m1 + c * c * m0).max(0.0);
+        let first = if life.chunks == 1 {
+            life_x.moments_between(0.0, life.end)
+        } else {
+            *before
+        };
+        let mut d = square(first, again - mu);
+        let mut pu = 0.0;
+        for i in self.whole(life) {
+            let (v, u) = value(i)?;
+            d += square(between[i], v - mu);
+            pu += self.prob[i] * u;
+        }
+        if let Some((i, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
+            let (v, u) = value(i)?;
+            d += square(life_x.moments_from(&cuts[i], life.end), v - mu);
+            pu += p * u;
+        }
+        d += (life.end - mu).powi(2) * life.sf_end;
+        Some((pu, d))
+    }
+
     /// The work a life can stop on, as offsets from the work left (ns), ascending.
     fn offsets(&self) -> impl Iterator<Item = u64> + '_ {
         self.active.iter().map(|&i| self.work[i])
@@ -188,6 +280,12 @@ impl Ends {
 struct Life {
     /// `E[min(X, a_m)]` (s).
     mean: f64,
+    /// `a_m`, the age at which it ends the job (s).
+    end: f64,
+    /// `S(a_m)` where the life can reach it, else 0.
+    sf_end: f64,
+    /// `m`, the chunks it runs to end the job.
+    chunks: u64,
     /// `S(a_1)`: the probability that it gets past its first chunk.
     first_sf: f64,
     /// Ends `0..whole` (as indices into [`Ends`]) are whole chunks with more to follow.
@@ -429,16 +527,70 @@ fn walked(
 /// assert!((wall / exact - 1.0).abs() < 1e-12);
 /// ```
 pub fn expected_wall(job: &Renewal, chunks: &[u64], work: u64) -> Result<Option<f64>, ModelError> {
-    wall_within(job, chunks, work, MAX_TERMS)
+    Ok(wall_within(job, chunks, work, MAX_TERMS, false)?.map(|w| w.mean))
 }
 
-/// [`expected_wall`] with at most `max_terms` terms.
+/// The expected wall time of a finite job and its variance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallMoments {
+    /// `E[T]` (s).
+    pub mean: f64,
+    /// `Var T` (s²).
+    pub variance: f64,
+}
+
+/// The expected wall time (s) of a job of `work` ns under `chunks` and its variance
+/// (`docs/models.md` §13.3), by the recursion of [`expected_wall`] and the law of total
+/// variance over each life; `Ok(None)` where [`expected_wall`] has none.
+///
+/// ```
+/// use ckpt::failure::Lifetime;
+/// use ckpt::model::finite_renewal::wall_moments;
+/// use ckpt::model::renewal::Renewal;
+/// // Under exponential failures a period's segments are independent: the variance of the job
+/// // is the sum of theirs, here two equal segments of 1 h and a checkpoint.
+/// let (m, c) = (86400.0_f64, 300.0);
+/// let job = Renewal::new(Lifetime::exponential(m).unwrap(), c, 0.0).unwrap();
+/// let h = 3_600_000_000_000;
+/// let w = wall_moments(&job, &[h], 2 * h).unwrap().unwrap();
+/// // One segment of `t`: `t` plus N failures, N geometric with mean e^(t/M) - 1, each
+/// // costing a lifetime cut below `t`.
+/// let x = (3600.0 + c) / m;
+/// let (n1, vn) = (x.exp_m1(), x.exp() * x.exp_m1());
+/// let mean_x = m * (1.0 - x / x.exp_m1());
+/// let var_x = m * m * (1.0 - x * x * x.exp() / x.exp_m1().powi(2));
+/// let segment = n1 * var_x + vn * mean_x * mean_x;
+/// assert!((w.variance / (2.0 * segment) - 1.0).abs() < 1e-9);
+/// ```
+pub fn wall_moments(
+    job: &Renewal,
+    chunks: &[u64],
+    work: u64,
+) -> Result<Option<WallMoments>, ModelError> {
+    Ok(
+        wall_within(job, chunks, work, MAX_TERMS_ONE, true)?.and_then(|w| {
+            w.variance.map(|variance| WallMoments {
+                mean: w.mean,
+                variance,
+            })
+        }),
+    )
+}
+
+/// The recursion's answer: the mean, and with the spread asked for, the variance.
+struct Wall {
+    mean: f64,
+    variance: Option<f64>,
+}
+
+/// [`expected_wall`] with at most `max_terms` terms, and the variance with `spread`.
 fn wall_within(
     job: &Renewal,
     chunks: &[u64],
     work: u64,
     max_terms: u64,
-) -> Result<Option<f64>, ModelError> {
+    spread: bool,
+) -> Result<Option<Wall>, ModelError> {
     if chunks.is_empty() {
         return Err(ModelError::EmptySchedule);
     }
@@ -456,7 +608,7 @@ fn wall_within(
         });
     }
     let list = Prefix::new(chunks);
-    let (Some(first), Some(mut after)) = (
+    let (Some(mut first), Some(mut after)) = (
         Ends::new(job, chunks, work, 0.0),
         Ends::new(job, chunks, work, job.restart()),
     ) else {
@@ -474,7 +626,17 @@ fn wall_within(
     let no_progress = ModelError::NoProgress {
         what: "finite renewal job",
     };
+    if spread {
+        first.with_moments(job);
+        after.with_moments(job);
+    }
     let mut v = vec![0.0f64; states.len()];
+    // The variance from each state, with the spread.
+    let mut u = if spread {
+        vec![0.0f64; states.len()]
+    } else {
+        Vec::new()
+    };
     // Every state a life leaves is among the states, below the one it leaves.
     let mut missing = false;
     // On a lattice, the active end `k` leaves the state `P_k / g` steps down.
@@ -507,6 +669,21 @@ fn wall_within(
         if !v[i].is_finite() {
             return Err(no_progress);
         }
+        if spread {
+            // As the sum above finds the states an end leaves.
+            let value = |k: usize| {
+                let j = match &states {
+                    States::Lattice { .. } => Some(i - steps[k]),
+                    States::Sparse { .. } => states.index(w - after.work[k]),
+                };
+                j.map(|j| (v[j], u[j]))
+            };
+            let Some((pu, d)) = after.spread(job, &life, (v[i], v[i]), value) else {
+                missing = true;
+                continue;
+            };
+            u[i] = (pu + d) / life.first_sf;
+        }
     }
     let mut sum = 0.0;
     let life = first.life(job, &list, work);
@@ -520,11 +697,25 @@ fn wall_within(
         return Ok(None);
     };
     let wall = life.mean + (1.0 - life.first_sf) * v[top] + sum;
-    if wall.is_finite() {
-        Ok(Some(wall))
-    } else {
-        Err(no_progress)
+    if !wall.is_finite() {
+        return Err(no_progress);
     }
+    let variance = if spread {
+        let value = |k: usize| states.index(work - first.work[k]).map(|j| (v[j], u[j]));
+        let Some((pu, d)) = first.spread(job, &life, (wall, v[top]), value) else {
+            debug_assert!(false, "a state left by a life is not among the states");
+            return Ok(None);
+        };
+        let variance = (1.0 - life.first_sf) * u[top] + pu + d;
+        // Where the variance passes f64 range, the mean still stands.
+        variance.is_finite().then_some(variance)
+    } else {
+        None
+    };
+    Ok(Some(Wall {
+        mean: wall,
+        variance,
+    }))
 }
 
 /// Which figure of the model stands for a finite job.
@@ -547,6 +738,10 @@ pub struct Prediction {
     pub kind: PredictionKind,
     /// The long-run overhead of the chunks.
     pub long_run: Option<f64>,
+    /// With [`predict_with_spread`]: the standard deviation of the job's wall time (s), of the
+    /// same kind as `overhead` (the finite job's own, else `sqrt(v W)` from the long-run
+    /// variance rate [`Renewal::wall_variance_rate`]).
+    pub sd: Option<f64>,
 }
 
 /// The expected overhead of a job of `work` ns under `chunks` (ns, the last repeating) from a
@@ -569,18 +764,46 @@ pub struct Prediction {
 /// assert!(finite > 1.0 && (finite / long_run - 1.0).abs() < 0.01);
 /// ```
 pub fn predict(job: &Renewal, chunks: &[Nanos], work: Nanos) -> Prediction {
+    prediction(job, chunks, work, false)
+}
+
+/// [`predict`] with the standard deviation of the wall time ([`wall_moments`]), which costs
+/// about twice as much again.
+///
+/// ```
+/// use ckpt::failure::{Lifetime, Shape};
+/// use ckpt::model::finite_renewal::predict_with_spread;
+/// use ckpt::model::renewal::Renewal;
+/// let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 86400.0).unwrap();
+/// let job = Renewal::new(life, 600.0, 600.0).unwrap();
+/// let p = predict_with_spread(&job, &[10_000_000_000_000], 864_000_000_000_000);
+/// // Ten days of work under failures a day apart: the wall time varies by hours.
+/// let sd = p.sd.unwrap();
+/// assert!(sd > 3600.0 && sd < 86400.0);
+/// ```
+pub fn predict_with_spread(job: &Renewal, chunks: &[Nanos], work: Nanos) -> Prediction {
+    prediction(job, chunks, work, true)
+}
+
+fn prediction(job: &Renewal, chunks: &[Nanos], work: Nanos, spread: bool) -> Prediction {
     let chunks_s: Vec<f64> = chunks.iter().map(|&c| ns_to_secs(c)).collect();
     let long_run = job.overhead_of(&chunks_s).ok();
-    match wall_within(job, chunks, work, MAX_TERMS_ONE) {
+    match wall_within(job, chunks, work, MAX_TERMS_ONE, spread) {
         Ok(Some(wall)) => Prediction {
-            overhead: Some(wall / ns_to_secs(work)),
+            overhead: Some(wall.mean / ns_to_secs(work)),
             kind: PredictionKind::FiniteJob,
             long_run,
+            sd: wall.variance.map(f64::sqrt),
         },
         _ => Prediction {
             overhead: long_run,
             kind: PredictionKind::LongRun,
             long_run,
+            sd: spread
+                .then(|| job.wall_variance_rate(&chunks_s).ok().flatten())
+                .flatten()
+                .map(|v| (v * ns_to_secs(work)).sqrt())
+                .filter(|sd| sd.is_finite()),
         },
     }
 }
@@ -691,6 +914,21 @@ mod tests {
 
     /// `runs` simulated wall times of the job (s), the simulator's own estimate.
     fn simulated(j: &Renewal, chunks: &[u64], work: u64, runs: u64) -> Estimate {
+        Estimate::from_samples(&walls(j, chunks, work, runs))
+    }
+
+    /// `z` of a model's variance against the sample variance of `walls`, whose standard error
+    /// is `sqrt((m4 - s^4) / n)` with `m4` the fourth central moment.
+    fn variance_z(variance: f64, walls: &[f64]) -> f64 {
+        let n = walls.len() as f64;
+        let mean = walls.iter().sum::<f64>() / n;
+        let m = |p: i32| walls.iter().map(|w| (w - mean).powi(p)).sum::<f64>() / n;
+        let (s2, m4) = (m(2) * n / (n - 1.0), m(4));
+        (variance - s2) / ((m4 - s2 * s2) / n).sqrt()
+    }
+
+    /// The simulated wall times (s) of `runs` jobs.
+    fn walls(j: &Renewal, chunks: &[u64], work: u64, runs: u64) -> Vec<f64> {
         let cfg = ScheduleConfig {
             base: PeriodicConfig {
                 work,
@@ -705,10 +943,9 @@ mod tests {
             },
             chunks: chunks.to_vec(),
         };
-        let walls: Vec<f64> = (0..runs)
+        (0..runs)
             .map(|i| cfg.run(7, i).unwrap().wall as f64 / 1e9)
-            .collect();
-        Estimate::from_samples(&walls)
+            .collect()
     }
 
     #[test]
@@ -759,8 +996,110 @@ mod tests {
         assert!(z.abs() < 4.0, "finite {finite} vs {e:?}: z {z}");
     }
 
+    #[test]
+    fn the_spread_agrees_with_the_simulator_where_the_exponential_one_does_not() {
+        // Weibull 0.5 (lives more varied than the exponential's), a job of 20 MTBFs over a
+        // period and over a list, 2000 runs each: the recursion's variance against the runs'.
+        // The exponential model of the same MTBF (§9.1) misses it by far.
+        let (m, c, r) = (3600.0, 60.0, 120.0);
+        let j = job(Shape::Weibull { shape: 0.5 }, m, c, r);
+        let work = 72_000 * S;
+        for chunks in [vec![900 * S], vec![400 * S, 700 * S, 1100 * S]] {
+            let w = wall_moments(&j, &chunks, work).unwrap().unwrap();
+            let walls = walls(&j, &chunks, work, 2000);
+            let z = variance_z(w.variance, &walls);
+            assert!(z.abs() < 4.0, "{chunks:?}: {w:?}, z {z}");
+            let mean = walls.iter().sum::<f64>() / walls.len() as f64;
+            let e = Estimate::from_samples(&walls);
+            assert!(((w.mean - mean) / e.stderr.unwrap()).abs() < 4.0);
+        }
+        let exponential = crate::model::chunks::FiniteJob::new(72_000.0, m, c, r, 0.0).unwrap();
+        let sd = exponential.completion_sd(80).unwrap();
+        let walls = walls(&j, &[900 * S], work, 2000);
+        let z = variance_z(sd * sd, &walls);
+        assert!(z < -4.0, "exponential sd {sd}: z {z}");
+    }
+
+    #[test]
+    fn a_long_jobs_spread_grows_at_the_long_run_rate() {
+        // Var T(W) = v W + O(1) (the renewal-reward limit, `Renewal::wall_variance_rate`):
+        // the difference between two long jobs is v times their difference in work.
+        let j = job(Shape::Weibull { shape: 0.7 }, 3600.0, 30.0, 60.0);
+        let chunk = 600 * S;
+        let v = j.wall_variance_rate(&[600.0]).unwrap().unwrap();
+        let var = |hours: u64| {
+            wall_moments(&j, &[chunk], hours * 3600 * S)
+                .unwrap()
+                .unwrap()
+                .variance
+        };
+        let rate = (var(2000) - var(1000)) / (1000.0 * 3600.0);
+        assert!((rate / v - 1.0).abs() < 1e-6, "{rate} vs {v}");
+    }
+
+    #[test]
+    fn a_nearly_fixed_lifetime_barely_spreads_the_wall_time() {
+        // Weibull 10^6: every life ends within about a second of 86400 s, so every job fails
+        // the same way, and the wall time varies by seconds in a job of weeks.
+        let j = job(Shape::Weibull { shape: 1e6 }, 86400.0, 600.0, 600.0);
+        let w = wall_moments(&j, &[10_000 * S], 1_000_000 * S)
+            .unwrap()
+            .unwrap();
+        let want = fixed_life_wall(86400.0, &[10_000.0], 1e6, 600.0, 600.0);
+        assert!((w.mean / want - 1.0).abs() < 1e-9);
+        assert!(w.variance.sqrt() < 10.0, "{w:?}");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn the_spread_leaves_the_mean_as_it_is_and_is_finite(
+            family in 0usize..4,
+            k in 0.3f64..3.0,
+            m in 600.0f64..1e6,
+            c_frac in 1e-3f64..0.2,
+            r_frac in 0.0f64..0.2,
+            chunks in proptest::collection::vec(0.05f64..2.0, 1..4),
+            lives in 0.1f64..20.0,
+        ) {
+            let shape = match family {
+                0 => Shape::Exponential,
+                1 => Shape::Weibull { shape: k },
+                2 => Shape::Gamma { shape: k },
+                _ => Shape::LogNormal { sigma: k / 2.0 },
+            };
+            let j = job(shape, m, c_frac * m, r_frac * m);
+            let ns: Vec<u64> = chunks.iter().map(|&f| (f * m * 1e9) as u64).collect();
+            let work = (lives * m * 1e9) as u64;
+            let mean = expected_wall(&j, &ns, work).unwrap();
+            let both = wall_moments(&j, &ns, work).unwrap();
+            // The spread's pass reads the means and never writes them.
+            prop_assert_eq!(mean, both.map(|w| w.mean));
+            if let Some(w) = both {
+                prop_assert!(w.variance.is_finite() && w.variance >= 0.0, "{:?}", w);
+            }
+        }
+
+        #[test]
+        fn the_spread_under_exponential_failures_is_the_segments_closed_form(
+            m in 600.0f64..1e6,
+            c in 1.0f64..3600.0,
+            r in 0.0f64..3600.0,
+            tau in 60u64..86_400,
+            k in 1u64..200,
+        ) {
+            // The recursion against the sum of independent segments (§9.1), two derivations.
+            let j = Renewal::new(Lifetime::exponential(m).unwrap(), c, r).unwrap();
+            let job = crate::model::chunks::FiniteJob::new((k * tau) as f64, m, c, r, 0.0).unwrap();
+            let want = job.completion_sd(k).unwrap();
+            let got = wall_moments(&j, &[tau * S], k * tau * S).unwrap().unwrap();
+            prop_assert!(
+                (got.variance.sqrt() / want - 1.0).abs() < 1e-9,
+                "{} vs {}", got.variance.sqrt(), want
+            );
+            prop_assert!((got.mean / job.completion(k).unwrap() - 1.0).abs() < 1e-10);
+        }
+
         #[test]
         fn a_period_under_exponential_failures_is_the_sum_of_its_segments(
             m in 600.0f64..1e6,

@@ -64,6 +64,8 @@ pub struct WholeChunksJson {
     pub interval_s: f64,
     /// Expected completion time (s).
     pub completion_s: f64,
+    /// Its standard deviation (s; `null` where the model gives none).
+    pub completion_sd_s: Option<f64>,
 }
 
 /// JSON `allocation`: the schedule for `--walltime`.
@@ -87,6 +89,7 @@ pub fn whole_chunks_json(w: &WholeChunks) -> WholeChunksJson {
         count: w.count,
         interval_s: w.interval,
         completion_s: w.completion,
+        completion_sd_s: w.completion_sd,
     }
 }
 
@@ -115,13 +118,17 @@ pub fn allocation_json(p: &AllocationPlan) -> AllocationJson {
 /// The table line for the whole chunks of `work` seconds.
 pub fn whole_chunks_line(w: &WholeChunks, work: f64) -> String {
     format!(
-        "in whole chunks: {} chunks of {} ({} s) for {} of work; expected completion {} ({:.0} s)\n",
+        "in whole chunks: {} chunks of {} ({} s) for {} of work; expected completion {} ({:.0} s){}\n",
         w.count,
         format_duration(w.interval),
         w.interval.round(),
         format_duration(work),
         format_duration(w.completion),
-        w.completion
+        w.completion,
+        w.completion_sd.map_or_else(String::new, |sd| format!(
+            ", standard deviation {} ({sd:.0} s)",
+            format_duration(sd)
+        ))
     )
 }
 
@@ -172,17 +179,19 @@ mod tests {
             count: 88,
             interval: 9818.181818181818,
             completion: 981_835.860_9,
+            completion_sd: Some(17_654.4),
             continuous_count: 88.29,
         };
         let json = serde_json::to_string(&whole_chunks_json(&w)).unwrap();
         assert_eq!(
             json,
-            r#"{"count":88,"interval_s":9818.181818181818,"completion_s":981835.8609}"#
+            r#"{"count":88,"interval_s":9818.181818181818,"completion_s":981835.8609,"completion_sd_s":17654.4}"#
         );
         let line = whole_chunks_line(&w, 864_000.0);
         assert!(line.starts_with("in whole chunks: 88 chunks of "), "{line}");
         assert!(
-            line.contains("(9818 s)") && line.contains("(981836 s)"),
+            line.contains("(9818 s)")
+                && line.contains("(981836 s), standard deviation 4h 54m 14s (17654 s)"),
             "{line}"
         );
         assert!(line.ends_with('\n') && line.lines().count() == 1);

@@ -35,6 +35,9 @@ pub struct RowCompletion {
     /// `finite-job` (the job's own expected wall time) or `long-run` (the long-run overhead
     /// times the work, where the finite job has more states than the model follows).
     pub completion_basis: PredictionKind,
+    /// The standard deviation of the wall time (s), on the same basis (`None` where the model
+    /// gives none).
+    pub completion_sd_s: Option<f64>,
 }
 
 impl RowCompletion {
@@ -42,6 +45,7 @@ impl RowCompletion {
         RowCompletion {
             completion_s: p.overhead.map(|o| o * work_s),
             completion_basis: p.kind,
+            completion_sd_s: p.sd,
         }
     }
 }
@@ -171,15 +175,19 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
                     PredictionKind::FiniteJob => shown,
                     PredictionKind::LongRun => format!("{shown} lr"),
                 });
+                cells.push(
+                    rc.completion_sd_s
+                        .map_or_else(|| "-".into(), format_duration),
+                );
             }
             cells
         })
         .collect();
     let mut header = vec!["model", "seconds", "overhead", "loss"];
     if c.is_some() {
-        header.push("completion");
+        header.extend(["completion", "sd"]);
     }
-    let mut out = ruled(&header, &Align::columns(&"lrrrr"[..header.len()]), &cells);
+    let mut out = ruled(&header, &Align::columns(&"lrrrrr"[..header.len()]), &cells);
     let s = schedule_json(a);
     let chunks: Vec<String> = s.chunks_s.iter().map(|&w| chunk_seconds(w)).collect();
     out.push_str(&format!(
@@ -191,7 +199,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
     ));
     if let Some(c) = c {
         out.push_str(&format!(
-            "completion: expected wall time to finish {} of work, the first life starting on a renewed system with no restart
+            "completion: expected wall time to finish {} of work, the first life starting on a renewed system with no restart; sd: its standard deviation
 ",
             format_duration(c.work_s)
         ));
@@ -380,6 +388,7 @@ mod tests {
             overhead: Some(long_run),
             kind: PredictionKind::LongRun,
             long_run: Some(long_run),
+            sd: None,
         };
         let mut c = RenewalCompletion {
             work_s: 1e6,

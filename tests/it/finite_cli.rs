@@ -183,14 +183,20 @@ fn whole_chunks_example() {
         "{relaxed} {completion}"
     );
     let table = stdout_of(&args);
+    // The spread as docs/guide.md quotes it (a regression guard: model::chunks holds it to a
+    // simulation of segments with their downtime).
     assert!(
-        table.contains("in whole chunks: 88 chunks of ") && table.contains("(981836 s)"),
+        table.contains("in whole chunks: 88 chunks of ")
+            && table.contains("(981836 s), standard deviation 6h 21m 54s (22914 s)"),
         "{table}"
     );
-    // With a background write the count minimizes §11's finite job instead.
+    assert!((num(&w["completion_sd_s"]) - 22_914.25).abs() < 0.01, "{w}");
+    // With a background write the count minimizes §11's finite job instead, which has no
+    // spread.
     let mut asy = args.to_vec();
     asy.extend(["--async-write", "20m"]);
     let v = json(&asy);
+    assert!(v["whole_chunks"]["completion_sd_s"].is_null(), "{v}");
     let k = v["whole_chunks"]["count"].as_u64().unwrap();
     let model = AsyncComplete::new(86_400.0, 600.0, 600.0, 60.0, 1200.0, 0.0).unwrap();
     let at = |k: u64| {

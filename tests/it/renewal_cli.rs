@@ -467,28 +467,35 @@ fn each_policys_completion_agrees_with_its_simulation() {
     let count = whole["count"].as_f64().unwrap();
     assert!((count - 864000.0 / 10345.0).abs() < 5.0, "{whole}");
     let chunk = format!("{}", whole["interval_s"]);
-    for (policy, predicted) in [
+    for (policy, answer) in [
         (
             ["--schedule", schedule.as_str()],
-            named(&v, "models", "renewal-schedule")["completion_s"].clone(),
+            named(&v, "models", "renewal-schedule"),
         ),
-        (
-            ["--interval", young.as_str()],
-            named(&v, "models", "young")["completion_s"].clone(),
-        ),
-        (
-            ["--interval", chunk.as_str()],
-            whole["completion_s"].clone(),
-        ),
+        (["--interval", young.as_str()], named(&v, "models", "young")),
+        (["--interval", chunk.as_str()], whole),
     ] {
-        let predicted = predicted.as_f64().unwrap();
+        let predicted = answer["completion_s"].as_f64().unwrap();
         let (mean, se) = simulated_wall("weibull:0.7", "240h", &policy, "4000");
         let z = (mean - predicted) / se;
         assert!(
             z.abs() < 4.0,
             "{policy:?}: simulated {mean} ± {se}, predicted {predicted}"
         );
+        same_spread(answer["completion_sd_s"].as_f64().unwrap(), se, 4000);
     }
+}
+
+/// The runs' standard deviation (`se` times the square root of `runs`) against the model's:
+/// within 8%, about four standard errors of a sample standard deviation over 4000 runs of
+/// a wall time whose kurtosis is below 6 (the model's own z test, with the runs' fourth
+/// moment, is in `model::finite_renewal`).
+fn same_spread(model_sd: f64, se: f64, runs: u32) {
+    let sd = se * f64::from(runs).sqrt();
+    assert!(
+        (sd / model_sd - 1.0).abs() < 0.08,
+        "simulated sd {sd}, model {model_sd}"
+    );
 }
 
 /// Past 2^20 s of work the schedule's lattice of whole seconds is longer than a walk, and most of
@@ -504,6 +511,7 @@ fn the_schedules_completion_of_a_long_job_is_the_finite_jobs() {
     let schedule = env_schedule("lognormal:1.5");
     let (mean, se) = simulated_wall("lognormal:1.5", "20d", &["--schedule", &schedule], "4000");
     let completion = row["completion_s"].as_f64().unwrap();
+    same_spread(row["completion_sd_s"].as_f64().unwrap(), se, 4000);
     let long_run = row["overhead"].as_f64().unwrap() * 20.0 * 86400.0;
     assert!(
         ((mean - completion) / se).abs() < 4.0,
@@ -557,7 +565,8 @@ fn a_nearly_fixed_lifetimes_whole_chunks_fill_its_lives() {
 
 /// Exponential failures: a period's job is whole segments of Daly's complete model and one cut
 /// to the work left (each from the same state), so the completion is written out here; the best
-/// whole number of chunks is Bougeret's, which `interval --work` finds without `--dist`.
+/// whole number of chunks is Bougeret's, which `interval --work` finds without `--dist`, and
+/// its spread the sum of independent segments'.
 #[test]
 fn exponential_completions_are_dalys_segments_and_bougerets_chunks() {
     let (m, c, r, w) = (86400.0f64, 600.0, 600.0, 864000.0);
@@ -581,6 +590,12 @@ fn exponential_completions_are_dalys_segments_and_bougerets_chunks() {
         b["completion_s"].as_f64().unwrap(),
     );
     assert!((ca / cb - 1.0).abs() < 1e-9, "{ca} vs {cb}");
+    // The spread by the renewal recursion against the sum of independent segments.
+    let (sa, sb) = (
+        a["completion_sd_s"].as_f64().unwrap(),
+        b["completion_sd_s"].as_f64().unwrap(),
+    );
+    assert!((sa / sb - 1.0).abs() < 1e-9, "{sa} vs {sb}");
 }
 
 /// The table gains a completion column and says what it rests on.
@@ -589,24 +604,31 @@ fn the_table_shows_each_completion_and_the_whole_chunks() {
     let mut args = JOB.to_vec();
     args.extend(["--dist", "weibull:0.7", "--work", "240h"]);
     let t = stdout_of(&args);
-    assert!(t.lines().next().unwrap().ends_with("completion"), "{t}");
+    assert!(
+        t.lines()
+            .next()
+            .unwrap()
+            .ends_with("completion          sd"),
+        "{t}"
+    );
     assert!(
         t.contains("completion: expected wall time to finish 10d 0h 0m of work"),
         "{t}"
     );
     assert!(!t.contains(" lr"), "{t}");
     // The figures docs/guide.md quotes.
-    for (row, completion) in [
-        ("young ", "11d 8h 12m"),
-        ("daly-complete ", "11d 8h 18m"),
-        ("renewal-periodic ", "11d 8h 15m"),
-        ("renewal-schedule * ", "11d 7h 48m"),
+    for (row, completion, sd) in [
+        ("young ", "11d 8h 12m", "8h 3m 39s"),
+        ("daly-complete ", "11d 8h 18m", "7h 47m 36s"),
+        ("renewal-periodic ", "11d 8h 15m", "8h 9m 51s"),
+        ("renewal-schedule * ", "11d 7h 48m", "8h 6m 31s"),
     ] {
         let line = t.lines().find(|l| l.starts_with(row)).unwrap();
-        assert!(line.ends_with(completion), "{line}");
+        let cells: Vec<&str> = line.split("  ").map(str::trim).collect();
+        assert!(cells.ends_with(&[completion, sd]), "{line}");
     }
     assert!(
-        t.contains("in whole chunks: 86 chunks of 2h 47m 27s (10047 s) for 10d 0h 0m of work; expected completion 11d 8h 12m"),
+        t.contains("in whole chunks: 86 chunks of 2h 47m 27s (10047 s) for 10d 0h 0m of work; expected completion 11d 8h 12m (979934 s), standard deviation 7h 58m 41s (28721 s)"),
         "{t}"
     );
     // A job of 30 years under a 12 h MTBF: the schedule's states are past what the model
@@ -625,7 +647,11 @@ fn the_table_shows_each_completion_and_the_whole_chunks() {
         "30y",
     ];
     let t = stdout_of(&args);
-    assert!(t.contains(" lr\n"), "{t}");
+    let schedule = t
+        .lines()
+        .find(|l| l.starts_with("renewal-schedule"))
+        .unwrap();
+    assert!(schedule.contains(" lr  "), "{t}");
     assert!(
         t.contains("lr: the long-run overhead times the work"),
         "{t}"
