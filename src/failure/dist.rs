@@ -149,6 +149,9 @@ pub struct Lifetime {
     mean: f64,
     /// Weibull scale, gamma scale, or log-normal mu: derived once from the mean.
     param: f64,
+    /// `E[X^n]` for `n = 0, 1, 2` (infinite beyond f64 range), which every partial moment
+    /// scales: derived once, as it costs a Weibull three `ln_gamma`.
+    full: [f64; 3],
 }
 
 /// The serialized form of a [`Lifetime`].
@@ -216,7 +219,12 @@ impl Lifetime {
         if !param.is_finite() || (param <= 0.0 && !matches!(shape, Shape::LogNormal { .. })) {
             return Err(FailureError::Mean { value: mean });
         }
-        Ok(Lifetime { shape, mean, param })
+        Ok(Lifetime {
+            shape,
+            mean,
+            param,
+            full: full_moments(shape, mean, param),
+        })
     }
 
     /// The exponential distribution with mean `mean`.
@@ -414,14 +422,13 @@ impl Lifetime {
         }
         let frac = |p: f64, q: f64| if below { p } else { q };
         match self.shape {
-            Shape::Exponential => gamma_partial(1.0, self.mean, x, below),
-            Shape::Gamma { shape } => gamma_partial(shape, self.param, x, below),
+            Shape::Exponential => gamma_partial(1.0, self.mean, self.full, x, below),
+            Shape::Gamma { shape } => gamma_partial(shape, self.param, self.full, x, below),
             Shape::Weibull { shape } => {
                 // E[X^n; X > x] = scale^n Gamma(1 + n/K) Q(1 + n/K, (x / scale)^K).
                 let ln_y = shape * (x / self.param).ln();
                 std::array::from_fn(|n| {
                     let a = 1.0 + n as f64 / shape;
-                    let full = (n as f64 * self.param.ln() + ln_gamma(a)).exp();
                     let f = if ln_y < TINY_LN {
                         // y below f64's range: P(a, y) ~ y^a / Gamma(a + 1), 0 in f64 here.
                         frac(0.0, 1.0)
@@ -429,21 +436,20 @@ impl Lifetime {
                         let y = ln_y.exp();
                         frac(gamma_p(a, y), gamma_q(a, y))
                     };
-                    times(full, f)
+                    times(self.full[n], f)
                 })
             }
             Shape::LogNormal { sigma } => {
                 // E[X^n; X <= x] = e^(n mu + n^2 sigma^2 / 2) Phi(z - n sigma).
                 let z = (x.ln() - self.param) / sigma;
-                std::array::from_fn(|n| {
-                    let n = n as f64;
-                    let full = (n * self.param + n * n * sigma * sigma / 2.0).exp();
+                std::array::from_fn(|m| {
+                    let n = m as f64;
                     let f = if below {
                         ln_phi(z - n * sigma)
                     } else {
                         ln_phi(n * sigma - z)
                     };
-                    times(full, f.exp())
+                    times(self.full[m], f.exp())
                 })
             }
         }
@@ -533,15 +539,32 @@ fn sub(x: [f64; 3], y: [f64; 3]) -> [f64; 3] {
     })
 }
 
-/// [`Lifetime::partial`] of a gamma lifetime of shape `k` and scale `theta` (the exponential is
-/// `k = 1`): `E[X^n; X > x] = theta^n k (k+1)...(k+n-1) Q(k + n, x/theta)`.
-fn gamma_partial(k: f64, theta: f64, x: f64, below: bool) -> [f64; 3] {
+/// `E[X^n]` for `n = 0, 1, 2` of the family `shape` with mean `mean` and parameter `param`.
+fn full_moments(shape: Shape, mean: f64, param: f64) -> [f64; 3] {
+    match shape {
+        Shape::Exponential => [1.0, mean, 2.0 * mean * mean],
+        // theta^n k (k+1)...(k+n-1).
+        Shape::Gamma { shape: k } => [1.0, k * param, k * (k + 1.0) * param * param],
+        // scale^n Gamma(1 + n/K).
+        Shape::Weibull { shape: k } => {
+            std::array::from_fn(|n| (n as f64 * param.ln() + ln_gamma(1.0 + n as f64 / k)).exp())
+        }
+        // e^(n mu + n^2 sigma^2 / 2).
+        Shape::LogNormal { sigma } => std::array::from_fn(|n| {
+            let n = n as f64;
+            (n * param + n * n * sigma * sigma / 2.0).exp()
+        }),
+    }
+}
+
+/// [`Lifetime::partial`] of a gamma lifetime of shape `k`, scale `theta` and full moments
+/// `full` (the exponential is `k = 1`): `E[X^n; X > x] = E[X^n] Q(k + n, x/theta)`.
+fn gamma_partial(k: f64, theta: f64, full: [f64; 3], x: f64, below: bool) -> [f64; 3] {
     let y = x / theta;
-    let fulls = [1.0, k * theta, k * (k + 1.0) * theta * theta];
     std::array::from_fn(|n| {
         let a = k + n as f64;
         let f = if below { gamma_p(a, y) } else { gamma_q(a, y) };
-        times(fulls[n], f)
+        times(full[n], f)
     })
 }
 

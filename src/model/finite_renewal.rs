@@ -99,6 +99,54 @@ struct Moments {
     cuts: Vec<Cut>,
 }
 
+/// `E[(X + c)^2; X in I]` from the partial moments `[P, E[X; I], E[X^2; I]]`.
+fn square([m0, m1, m2]: [f64; 3], c: f64) -> f64 {
+    (m2 + 2.0 * c * m1 + c * c * m0).max(0.0)
+}
+
+/// Running sums over the whole ends `k` of one life, for its spread, centred on a value `r`
+/// known before the life's own mean `mu`: with `e_k = V_k - r`, `a = sum E[(X + e_k)^2; I_k]`,
+/// `b = sum E[X + e_k; I_k]`, `c = sum P(I_k)`, so that with `d = mu - r` the centred sum
+/// `sum E[(X + V_k - mu)^2; I_k]` is `a - 2 d b + d^2 c`. On the lattice `r` is the state just
+/// below, within one step of `mu`, so that the correction loses nothing; it lets the mean's sum
+/// and the spread's share one pass over the ends.
+struct Tally {
+    r: f64,
+    a: f64,
+    b: f64,
+    c: f64,
+    /// `sum P_k U_k`.
+    pu: f64,
+}
+
+impl Tally {
+    fn new(r: f64) -> Tally {
+        Tally {
+            r,
+            a: 0.0,
+            b: 0.0,
+            c: 0.0,
+            pu: 0.0,
+        }
+    }
+
+    /// Adds the end with partial moments `m`, probability `p`, and `(V, U)` from its state.
+    #[inline]
+    fn add(&mut self, [m0, m1, m2]: [f64; 3], p: f64, (v, u): (f64, f64)) {
+        let e = v - self.r;
+        self.a += m2 + 2.0 * e * m1 + e * e * m0;
+        self.b += m1 + e * m0;
+        self.c += m0;
+        self.pu += p * u;
+    }
+
+    /// `sum E[(X + V_k - mu)^2; I_k]`.
+    fn centred(&self, mu: f64) -> f64 {
+        let d = mu - self.r;
+        (self.a - 2.0 * d * self.b + d * d * self.c).max(0.0)
+    }
+}
+
 impl Ends {
     /// The chunk ends below the work `total` up to the first whose survival is negligible;
     /// `None` beyond [`MAX_STATES`] of them.
@@ -228,41 +276,48 @@ impl Ends {
         }
     }
 
+    /// The sums over the whole ends of `life` that its spread needs, centred on `r`, with
+    /// `value(k)` the expected wall time and variance from the state end `k` leaves. `None`
+    /// where a state is missing or the moments were not added.
+    fn tally(
+        &self,
+        life: &Life,
+        r: f64,
+        mut value: impl FnMut(usize) -> Option<(f64, f64)>,
+    ) -> Option<Tally> {
+        let between = &self.moments.as_ref()?.between;
+        let mut t = Tally::new(r);
+        for i in self.whole(life) {
+            t.add(between[i], self.prob[i], value(i)?);
+        }
+        Some(t)
+    }
+
     /// The spread a life adds (`docs/models.md` §13.3): with `mu` the expected wall time from
     /// its start, `again` the expected wall time from the state a failure before the first
-    /// chunk leaves, and `value(k)` the expected wall time and variance from the state end `k`
-    /// leaves, `(sum of P U(next) over the ends past the first chunk, E[(L + V(next) - mu)^2])`
-    /// with `L` the life's length. `None` where a state is missing or the moments were not
-    /// added.
+    /// chunk leaves, `whole` the sums over its whole ends ([`Ends::tally`]) and `partial` the
+    /// expected wall time and variance from the state its cut last chunk's end leaves,
+    /// `(sum of P U(next) over the ends past the first chunk, E[(L + V(next) - mu)^2])` with
+    /// `L` the life's length. `None` where the moments were not added or `partial` is missing.
     fn spread(
         &self,
         job: &Renewal,
         life: &Life,
         (mu, again): (f64, f64),
-        mut value: impl FnMut(usize) -> Option<(f64, f64)>,
+        whole: &Tally,
+        partial: Option<(f64, f64)>,
     ) -> Option<(f64, f64)> {
-        let Moments {
-            between,
-            before,
-            cuts,
-        } = self.moments.as_ref()?;
+        let Moments { before, cuts, .. } = self.moments.as_ref()?;
         let life_x = job.life();
-        // E[(X + c)^2; X in the interval], from the partial moments.
-        let square = |[m0, m1, m2]: [f64; 3], c: f64| (m2 + 2.0 * c * m1 + c * c * m0).max(0.0);
         let first = if life.chunks == 1 {
             life_x.moments_between(0.0, life.end)
         } else {
             *before
         };
-        let mut d = square(first, again - mu);
-        let mut pu = 0.0;
-        for i in self.whole(life) {
-            let (v, u) = value(i)?;
-            d += square(between[i], v - mu);
-            pu += self.prob[i] * u;
-        }
+        let mut d = square(first, again - mu) + whole.centred(mu);
+        let mut pu = whole.pu;
         if let Some((i, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
-            let (v, u) = value(i)?;
+            let (v, u) = partial?;
             d += square(life_x.moments_from(&cuts[i], life.end), v - mu);
             pu += p * u;
         }
@@ -583,6 +638,202 @@ struct Wall {
     variance: Option<f64>,
 }
 
+const NO_PROGRESS: ModelError = ModelError::NoProgress {
+    what: "finite renewal job",
+};
+
+/// Most states of a lattice summed together (a bound on the buffers of [`Pass::lattice`]).
+const BLOCK: usize = 512;
+/// Fewer states than this together are summed one state at a time.
+const MIN_BLOCK: usize = 16;
+
+/// The recursion over the states of one job below its first life: `V` (and `U`) from each
+/// state, lowest first.
+struct Pass<'a> {
+    job: &'a Renewal,
+    list: &'a Prefix,
+    /// The ends of a life after a restart.
+    ends: &'a Ends,
+    states: &'a States,
+    spread: bool,
+}
+
+impl Pass<'_> {
+    /// Fills `v` (and `u` with the spread) on a lattice of `step`; `Ok(true)` where a state
+    /// a life leaves is missing. Every end leaves a state at least `P_1 / g` steps below:
+    /// the states of a block no longer than that depend on none of one another, so each
+    /// end's terms are added across the block in one contiguous pass, and every state's sum
+    /// still takes its terms in the order of the ends (the figures are those of a state by
+    /// state loop, bit for bit). The spread's sums are centred on the state below the block.
+    fn lattice(&self, step: u64, v: &mut [f64], u: &mut [f64]) -> Result<bool, ModelError> {
+        let ends = self.ends;
+        let steps: Vec<usize> = ends.work.iter().map(|&w| (w / step) as usize).collect();
+        let block = steps.first().map_or(BLOCK, |&s| s.min(BLOCK));
+        if block < MIN_BLOCK {
+            // A period's lattice (one step a chunk): state by state, indexed.
+            return self.by_state(v, u, |i, _, k| i.checked_sub(steps[k]));
+        }
+        let moments = ends.moments.as_ref().filter(|_| self.spread);
+        let mut lives = Vec::with_capacity(block);
+        // The active ends among each state's whole chunks, which never fall as the work
+        // left grows.
+        let mut count = Vec::with_capacity(block);
+        let mut sum = vec![0.0f64; block];
+        let width = if moments.is_some() { block } else { 0 };
+        let (mut a, mut b, mut c, mut pu) = (
+            vec![0.0f64; width],
+            vec![0.0f64; width],
+            vec![0.0f64; width],
+            vec![0.0f64; width],
+        );
+        let mut start = 0;
+        while start < v.len() {
+            let end = (start + block).min(v.len());
+            let len = end - start;
+            lives.clear();
+            count.clear();
+            for i in start..end {
+                let life = ends.life(self.job, self.list, self.states.value(i));
+                count.push(ends.active.partition_point(|&k| k < life.whole));
+                lives.push(life);
+            }
+            debug_assert!(count.windows(2).all(|w| w[0] <= w[1]));
+            sum[..len].fill(0.0);
+            let r = if start > 0 { v[start - 1] } else { 0.0 };
+            if moments.is_some() {
+                for x in [&mut a, &mut b, &mut c, &mut pu] {
+                    x[..len].fill(0.0);
+                }
+            }
+            // The states from `lo` on take end `k`.
+            let mut lo = 0;
+            for (n, &k) in ends.active.iter().enumerate() {
+                while lo < len && count[lo] <= n {
+                    lo += 1;
+                }
+                if lo == len {
+                    break;
+                }
+                let Some(from) = (start + lo).checked_sub(steps[k]) else {
+                    return Ok(true);
+                };
+                let p = ends.prob[k];
+                let below = &v[from..from + len - lo];
+                for (acc, &vj) in sum[lo..len].iter_mut().zip(below) {
+                    *acc += p * vj;
+                }
+                if let Some(m) = moments {
+                    let [m0, m1, m2] = m.between[k];
+                    let under = &u[from..from + len - lo];
+                    for x in 0..len - lo {
+                        let e = below[x] - r;
+                        a[lo + x] += m2 + 2.0 * e * m1 + e * e * m0;
+                        b[lo + x] += m1 + e * m0;
+                        c[lo + x] += m0;
+                        pu[lo + x] += p * under[x];
+                    }
+                }
+            }
+            for (x, life) in lives.iter().enumerate() {
+                let i = start + x;
+                let next = |k: usize| i.checked_sub(steps[k]);
+                let mut s = sum[x];
+                if let Some((k, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
+                    let Some(j) = next(k) else {
+                        return Ok(true);
+                    };
+                    s += p * v[j];
+                }
+                let whole = moments.map(|_| Tally {
+                    r,
+                    a: a[x],
+                    b: b[x],
+                    c: c[x],
+                    pu: pu[x],
+                });
+                if self.finish(i, life, s, whole, next, v, u)? {
+                    return Ok(true);
+                }
+            }
+            start = end;
+        }
+        Ok(false)
+    }
+
+    /// Fills `v` (and `u`) state by state, with `next(i, w, k)` the state end `k` of a life
+    /// from state `i` (`w` left) leaves; `Ok(true)` where one is missing.
+    fn by_state(
+        &self,
+        v: &mut [f64],
+        u: &mut [f64],
+        next: impl Fn(usize, u64, usize) -> Option<usize>,
+    ) -> Result<bool, ModelError> {
+        let ends = self.ends;
+        for i in 0..v.len() {
+            let w = self.states.value(i);
+            let life = ends.life(self.job, self.list, w);
+            let mut sum = 0.0;
+            // Two loops rather than a chained iterator, which the compiler leaves slow here.
+            for k in ends.whole(&life) {
+                let Some(j) = next(i, w, k) else {
+                    return Ok(true);
+                };
+                sum += ends.prob[k] * v[j];
+            }
+            if let Some((k, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
+                let Some(j) = next(i, w, k) else {
+                    return Ok(true);
+                };
+                sum += p * v[j];
+            }
+            if self.finish(i, &life, sum, None, |k| next(i, w, k), v, u)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `V` (and `U`) of state `i` from its life, the sum over the states its ends leave, and,
+    /// where they were summed with it, the spread's sums; `next(k)` is the state end `k`
+    /// leaves. `Ok(true)` where that state is missing.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        i: usize,
+        life: &Life,
+        sum: f64,
+        whole: Option<Tally>,
+        next: impl Fn(usize) -> Option<usize>,
+        v: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<bool, ModelError> {
+        if life.first_sf <= 0.0 {
+            return Err(NO_PROGRESS);
+        }
+        v[i] = (life.mean + sum) / life.first_sf;
+        if !v[i].is_finite() {
+            return Err(NO_PROGRESS);
+        }
+        if !self.spread {
+            return Ok(false);
+        }
+        let value = |k: usize| next(k).map(|j| (v[j], u[j]));
+        let whole = match whole {
+            Some(t) => Some(t),
+            None => self.ends.tally(life, v[i], value),
+        };
+        let partial = life.partial.and_then(|(k, _)| value(k));
+        let found = whole.and_then(|t| self.ends.spread(self.job, life, (v[i], v[i]), &t, partial));
+        match found {
+            Some((pu, d)) => {
+                u[i] = (pu + d) / life.first_sf;
+                Ok(false)
+            }
+            None => Ok(true),
+        }
+    }
+}
+
 /// [`expected_wall`] with at most `max_terms` terms, and the variance with `spread`.
 fn wall_within(
     job: &Renewal,
@@ -623,9 +874,6 @@ fn wall_within(
     if states.len() > FAR_FROM {
         after.far = far_of();
     }
-    let no_progress = ModelError::NoProgress {
-        what: "finite renewal job",
-    };
     if spread {
         first.with_moments(job);
         after.with_moments(job);
@@ -637,54 +885,20 @@ fn wall_within(
     } else {
         Vec::new()
     };
-    // Every state a life leaves is among the states, below the one it leaves.
-    let mut missing = false;
-    // On a lattice, the active end `k` leaves the state `P_k / g` steps down.
-    let steps: Vec<usize> = match &states {
-        States::Lattice { step, .. } => after.work.iter().map(|&w| (w / step) as usize).collect(),
-        States::Sparse { .. } => Vec::new(),
+    let pass = Pass {
+        job,
+        list: &list,
+        ends: &after,
+        states: &states,
+        spread,
     };
-    for i in 0..states.len() {
-        let w = states.value(i);
-        let life = after.life(job, &list, w);
-        let mut sum = 0.0;
-        match &states {
-            States::Lattice { .. } => {
-                for k in after.whole(&life) {
-                    sum += after.prob[k] * v[i - steps[k]];
-                }
-                if let Some((k, p)) = life.partial.filter(|&(_, p)| p > 0.0) {
-                    sum += p * v[i - steps[k]];
-                }
-            }
-            States::Sparse { .. } => after.each(&life, w, |p, next| match states.index(next) {
-                Some(j) => sum += p * v[j],
-                None => missing = true,
-            }),
+    // Every state a life leaves is among the states, below the one it leaves.
+    let mut missing = match &states {
+        States::Lattice { step, .. } => pass.lattice(*step, &mut v, &mut u)?,
+        States::Sparse { .. } => {
+            pass.by_state(&mut v, &mut u, |_, w, k| states.index(w - after.work[k]))?
         }
-        if life.first_sf <= 0.0 {
-            return Err(no_progress);
-        }
-        v[i] = (life.mean + sum) / life.first_sf;
-        if !v[i].is_finite() {
-            return Err(no_progress);
-        }
-        if spread {
-            // As the sum above finds the states an end leaves.
-            let value = |k: usize| {
-                let j = match &states {
-                    States::Lattice { .. } => Some(i - steps[k]),
-                    States::Sparse { .. } => states.index(w - after.work[k]),
-                };
-                j.map(|j| (v[j], u[j]))
-            };
-            let Some((pu, d)) = after.spread(job, &life, (v[i], v[i]), value) else {
-                missing = true;
-                continue;
-            };
-            u[i] = (pu + d) / life.first_sf;
-        }
-    }
+    };
     let mut sum = 0.0;
     let life = first.life(job, &list, work);
     first.each(&life, work, |p, next| match states.index(next) {
@@ -698,11 +912,15 @@ fn wall_within(
     };
     let wall = life.mean + (1.0 - life.first_sf) * v[top] + sum;
     if !wall.is_finite() {
-        return Err(no_progress);
+        return Err(NO_PROGRESS);
     }
     let variance = if spread {
         let value = |k: usize| states.index(work - first.work[k]).map(|j| (v[j], u[j]));
-        let Some((pu, d)) = first.spread(job, &life, (wall, v[top]), value) else {
+        let partial = life.partial.and_then(|(k, _)| value(k));
+        let found = first
+            .tally(&life, wall, value)
+            .and_then(|t| first.spread(job, &life, (wall, v[top]), &t, partial));
+        let Some((pu, d)) = found else {
             debug_assert!(false, "a state left by a life is not among the states");
             return Ok(None);
         };
@@ -1050,6 +1268,18 @@ mod tests {
         assert!(w.variance.sqrt() < 10.0, "{w:?}");
     }
 
+    prop_compose! {
+        /// A job under exponential failures: `M`, `C`, `R` (s) and a period in whole seconds.
+        fn exponential_job()(
+            m in 600.0f64..1e6,
+            c in 1.0f64..3600.0,
+            r in 0.0f64..3600.0,
+            tau in 60u64..86_400,
+        ) -> (f64, f64, f64, u64) {
+            (m, c, r, tau)
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
@@ -1081,11 +1311,64 @@ mod tests {
         }
 
         #[test]
+        fn the_lattice_blocks_give_the_figures_of_a_state_by_state_pass(
+            family in 0usize..4,
+            k in 0.3f64..3.0,
+            m in 600.0f64..1e5,
+            c in 1u64..600,
+            r in 0u64..600,
+            unit in prop_oneof![Just(1u64), Just(7), Just(60)],
+            chunks in proptest::collection::vec(1u64..3000, 1..4),
+            lives in 1u64..40,
+        ) {
+            // The same states walked two ways: blocks of states summed end by end, and one
+            // state at a time with every state a life leaves looked up. The means must agree
+            // bit for bit; the spreads, centred differently, to rounding.
+            let shape = match family {
+                0 => Shape::Exponential,
+                1 => Shape::Weibull { shape: k },
+                2 => Shape::Gamma { shape: k },
+                _ => Shape::LogNormal { sigma: k / 2.0 },
+            };
+            let j = job(shape, m, c as f64, r as f64);
+            let ns: Vec<u64> = chunks.iter().map(|&x| x * unit * S).collect();
+            let work = lives * chunks.iter().max().unwrap() * unit * S / 2 + S;
+            let list = Prefix::new(&ns);
+            let (Some(first), Some(mut after)) =
+                (Ends::new(&j, &ns, work, 0.0), Ends::new(&j, &ns, work, j.restart()))
+            else {
+                return Ok(());
+            };
+            let far = || far_age(&j);
+            let Some(states) = states(&j, &list, (&first, &after), work, MAX_TERMS_ONE, &far)
+            else {
+                return Ok(());
+            };
+            let States::Lattice { step, count, .. } = states else {
+                return Ok(());
+            };
+            prop_assume!(count <= 200_000);
+            if count > FAR_FROM {
+                after.far = far_age(&j);
+            }
+            after.with_moments(&j);
+            let pass = Pass { job: &j, list: &list, ends: &after, states: &states, spread: true };
+            let (mut v1, mut u1) = (vec![0.0; count], vec![0.0; count]);
+            let (mut v2, mut u2) = (vec![0.0; count], vec![0.0; count]);
+            let blocks = pass.lattice(step, &mut v1, &mut u1);
+            let one_by_one = pass.by_state(&mut v2, &mut u2, |_, w, k| {
+                states.index(w - after.work[k])
+            });
+            prop_assert_eq!(format!("{blocks:?}"), format!("{one_by_one:?}"));
+            prop_assert_eq!(&v1, &v2);
+            for (x, y) in u1.iter().zip(&u2) {
+                prop_assert!((x - y).abs() <= 1e-9 * y.abs() + 1e-6, "{} vs {}", x, y);
+            }
+        }
+
+        #[test]
         fn the_spread_under_exponential_failures_is_the_segments_closed_form(
-            m in 600.0f64..1e6,
-            c in 1.0f64..3600.0,
-            r in 0.0f64..3600.0,
-            tau in 60u64..86_400,
+            (m, c, r, tau) in exponential_job(),
             k in 1u64..200,
         ) {
             // The recursion against the sum of independent segments (§9.1), two derivations.
@@ -1102,10 +1385,7 @@ mod tests {
 
         #[test]
         fn a_period_under_exponential_failures_is_the_sum_of_its_segments(
-            m in 600.0f64..1e6,
-            c in 1.0f64..3600.0,
-            r in 0.0f64..3600.0,
-            tau in 60u64..86_400,
+            (m, c, r, tau) in exponential_job(),
             segments in 1u64..400,
             part in 0u64..1_000_000_000,
         ) {
