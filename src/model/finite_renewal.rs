@@ -107,9 +107,10 @@ fn square([m0, m1, m2]: [f64; 3], c: f64) -> f64 {
 /// Running sums over the whole ends `k` of one life, for its spread, centred on a value `r`
 /// known before the life's own mean `mu`: with `e_k = V_k - r`, `a = sum E[(X + e_k)^2; I_k]`,
 /// `b = sum E[X + e_k; I_k]`, `c = sum P(I_k)`, so that with `d = mu - r` the centred sum
-/// `sum E[(X + V_k - mu)^2; I_k]` is `a - 2 d b + d^2 c`. On the lattice `r` is the state just
-/// below, within one step of `mu`, so that the correction loses nothing; it lets the mean's sum
-/// and the spread's share one pass over the ends.
+/// `sum E[(X + V_k - mu)^2; I_k]` is `a - 2 d b + d^2 c`. Summed state by state, `r` is `mu`
+/// itself; on a lattice's blocks ([`Pass::lattice`]) it is the state below the block, at most
+/// 512 steps' worth of wall time from `mu` (small against the terms, so that the correction
+/// costs no digits), which lets the mean's sums and the spread's share one pass over the ends.
 struct Tally {
     r: f64,
     a: f64,
@@ -723,6 +724,7 @@ impl Pass<'_> {
                     *acc += p * vj;
                 }
                 if let Some(m) = moments {
+                    // Tally::add, one state of the block per lane.
                     let [m0, m1, m2] = m.between[k];
                     let under = &u[from..from + len - lo];
                     for x in 0..len - lo {
