@@ -134,6 +134,9 @@ pub fn whole_chunks(
             });
         }
     }
+    if let Some(b) = best.as_mut() {
+        b.completion_sd = model.completion_sd(work, b.interval)?;
+    }
     Ok(best)
 }
 

@@ -16,6 +16,7 @@
 //! Daly's complete model with the cost `C + F D_w` times the constant `e^((1-F) D_w/M)`: the
 //! write time moves the optimum only through the slowdown.
 
+use super::chunks::{attempts, recovery, truncated_exponential};
 use super::daly::{higher_order, ln_expm1, neg_u_plus_ln1m};
 use super::{CostModel, DalyInputs, ModelError, nonnegative, positive};
 use crate::failure::log1mexp;
@@ -111,24 +112,7 @@ impl AsyncComplete {
     /// assert!((m.expected_wall(2400.0, 600.0).unwrap() / daly - 1.0).abs() < 1e-12);
     /// ```
     pub fn expected_wall(&self, work: f64, tau: f64) -> Result<f64, ModelError> {
-        let work = positive("work", work)?;
-        let tau = positive("interval", tau)?;
-        if tau < self.min_interval() {
-            return Err(ModelError::Parameter {
-                name: "interval",
-                value: tau,
-                accepted: "at least (1 - slowdown) times the write time (the wait rule's segment)",
-            });
-        }
-        let segments = (work / tau).ceil().max(1.0);
-        if segments > 1e15 {
-            return Err(ModelError::Parameter {
-                name: "work",
-                value: work,
-                accepted: "at most 1e15 intervals",
-            });
-        }
-        let last = work - (segments - 1.0) * tau;
+        let (segments, last) = self.plan(work, tau)?;
         let m = self.daly.mtbf;
         let lam = 1.0 / m;
         let k = (m + self.daly.downtime) * (lam * self.daly.restart).exp();
@@ -173,6 +157,94 @@ impl AsyncComplete {
                 accepted: "an MTBF that leaves an expected wall time within f64 range",
             })
         }
+    }
+
+    /// The segments of a job of `work` checkpointed every `tau` and the work of the last:
+    /// `(ceil(work / tau), work - (n - 1) tau)`, with the inputs checked.
+    fn plan(&self, work: f64, tau: f64) -> Result<(f64, f64), ModelError> {
+        let work = positive("work", work)?;
+        let tau = positive("interval", tau)?;
+        if tau < self.min_interval() {
+            return Err(ModelError::Parameter {
+                name: "interval",
+                value: tau,
+                accepted: "at least (1 - slowdown) times the write time (the wait rule's segment)",
+            });
+        }
+        let segments = (work / tau).ceil().max(1.0);
+        if segments > 1e15 {
+            return Err(ModelError::Parameter {
+                name: "work",
+                value: work,
+                accepted: "at most 1e15 intervals",
+            });
+        }
+        Ok((segments, work - (segments - 1.0) * tau))
+    }
+
+    /// The standard deviation of the wall time of [`AsyncComplete::expected_wall`]'s job
+    /// (`docs/models.md` §11.1); `Ok(None)` where it passes f64 range.
+    ///
+    /// ```
+    /// use ckpt::model::asynchronous::AsyncComplete;
+    /// // Without a write, the job is Daly's segments: k independent ones, each the time to
+    /// // get through tau + C between failures (here 4 segments, restarts of 30 s).
+    /// let m = AsyncComplete::new(3600.0, 60.0, 30.0, 0.0, 0.0, 0.0).unwrap();
+    /// let sync = ckpt::model::chunks::FiniteJob::new(2400.0, 3600.0, 60.0, 30.0, 0.0).unwrap();
+    /// let (a, b) = (m.completion_sd(2400.0, 600.0).unwrap().unwrap(), sync.completion_sd(4).unwrap());
+    /// assert!((a / b - 1.0).abs() < 1e-12);
+    /// ```
+    pub fn completion_sd(&self, work: f64, tau: f64) -> Result<Option<f64>, ModelError> {
+        let (segments, last) = self.plan(work, tau)?;
+        Ok(self
+            .completion_moments(segments, tau, last)
+            .map(|(_, var)| var.sqrt())
+            .filter(|sd| sd.is_finite()))
+    }
+
+    /// The mean and variance of the job's wall time, as a sum of independent parts (failures
+    /// are memoryless): the first segment and its snapshot, then from each snapshot's end to
+    /// the next one's, then the last write. `None` beyond f64 range.
+    fn completion_moments(&self, segments: f64, tau: f64, last: f64) -> Option<(f64, f64)> {
+        let (m, cost) = (self.daly.mtbf, self.daly.cost);
+        let add = |(m1, v1): (f64, f64), (m2, v2): (f64, f64)| (m1 + m2, v1 + v2);
+        let recovery = recovery(&self.daly)?;
+        // From a restart, a segment of `w` and its snapshot (state A).
+        let redo = |w: f64| attempts(w + cost, m, recovery);
+        // From the end of the snapshot of `w0` to the end of the next one, of `w1`: the write
+        // of `w0`, which every failure during it loses with `w0` (recovery, then `w0` again);
+        // then the rest of the cycle, `l`, where a failure loses only `w1`.
+        let step = |w0: f64, w1: f64| -> Option<(f64, f64)> {
+            let write = attempts(self.write, m, add(recovery, redo(w0)?))?;
+            let cycle = if w1 >= self.min_interval() {
+                w1 + self.slowdown * self.write
+            } else {
+                // The job's last work ends before the write does: it waits, idle.
+                self.write
+            } + cost;
+            let l = cycle - self.write;
+            let q = -(-l / m).exp_m1();
+            let (hx1, hx2) = truncated_exponential(l / m);
+            let (fail_mean, fail_var) = add((m * hx1, m * m * hx2), add(recovery, redo(w1)?));
+            // A mixture: `l` with probability 1 - q, a failure's cost with q.
+            let rest = (
+                (1.0 - q) * l + q * fail_mean,
+                q * fail_var + q * (1.0 - q) * (l - fail_mean).powi(2),
+            );
+            Some(add(write, rest))
+        };
+        let mut total = redo(if segments >= 2.0 { tau } else { last })?;
+        if segments >= 3.0 {
+            let (mean, var) = step(tau, tau)?;
+            total = add(total, ((segments - 2.0) * mean, (segments - 2.0) * var));
+        }
+        if segments >= 2.0 {
+            total = add(total, step(tau, last)?);
+        }
+        // The last write: the job ends when it is durable; a failure during it loses the last
+        // segment too.
+        total = add(total, attempts(self.write, m, add(recovery, redo(last)?))?);
+        (total.0.is_finite() && total.1.is_finite()).then_some(total)
     }
 }
 
@@ -245,8 +317,11 @@ impl CostModel for AsyncComplete {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::failure::{Lifetime, Shape};
+    use crate::model::chunks::FiniteJob;
     use crate::model::daly::{DalyComplete, exact_optimum};
     use crate::optimize::minimize;
+    use crate::sim::stats::{Estimate, variance_z};
     use proptest::prelude::*;
 
     #[test]
@@ -357,6 +432,93 @@ mod tests {
         let long = a.expected_wall(1010.0 * tau, tau).unwrap();
         let per = a.overhead(tau).unwrap() * tau;
         assert!(((long - short) / (1000.0 * per) - 1.0).abs() < 1e-10);
+    }
+
+    /// The wall times (s) of `runs` simulated jobs of `work` checkpointed every `tau` with
+    /// the write and slowdown of `a`, under failures of lifetime `life` (no downtime: the
+    /// simulator's failures have none).
+    fn simulated_walls(
+        a: &AsyncComplete,
+        life: Lifetime,
+        work: f64,
+        tau: f64,
+        runs: u64,
+    ) -> Vec<f64> {
+        use crate::sim::periodic::{AsyncWrite, Failures, PeriodicConfig};
+        use crate::sim::run::Scenario;
+        let ns = |s: f64| (s * 1e9).round() as u64;
+        let cfg = PeriodicConfig {
+            work: ns(work),
+            interval: ns(tau),
+            cost: ns(a.daly.cost),
+            restart: ns(a.daly.restart),
+            failures: Failures::Platform(life),
+            final_checkpoint: true,
+            walltime: None,
+            asynchronous: Some(AsyncWrite::new(a.write, a.slowdown).unwrap()),
+            signal_lead: None,
+        };
+        (0..runs)
+            .map(|i| cfg.run(11, i).unwrap().wall as f64 / 1e9)
+            .collect()
+    }
+
+    #[test]
+    fn the_spread_matches_the_simulator_under_exponential_failures_only() {
+        // 20 segments of 15 min under a 1-h MTBF with a 10-min write slowing the job by 20%:
+        // writes are often lost, and the variance sums every kind of loss. The second job's
+        // last segment (200 s) is shorter than (1 - F) D_w = 480 s: it waits for the write.
+        let a = AsyncComplete::new(3600.0, 60.0, 120.0, 0.0, 600.0, 0.2).unwrap();
+        let tau = 900.0;
+        for work in [20.0 * tau - 300.0, 20.0 * tau - 700.0] {
+            let sd = a.completion_sd(work, tau).unwrap().unwrap();
+            let exp = Lifetime::exponential(3600.0).unwrap();
+            let walls = simulated_walls(&a, exp, work, tau, 3000);
+            let z = variance_z(sd * sd, &walls);
+            assert!(z.abs() < 4.0, "work {work}: sd {sd}, z {z}");
+            let e = Estimate::from_samples(&walls);
+            let z = (a.expected_wall(work, tau).unwrap() - e.point) / e.stderr.unwrap();
+            assert!(z.abs() < 4.0, "work {work}: mean z {z}");
+            // Failures that cluster (Weibull 0.5, same mean) spread the job far more.
+            let weibull = Lifetime::new(Shape::Weibull { shape: 0.5 }, 3600.0).unwrap();
+            let walls = simulated_walls(&a, weibull, work, tau, 3000);
+            let z = variance_z(sd * sd, &walls);
+            assert!(z < -5.0, "work {work}: Weibull 0.5 z {z}");
+        }
+    }
+
+    proptest! {
+        /// The spread's parts, summed for their means, give `expected_wall` (derived the other
+        /// way, from the end); without a write the spread is that of Daly's segments.
+        #[test]
+        fn the_spread_decomposition_has_the_expected_wall(
+            m in 600.0f64..1e6,
+            c in 1.0f64..3600.0,
+            r in 0.0f64..3600.0,
+            d in 0.0f64..3600.0,
+            write_frac in 0.0f64..2.0,
+            f in 0.0f64..0.9,
+            tau_frac in 1.0f64..4.0,
+            segments in 1u64..300,
+            part in 0.01f64..1.0,
+        ) {
+            let write = write_frac * c;
+            let a = AsyncComplete::new(m, c, r, d, write, f).unwrap();
+            // Whole seconds, so that `segments` periods divide back into exactly as many.
+            let tau = (a.min_interval() * tau_frac).max(c).ceil();
+            let work = (segments as f64 - 1.0 + part) * tau;
+            let (n, last) = a.plan(work, tau).unwrap();
+            let (mean, var) = a.completion_moments(n, tau, last).unwrap();
+            let want = a.expected_wall(work, tau).unwrap();
+            prop_assert!((mean / want - 1.0).abs() < 1e-9, "{} vs {}", mean, want);
+            prop_assert!(var.is_finite() && var >= 0.0);
+            let sync = AsyncComplete::new(m, c, r, d, 0.0, f).unwrap();
+            let job = FiniteJob::new(segments as f64 * tau, m, c, r, d).unwrap();
+            let want = job.completion_sd(segments).unwrap();
+            let got = sync.completion_sd(segments as f64 * tau, tau).unwrap().unwrap();
+            prop_assert!((got / want - 1.0).abs() < 1e-9, "{} vs {}", got, want);
+        }
+
     }
 
     proptest! {

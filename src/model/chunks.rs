@@ -88,17 +88,12 @@ impl FiniteJob {
         if k == 0 {
             return None;
         }
-        let DalyInputs {
-            mtbf: m,
-            cost,
-            restart,
-            downtime,
-        } = self.daly;
-        // After a failure: the downtime, then the restart, itself started over (after another
-        // downtime) by every failure that interrupts it.
-        let (restart_mean, restart_var) = attempts(restart, m, (downtime, 0.0))?;
-        let penalty = (downtime + restart_mean, restart_var);
-        let (_, segment_var) = attempts(self.work / k as f64 + cost, m, penalty)?;
+        let penalty = recovery(&self.daly)?;
+        let (_, segment_var) = attempts(
+            self.work / k as f64 + self.daly.cost,
+            self.daly.mtbf,
+            penalty,
+        )?;
         let sd = (k as f64 * segment_var).sqrt();
         sd.is_finite().then_some(sd)
     }
@@ -150,12 +145,24 @@ impl FiniteJob {
     }
 }
 
+/// The mean and variance of what a failure costs before the next try: the downtime, then the
+/// restart, itself started over (after another downtime) by every failure that interrupts it.
+/// `None` beyond f64 range.
+pub(super) fn recovery(daly: &DalyInputs) -> Option<(f64, f64)> {
+    let (restart_mean, restart_var) = attempts(daly.restart, daly.mtbf, (daly.downtime, 0.0))?;
+    Some((daly.downtime + restart_mean, restart_var))
+}
+
 /// The mean and variance of the time to get through `t` seconds without a failure under
 /// exponential failures of mean `m`, where each failure costs the time to it and a penalty
 /// of the given mean and variance before the next try (§9.1): `t + sum_(i <= N) (X_i + P_i)`,
 /// with `N` geometric (`E[N] = e^x - 1`, `Var N = e^x (e^x - 1)`, `x = t / m`) and `X_i` the
 /// lifetime cut below `t`. `None` beyond f64 range.
-fn attempts(t: f64, m: f64, (penalty_mean, penalty_var): (f64, f64)) -> Option<(f64, f64)> {
+pub(super) fn attempts(
+    t: f64,
+    m: f64,
+    (penalty_mean, penalty_var): (f64, f64),
+) -> Option<(f64, f64)> {
     let x = t / m;
     let n1 = x.exp_m1();
     let vn = super::finite_exp(x)? * n1;
@@ -169,7 +176,7 @@ fn attempts(t: f64, m: f64, (penalty_mean, penalty_var): (f64, f64)) -> Option<(
 /// The mean and variance of an exponential lifetime of mean 1 cut below `x`:
 /// `(1 - x / (e^x - 1), 1 - x^2 e^x / (e^x - 1)^2)`, by their series below 0.1, where the
 /// closed forms lose their digits to cancellation (the series' error is below 1e-17 there).
-fn truncated_exponential(x: f64) -> (f64, f64) {
+pub(super) fn truncated_exponential(x: f64) -> (f64, f64) {
     if x < 0.1 {
         let x2 = x * x;
         let mean = x / 2.0 - x2 / 12.0 + x2 * x2 / 720.0 - x2 * x2 * x2 / 30240.0
@@ -266,9 +273,8 @@ mod tests {
             .map(|_| simulated_segment(t, m, r, d, &mut rng))
             .collect();
         let mean = walls.iter().sum::<f64>() / n as f64;
-        let moment = |p: i32| walls.iter().map(|w| (w - mean).powi(p)).sum::<f64>() / n as f64;
-        let (s2, m4) = (moment(2), moment(4));
-        let z = (sd * sd - s2) / ((m4 - s2 * s2) / n as f64).sqrt();
+        let s2 = walls.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let z = crate::sim::stats::variance_z(sd * sd, &walls);
         assert!(z.abs() < 4.0, "sd {sd} vs {}: z {z}", s2.sqrt());
         // The mean of the same decomposition is Daly's complete-model term.
         let (rm, rv) = attempts(r, m, (d, 0.0)).unwrap();

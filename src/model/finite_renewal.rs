@@ -1034,7 +1034,7 @@ mod tests {
     use crate::failure::{Lifetime, Shape};
     use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
     use crate::sim::run::Scenario;
-    use crate::sim::stats::Estimate;
+    use crate::sim::stats::{Estimate, variance_z};
     use proptest::prelude::*;
 
     const S: u64 = 1_000_000_000;
@@ -1135,16 +1135,6 @@ mod tests {
     /// `runs` simulated wall times of the job (s), the simulator's own estimate.
     fn simulated(j: &Renewal, chunks: &[u64], work: u64, runs: u64) -> Estimate {
         Estimate::from_samples(&walls(j, chunks, work, runs))
-    }
-
-    /// `z` of a model's variance against the sample variance of `walls`, whose standard error
-    /// is `sqrt((m4 - s^4) / n)` with `m4` the fourth central moment.
-    fn variance_z(variance: f64, walls: &[f64]) -> f64 {
-        let n = walls.len() as f64;
-        let mean = walls.iter().sum::<f64>() / n;
-        let m = |p: i32| walls.iter().map(|w| (w - mean).powi(p)).sum::<f64>() / n;
-        let (s2, m4) = (m(2) * n / (n - 1.0), m(4));
-        (variance - s2) / ((m4 - s2 * s2) / n).sqrt()
     }
 
     /// The simulated wall times (s) of `runs` jobs.

@@ -109,6 +109,18 @@ pub fn t_quantile_975(dof: f64) -> f64 {
         .unwrap_or(1.959963984540054)
 }
 
+/// `z` of a model's variance against the sample variance of `samples`, whose standard error
+/// is `sqrt((m4 - s^4) / n)` with `m4` the fourth central moment: the tests' check of a
+/// predicted spread against a simulation.
+#[cfg(test)]
+pub(crate) fn variance_z(variance: f64, samples: &[f64]) -> f64 {
+    let n = samples.len() as f64;
+    let mean = samples.iter().sum::<f64>() / n;
+    let m = |p: i32| samples.iter().map(|w| (w - mean).powi(p)).sum::<f64>() / n;
+    let (s2, m4) = (m(2) * n / (n - 1.0), m(4));
+    (variance - s2) / ((m4 - s2 * s2) / n).sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

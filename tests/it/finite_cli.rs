@@ -191,14 +191,18 @@ fn whole_chunks_example() {
         "{table}"
     );
     assert!((num(&w["completion_sd_s"]) - 22_914.25).abs() < 0.01, "{w}");
-    // With a background write the count minimizes §11's finite job instead, which has no
-    // spread.
+    // With a background write the count minimizes §11's finite job instead, and the spread
+    // is that job's (model::asynchronous holds it to the simulator), at the chunk reported.
     let mut asy = args.to_vec();
     asy.extend(["--async-write", "20m"]);
     let v = json(&asy);
-    assert!(v["whole_chunks"]["completion_sd_s"].is_null(), "{v}");
     let k = v["whole_chunks"]["count"].as_u64().unwrap();
     let model = AsyncComplete::new(86_400.0, 600.0, 600.0, 60.0, 1200.0, 0.0).unwrap();
+    let chunk = num(&v["whole_chunks"]["interval_s"]);
+    let sd = model.completion_sd(864_000.0, chunk).unwrap().unwrap();
+    assert_eq!(num(&v["whole_chunks"]["completion_sd_s"]), sd, "{v}");
+    // The write adds to the spread of the synchronous job's 22914 s.
+    assert!(sd > 22_914.25, "{sd}");
     let at = |k: u64| {
         model
             .expected_wall(864_000.0, (864_000.0 / k as f64).next_up())
