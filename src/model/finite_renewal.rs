@@ -820,10 +820,7 @@ impl Pass<'_> {
             return Ok(false);
         }
         let value = |k: usize| next(k).map(|j| (v[j], u[j]));
-        let whole = match whole {
-            Some(t) => Some(t),
-            None => self.ends.tally(life, v[i], value),
-        };
+        let whole = whole.or_else(|| self.ends.tally(life, v[i], value));
         let partial = life.partial.and_then(|(k, _)| value(k));
         let found = whole.and_then(|t| self.ends.spread(self.job, life, (v[i], v[i]), &t, partial));
         match found {
