@@ -93,10 +93,15 @@ impl AsyncComplete {
             + log1mexp(cycle / m)
     }
 
-    /// The wall time of one cycle from a snapshot's end to the next: the next segment (at
-    /// least until the write ends) and its snapshot.
-    fn cycle(&self, tau: f64) -> f64 {
-        (tau + self.slowdown * self.write).max(self.write) + self.daly.cost
+    /// The wall time of one cycle from a snapshot's end to the next: the next segment of `w`
+    /// (at least until the write ends) and its snapshot.
+    fn cycle(&self, w: f64) -> f64 {
+        (if w >= self.min_interval() {
+            w + self.slowdown * self.write
+        } else {
+            // The segment's work ends before the write does: the job waits, idle.
+            self.write
+        }) + self.daly.cost
     }
 
     /// The expected wall time of a job of `work` seconds checkpointed every `tau`, with a
@@ -123,13 +128,7 @@ impl AsyncComplete {
         // From the end of a snapshot that captured `w0`, with `w1` of work left in the next
         // segment: e^(-λD_w) (E_B(k) - E_B(k+1)).
         let step = |w0: f64, w1: f64| {
-            let v = if w1 >= (1.0 - self.slowdown) * self.write {
-                w1 + self.slowdown * self.write
-            } else {
-                // The job's last work ends before the write does: it waits, idle.
-                self.write
-            };
-            let l = v + self.daly.cost;
+            let l = self.cycle(w1);
             let p_cycle = (-lam * l).exp();
             m * (1.0 - p_cycle)
                 + (1.0 - p_write) * (phi + redo(w0))
@@ -216,13 +215,7 @@ impl AsyncComplete {
         // then the rest of the cycle, `l`, where a failure loses only `w1`.
         let step = |w0: f64, w1: f64| -> Option<(f64, f64)> {
             let write = attempts(self.write, m, add(recovery, redo(w0)?))?;
-            let cycle = if w1 >= self.min_interval() {
-                w1 + self.slowdown * self.write
-            } else {
-                // The job's last work ends before the write does: it waits, idle.
-                self.write
-            } + cost;
-            let l = cycle - self.write;
+            let l = self.cycle(w1) - self.write;
             let q = -(-l / m).exp_m1();
             let (hx1, hx2) = truncated_exponential(l / m);
             let (fail_mean, fail_var) = add((m * hx1, m * m * hx2), add(recovery, redo(w1)?));
