@@ -9,6 +9,7 @@ use super::validate::{SimArg, ValidateArgs, validate_error};
 use ckpt::failure::Shape;
 use ckpt::job::{PolicyCheck, Reporting, SweepRenewal, ValidateRenewal};
 use ckpt::sweep::renewal::ShapeSweep;
+use ckpt::units::secs_to_ns;
 use ckpt::validate::renewal::{DEFAULT_WORK_MTBFS, RenewalPolicies, RenewalValidateOptions};
 
 fn conflict(msg: &str) -> CliError {
@@ -49,8 +50,6 @@ pub fn validate_job(args: &ValidateArgs, argv: &[String]) -> Result<ValidateRene
     }
     let mtbf = model_checks(m)?;
     let (_, job) = model_job(m, shape, mtbf)?;
-    let policies =
-        RenewalPolicies::new(job.life(), job.cost(), job.restart()).map_err(model_error)?;
     let options = RenewalValidateOptions {
         work_s: args
             .work
@@ -58,6 +57,13 @@ pub fn validate_job(args: &ValidateArgs, argv: &[String]) -> Result<ValidateRene
         runs: args.runs.unwrap_or(1000),
         seed: args.seed.unwrap_or(42),
     };
+    let policies = RenewalPolicies::new(
+        job.life(),
+        job.cost(),
+        job.restart(),
+        secs_to_ns(options.work_s),
+    )
+    .map_err(model_error)?;
     ckpt::validate::renewal::configs(&policies, &options).map_err(validate_error)?;
     Ok(ValidateRenewal {
         setup: PolicyCheck { policies, options },

@@ -834,13 +834,13 @@ impl Pass<'_> {
 }
 
 /// [`expected_wall`] with at most `max_terms` terms, and the variance with `spread`.
-fn wall_within(
+/// The list's prefix sums and the ends of a first life and of a life after a restart, after
+/// the inputs' checks; `None` where a life lists more than [`MAX_STATES`] ends.
+fn setup(
     job: &Renewal,
     chunks: &[u64],
     work: u64,
-    max_terms: u64,
-    spread: bool,
-) -> Result<Option<Wall>, ModelError> {
+) -> Result<Option<(Prefix, Ends, Ends)>, ModelError> {
     if chunks.is_empty() {
         return Err(ModelError::EmptySchedule);
     }
@@ -857,11 +857,44 @@ fn wall_within(
             accepted: "at least 1 ns",
         });
     }
-    let list = Prefix::new(chunks);
-    let (Some(mut first), Some(mut after)) = (
-        Ends::new(job, chunks, work, 0.0),
-        Ends::new(job, chunks, work, job.restart()),
-    ) else {
+    Ok(Ends::new(job, chunks, work, 0.0)
+        .zip(Ends::new(job, chunks, work, job.restart()))
+        .map(|(first, after)| (Prefix::new(chunks), first, after)))
+}
+
+/// Whether [`predict`] follows the states of a job of `work` ns under `chunks` (its figure is
+/// then [`PredictionKind::FiniteJob`]), found without the recursion: only the states and the
+/// count of their terms, a small part of its cost.
+///
+/// ```
+/// use ckpt::failure::{Lifetime, Shape};
+/// use ckpt::model::finite_renewal::follows;
+/// use ckpt::model::renewal::Renewal;
+/// let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 86400.0).unwrap();
+/// let job = Renewal::new(life, 600.0, 600.0).unwrap();
+/// let (s, days) = (1_000_000_000u64, 3 * 86_400_000_000_000u64);
+/// // Chunks of whole seconds leave the states on a lattice of one second...
+/// assert!(follows(&job, &[7336 * s, 8322 * s, 8898 * s], days).unwrap());
+/// // ...while chunks with no common step but a nanosecond leave too many.
+/// assert!(!follows(&job, &[7336 * s + 1, 8322 * s + 7, 8898 * s + 3], days).unwrap());
+/// ```
+pub fn follows(job: &Renewal, chunks: &[u64], work: u64) -> Result<bool, ModelError> {
+    let Some((list, first, after)) = setup(job, chunks, work)? else {
+        return Ok(false);
+    };
+    let far = std::cell::OnceCell::new();
+    let far_of = || *far.get_or_init(|| far_age(job));
+    Ok(states(job, &list, (&first, &after), work, MAX_TERMS_ONE, &far_of).is_some())
+}
+
+fn wall_within(
+    job: &Renewal,
+    chunks: &[u64],
+    work: u64,
+    max_terms: u64,
+    spread: bool,
+) -> Result<Option<Wall>, ModelError> {
+    let Some((list, mut first, mut after)) = setup(job, chunks, work)? else {
         return Ok(None);
     };
     // Found at most once: by a long lattice's bound, or for the recursion below.

@@ -403,6 +403,18 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
             v.options.runs
         ));
     }
+    for r in &v.results {
+        let Some(g) = r.rounded_to_s else { continue };
+        let grid = if g == 1.0 {
+            "in whole seconds, as --format env gives them".to_string()
+        } else {
+            format!("rounded to whole multiples of {g} s")
+        };
+        s.push_str(&format!(
+            " `{}` runs its chunks {grid}: the model follows that job's states, not those of the chunks to the nanosecond.",
+            r.name
+        ));
+    }
     let long_run: Vec<String> = v
         .results
         .iter()

@@ -8,12 +8,12 @@
 use super::{ValidateError, overheads, paired, paired_walls, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
-use crate::model::finite_renewal::{Prediction, PredictionKind, predict};
+use crate::model::finite_renewal::{Prediction, PredictionKind, follows, predict_with_spread};
 use crate::model::renewal::Renewal;
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
 use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
-use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns, whole_seconds};
 use serde::{Deserialize, Serialize};
 
 /// `|z|` below this is agreement between a policy's prediction and its simulation
@@ -65,6 +65,10 @@ pub struct Policy {
     pub kind: PolicyKind,
     /// Its chunks (ns).
     pub chunks: Vec<Nanos>,
+    /// The grid the schedule's chunks were rounded to (ns), where the model follows the job of
+    /// the rounded chunks and not that of the chunks to the nanosecond ([`RenewalPolicies::new`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounded_to: Option<Nanos>,
 }
 
 impl Policy {
@@ -93,28 +97,31 @@ pub struct RenewalPolicies {
 
 impl RenewalPolicies {
     /// The model's four policies for `life`, `cost_s` and `restart_s`, as `ckpt interval
-    /// --dist` gives them.
-    pub fn new(life: Lifetime, cost_s: f64, restart_s: f64) -> Result<RenewalPolicies, ModelError> {
+    /// --dist` gives them, for a job of `work` ns. The schedule is simulated to the nanosecond
+    /// where the model follows that job's states. Where it does not (chunks with no common
+    /// step, in a job of a few lives or a few dozen), the chunks are rounded to the finest grid
+    /// of [`SCHEDULE_GRIDS_S`] whose job it follows, at most [`GRID_MAX_FRACTION`] of the
+    /// shortest chunk (1 s gives `--format env`'s schedule, whose completion `interval --work`
+    /// reports), so that the prediction is the simulated job's own; failing that, the long-run
+    /// figure stands, within the runs' spread over a job of many lives.
+    pub fn new(
+        life: Lifetime,
+        cost_s: f64,
+        restart_s: f64,
+        work: Nanos,
+    ) -> Result<RenewalPolicies, ModelError> {
         let job = Renewal::new(life, cost_s, restart_s)?;
         let a = job.analyze()?;
-        let ns = |chunks: &[f64]| -> Vec<Nanos> { chunks.iter().map(|&w| chunk_ns(w)).collect() };
+        let period = |kind, interval: f64| Policy {
+            kind,
+            chunks: vec![chunk_ns(interval)],
+            rounded_to: None,
+        };
         let policies = vec![
-            Policy {
-                kind: PolicyKind::RenewalSchedule,
-                chunks: ns(&a.schedule.chunks),
-            },
-            Policy {
-                kind: PolicyKind::RenewalPeriodic,
-                chunks: ns(&[a.periodic.interval]),
-            },
-            Policy {
-                kind: PolicyKind::Young,
-                chunks: ns(&[a.young.interval]),
-            },
-            Policy {
-                kind: PolicyKind::DalyComplete,
-                chunks: ns(&[a.daly.interval]),
-            },
+            schedule_policy(&job, &a.schedule.chunks, work)?,
+            period(PolicyKind::RenewalPeriodic, a.periodic.interval),
+            period(PolicyKind::Young, a.young.interval),
+            period(PolicyKind::DalyComplete, a.daly.interval),
         ];
         Ok(RenewalPolicies {
             life,
@@ -131,6 +138,44 @@ impl RenewalPolicies {
     }
 }
 
+/// The grids (s) the schedule's chunks may be rounded to for a job whose states the model
+/// does not follow to the nanosecond, finest first ([`RenewalPolicies::new`]).
+pub const SCHEDULE_GRIDS_S: [u64; 13] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/// The coarsest grid for the schedule's chunks, as a fraction of the shortest: each chunk
+/// then moves by at most half of it, and the schedule's overhead, flat at its optimum, by far
+/// less than its advantage over the best period.
+pub const GRID_MAX_FRACTION: f64 = 0.01;
+
+/// The schedule as it is simulated over `work` ns ([`RenewalPolicies::new`]).
+fn schedule_policy(job: &Renewal, chunks_s: &[f64], work: Nanos) -> Result<Policy, ModelError> {
+    let exact: Vec<Nanos> = chunks_s.iter().map(|&w| chunk_ns(w)).collect();
+    let policy = |chunks, rounded_to| Policy {
+        kind: PolicyKind::RenewalSchedule,
+        chunks,
+        rounded_to,
+    };
+    if work == 0 || follows(job, &exact, work)? {
+        return Ok(policy(exact, None));
+    }
+    let shortest = chunks_s.iter().copied().fold(f64::INFINITY, f64::min);
+    for g in SCHEDULE_GRIDS_S {
+        if g as f64 > GRID_MAX_FRACTION * shortest {
+            break;
+        }
+        // Whole multiples of the grid, at least one (`whole_seconds` at 1 s, as
+        // `interval --work` and `--format env` round them).
+        let rounded: Vec<Nanos> = chunks_s
+            .iter()
+            .map(|&w| chunk_ns(whole_seconds(w / g as f64).saturating_mul(g) as f64))
+            .collect();
+        if follows(job, &rounded, work)? {
+            return Ok(policy(rounded, Some(secs_to_ns(g as f64))));
+        }
+    }
+    Ok(policy(exact, None))
+}
+
 /// Simulation settings of a renewal validation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RenewalValidateOptions {
@@ -142,45 +187,42 @@ pub struct RenewalValidateOptions {
     pub seed: u64,
 }
 
-/// The model's prediction for each policy over a job of `work` ns: the finite job's expected
-/// wall time over its work where the model follows its states, else the long-run overhead
-/// ([`predict`]).
+/// The model's prediction for each policy over a job of `work` ns, with the spread of its
+/// wall time: the finite job's expected wall time over its work where the model follows its
+/// states, else the long-run overhead ([`predict_with_spread`]).
 pub fn predictions(p: &RenewalPolicies, work: Nanos) -> Result<Vec<Prediction>, ValidateError> {
     let model = p.model()?;
     Ok(p.policies
         .iter()
-        .map(|policy| predict(&model, &policy.chunks, work))
+        .map(|policy| predict_with_spread(&model, &policy.chunks, work))
         .collect())
 }
 
-/// The fewest mean lifetimes of work for which the model gives the runs a standard error: the
-/// spread is a limit over many lives, and a job of a few is as much its two ends (the first
-/// life without a restart, the last one cut short) as its middle.
+/// The fewest mean lifetimes of work for which the long-run spread gives the runs a standard
+/// error: it is a limit over many lives, and a job of a few is as much its two ends (the first
+/// life without a restart, the last one cut short) as its middle. A finite job's own spread
+/// has no such bound.
 pub const SPREAD_MIN_LIVES: f64 = 10.0;
 
-/// The standard error the model gives each policy's mean overhead over `runs` jobs of `work`
-/// ns: `sqrt(v / W / runs)` with `v` the spread of [`Renewal::wall_variance_rate`]; `None`
-/// for a job of fewer than [`SPREAD_MIN_LIVES`] mean lifetimes of work.
-pub fn predicted_stderrs(
-    p: &RenewalPolicies,
+/// The standard error the model gives the mean overhead of `runs` jobs of `work` ns from a
+/// policy's [`Prediction`] (with its spread): the finite job's standard deviation of the wall
+/// time over `W sqrt(runs)`; for the long-run figure, `sqrt(v / W / runs)` with `v` the
+/// variance rate of [`Renewal::wall_variance_rate`], and `None` for a job of fewer than
+/// [`SPREAD_MIN_LIVES`] mean lifetimes of work.
+pub fn predicted_stderr(
+    prediction: &Prediction,
+    life: &Lifetime,
     work: Nanos,
     runs: u64,
-) -> Result<Vec<Option<f64>>, ValidateError> {
-    let model = p.model()?;
+) -> Option<f64> {
     let work_s = ns_to_secs(work);
-    if work_s < SPREAD_MIN_LIVES * p.life.mean() {
-        return Ok(vec![None; p.policies.len()]);
+    if prediction.kind == PredictionKind::LongRun && work_s < SPREAD_MIN_LIVES * life.mean() {
+        return None;
     }
-    let scale = work_s * runs as f64;
-    p.policies
-        .iter()
-        .map(|policy| {
-            let v = model
-                .wall_variance_rate(&policy.chunks_s())
-                .map_err(model_error)?;
-            Ok(v.map(|v| (v / scale).sqrt()).filter(|s| s.is_finite()))
-        })
-        .collect()
+    prediction
+        .sd
+        .map(|sd| sd / work_s / (runs as f64).sqrt())
+        .filter(|s| s.is_finite())
 }
 
 /// One policy's prediction against its simulation.
@@ -190,6 +232,10 @@ pub struct PolicyResult {
     pub name: &'static str,
     /// Its chunks after a restart (s), as simulated; the last repeats.
     pub chunks_s: Vec<f64>,
+    /// The grid its chunks were rounded to (s; [`Policy::rounded_to`]); written only where
+    /// they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounded_to_s: Option<f64>,
     /// The model's overhead for those chunks over the simulated job (see `prediction`;
     /// `None` beyond f64 range).
     pub predicted_overhead: Option<f64>,
@@ -197,10 +243,9 @@ pub struct PolicyResult {
     pub prediction: PredictionKind,
     /// The model's long-run overhead for those chunks.
     pub long_run_overhead: Option<f64>,
-    /// The standard error the model gives the mean overhead of the runs
-    /// ([`Renewal::wall_variance_rate`] over the work and the run count); `None` for a job of
-    /// fewer than [`SPREAD_MIN_LIVES`] mean lifetimes, or where the lifetime's second moment is
-    /// beyond f64 range.
+    /// The standard error the model gives the mean overhead of the runs ([`predicted_stderr`]:
+    /// the finite job's spread, or the long-run one over the work); `None` for a long-run
+    /// figure over fewer than [`SPREAD_MIN_LIVES`] mean lifetimes, or beyond f64 range.
     pub predicted_stderr: Option<f64>,
     /// The simulated overhead (wall time / work).
     pub simulated_overhead: Estimate,
@@ -336,9 +381,13 @@ pub fn finish(
     let overhead = overheads(&per_run, options.runs, n, "policies", |_| {
         configs[0].base.work as f64
     })?;
-    let predictions = predictions(p, configs[0].base.work)?;
+    let work = configs[0].base.work;
+    let predictions = predictions(p, work)?;
     let predicted: Vec<Option<f64>> = predictions.iter().map(|x| x.overhead).collect();
-    let spreads = predicted_stderrs(p, configs[0].base.work, options.runs)?;
+    let spreads: Vec<Option<f64>> = predictions
+        .iter()
+        .map(|x| predicted_stderr(x, &p.life, work, options.runs))
+        .collect();
     let tie = p.grid_error.max(TIE_RELATIVE * predicted[0].unwrap_or(1.0));
     let results: Vec<PolicyResult> = (0..n)
         .map(|j| {
@@ -366,6 +415,7 @@ pub fn finish(
             PolicyResult {
                 name: p.policies[j].kind.name(),
                 chunks_s: p.policies[j].chunks_s(),
+                rounded_to_s: p.policies[j].rounded_to.map(ns_to_secs),
                 predicted_overhead: predicted[j],
                 prediction: own.kind,
                 long_run_overhead: own.long_run,
@@ -403,7 +453,7 @@ mod tests {
     #[test]
     fn policies_are_the_models_and_every_run_is_paired() {
         let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
-        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
+        let p = RenewalPolicies::new(life, 120.0, 120.0, secs_to_ns(200.0 * 3600.0)).unwrap();
         let kinds: Vec<&str> = p.policies.iter().map(|x| x.kind.name()).collect();
         assert_eq!(
             kinds,
@@ -445,28 +495,78 @@ mod tests {
     }
 
     #[test]
-    fn the_models_standard_error_is_for_jobs_of_many_lives() {
+    fn the_models_standard_error_is_the_finite_jobs_or_the_long_runs_over_many_lives() {
         let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
-        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
         let hours = |h: u64| h * 3600 * 1_000_000_000;
-        assert_eq!(predicted_stderrs(&p, hours(9), 100).unwrap(), vec![None; 4]);
-        let se = predicted_stderrs(&p, hours(400), 100).unwrap();
-        let v = p
-            .model()
-            .unwrap()
-            .wall_variance_rate(&p.policies[2].chunks_s())
-            .unwrap()
-            .unwrap();
-        // sqrt(v / (W n)): four times the work or the runs halve it.
-        assert!((se[2].unwrap() / (v / (400.0 * 3600.0 * 100.0)).sqrt() - 1.0).abs() < 1e-12);
-        let quarter = predicted_stderrs(&p, hours(1600), 100).unwrap();
-        assert!((se[2].unwrap() / quarter[2].unwrap() - 2.0).abs() < 1e-12);
+        let prediction = |kind, sd| Prediction {
+            overhead: Some(1.1),
+            kind,
+            long_run: Some(1.1),
+            sd: Some(sd),
+        };
+        // The finite job's own spread holds for a job of any length: sd / (W sqrt(n)).
+        let finite = prediction(PredictionKind::FiniteJob, 7200.0);
+        let se = predicted_stderr(&finite, &life, hours(9), 100).unwrap();
+        assert!((se - 7200.0 / (9.0 * 3600.0) / 10.0).abs() < 1e-15);
+        // The long-run one, sqrt(v W), only from ten lives on: sqrt(v / (W n)).
+        let v = 50.0;
+        let long = |h: u64| prediction(PredictionKind::LongRun, (v * h as f64 * 3600.0).sqrt());
+        assert_eq!(predicted_stderr(&long(9), &life, hours(9), 100), None);
+        let se = predicted_stderr(&long(400), &life, hours(400), 100).unwrap();
+        assert!((se / (v / (400.0 * 3600.0 * 100.0)).sqrt() - 1.0).abs() < 1e-12);
+        let quarter = predicted_stderr(&long(1600), &life, hours(1600), 100).unwrap();
+        assert!((se / quarter - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_schedule_is_rounded_only_to_the_finest_grid_the_model_needs() {
+        let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let job = Renewal::new(life, 120.0, 120.0).unwrap();
+        let listed = job.analyze().unwrap().schedule.chunks;
+        let exact: Vec<Nanos> = listed.iter().map(|&w| chunk_ns(w)).collect();
+        let mut grids = Vec::new();
+        for lives in [2.0, 50.0, 200.0, 5000.0] {
+            let work = secs_to_ns(lives * 3600.0);
+            let p = RenewalPolicies::new(life, 120.0, 120.0, work).unwrap();
+            let s = &p.policies[0];
+            grids.push(s.rounded_to.map(ns_to_secs));
+            // The periods are never rounded.
+            assert!(p.policies[1..].iter().all(|x| x.rounded_to.is_none()));
+            let Some(g) = s.rounded_to else {
+                // Unrounded: the model follows the exact job, or no grid within reach.
+                assert_eq!(s.chunks, exact);
+                continue;
+            };
+            assert!(!follows(&job, &exact, work).unwrap(), "{lives}");
+            assert!(follows(&job, &s.chunks, work).unwrap(), "{lives}");
+            for (&r, &w) in s.chunks.iter().zip(&exact) {
+                assert_eq!(r % g, 0, "{lives}: {r} on a grid of {g}");
+                assert!(r.abs_diff(w) <= g / 2 + 1, "{lives}: {r} from {w}");
+            }
+            // No finer grid of the list would do.
+            let secs = g / 1_000_000_000;
+            for &finer in SCHEDULE_GRIDS_S.iter().take_while(|&&f| f < secs) {
+                let chunks: Vec<Nanos> = listed
+                    .iter()
+                    .map(
+                        |&w| chunk_ns(whole_seconds(w / finer as f64).saturating_mul(finer) as f64),
+                    )
+                    .collect();
+                assert!(!follows(&job, &chunks, work).unwrap(), "{lives}: {finer} s");
+            }
+        }
+        // A job of two lives is followed to the nanosecond; one of a few dozen lives on a grid;
+        // one of thousands on none (its long-run figure is within the runs' spread).
+        assert_eq!(grids[0], None);
+        assert!(grids[1].is_some() && grids[2].is_some(), "{grids:?}");
+        assert!(grids[1] <= grids[2], "{grids:?}");
+        assert_eq!(grids[3], None);
     }
 
     #[test]
     fn runs_all_alike_agree_only_with_the_outcome_itself() {
         let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
-        let p = RenewalPolicies::new(life, 120.0, 120.0).unwrap();
+        let p = RenewalPolicies::new(life, 120.0, 120.0, secs_to_ns(100.0 * 3600.0)).unwrap();
         let o = RenewalValidateOptions {
             work_s: 100.0 * 3600.0,
             runs: 20,
