@@ -7,9 +7,11 @@ use crate::model::ModelError;
 use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
-use crate::model::finite_renewal::{Prediction, expected_wall, predict_with_spread, wall_moments};
+use crate::model::finite_renewal::{
+    Prediction, expected_wall, followed_grid, follows, on_grid, predict_with_spread, wall_moments,
+};
 use crate::model::renewal::{Renewal, RenewalAnalysis};
-use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns, whole_seconds};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
 
 /// Asynchronous checkpoints: `cost` is the snapshot's stall, then a background write.
@@ -159,8 +161,11 @@ pub struct RenewalCompletion {
     /// The best period under `F`.
     pub periodic: Prediction,
     /// The schedule after each restart, its chunks in whole seconds as `--format env` gives
-    /// them.
+    /// them; where the model does not follow that job but follows the one of the chunks on a
+    /// coarser grid ([`followed_grid`]), of those.
     pub schedule: Prediction,
+    /// The grid (s) of the chunks `schedule` is of: 1, or the coarser one.
+    pub schedule_grid_s: u64,
     /// The count of equal chunks whose finite job takes least, found by walking while the job
     /// gets shorter (at most 8 counts either way) from the count nearest `W / tau*` (`tau*` the
     /// best period, at most a quarter of it either way) and from the counts at which `j` chunks
@@ -258,20 +263,24 @@ pub fn renewal_completion(
             best = Some(w);
         }
     }
+    // As a batch script runs it (`CKPT_SCHEDULE_SECONDS`): whole seconds put every chunk end
+    // on a lattice of 1 s, which the recursion follows as far as its bounds allow (about 30
+    // days where lives vary); beyond, a coarser grid whose job it follows (docs/models.md
+    // §13.1), before the long-run figure.
+    let chunks = &a.schedule.chunks;
+    let whole = on_grid(chunks, 1);
+    let schedule_grid_s = if follows(job, &whole, work)? {
+        1
+    } else {
+        followed_grid(job, chunks, work)?.unwrap_or(1)
+    };
     Ok(RenewalCompletion {
         work_s,
         young: of(&[a.young.interval]),
         daly: of(&[a.daly.interval]),
         periodic: of(&[a.periodic.interval]),
-        // As a batch script runs it (`CKPT_SCHEDULE_SECONDS`): whole seconds put every chunk
-        // end on a lattice of 1 s, which the recursion follows as far as its bounds allow
-        // (docs/models.md §13.1: up to about 30 days where lives vary).
-        schedule: of(&a
-            .schedule
-            .chunks
-            .iter()
-            .map(|&w| whole_seconds(w) as f64)
-            .collect::<Vec<_>>()),
+        schedule: predict_with_spread(job, &on_grid(chunks, schedule_grid_s), work),
+        schedule_grid_s,
         // The spread of the best count only: the search compared means.
         whole_chunks: best.map(|mut w| {
             let chunk = work.div_ceil(w.count);

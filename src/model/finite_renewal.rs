@@ -39,7 +39,7 @@
 use super::ModelError;
 use super::renewal::Renewal;
 use crate::failure::Cut;
-use crate::units::{Nanos, ns_to_secs};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, whole_seconds};
 use serde::Serialize;
 use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
@@ -885,6 +885,50 @@ pub fn follows(job: &Renewal, chunks: &[u64], work: u64) -> Result<bool, ModelEr
     let far = std::cell::OnceCell::new();
     let far_of = || *far.get_or_init(|| far_age(job));
     Ok(states(job, &list, (&first, &after), work, MAX_TERMS_ONE, &far_of).is_some())
+}
+
+/// The grids (s) a chunk list may be put on so that the model follows its finite job
+/// ([`followed_grid`]), finest first.
+pub const GRIDS_S: [u64; 13] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+
+/// The coarsest grid [`followed_grid`] takes, as a fraction of the shortest chunk: each chunk
+/// moves by at most half of it, and the overhead of a schedule, flat at its optimum, by far
+/// less than its advantage over the best period.
+pub const GRID_MAX_FRACTION: f64 = 0.01;
+
+/// `chunks_s` (s) rounded to whole multiples of `grid_s`, at least one each, in ns: at 1 s the
+/// whole seconds of `--format env`.
+///
+/// ```
+/// use ckpt::model::finite_renewal::on_grid;
+/// assert_eq!(on_grid(&[7336.4, 8322.5, 3.0], 5), [7335e9 as u64, 8325e9 as u64, 5e9 as u64]);
+/// ```
+pub fn on_grid(chunks_s: &[f64], grid_s: u64) -> Vec<Nanos> {
+    chunks_s
+        .iter()
+        .map(|&w| chunk_ns(whole_seconds(w / grid_s as f64).saturating_mul(grid_s) as f64))
+        .collect()
+}
+
+/// The finest grid of [`GRIDS_S`], at most [`GRID_MAX_FRACTION`] of the shortest chunk, on
+/// which the model [`follows`] the job of `work` ns under `chunks_s` (s); `None` where none
+/// within reach is followed. Chunks to the nanosecond have no common step, and a job of a few
+/// dozen lives can leave more states than the model follows; on a grid they lie on a lattice.
+pub fn followed_grid(
+    job: &Renewal,
+    chunks_s: &[f64],
+    work: Nanos,
+) -> Result<Option<u64>, ModelError> {
+    let shortest = chunks_s.iter().copied().fold(f64::INFINITY, f64::min);
+    for g in GRIDS_S {
+        if g as f64 > GRID_MAX_FRACTION * shortest {
+            break;
+        }
+        if follows(job, &on_grid(chunks_s, g), work)? {
+            return Ok(Some(g));
+        }
+    }
+    Ok(None)
 }
 
 fn wall_within(

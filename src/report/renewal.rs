@@ -38,6 +38,10 @@ pub struct RowCompletion {
     /// The standard deviation of the wall time (s), on the same basis (`None` where the model
     /// gives none).
     pub completion_sd_s: Option<f64>,
+    /// The schedule's only, where its completion is of its chunks on a grid coarser than whole
+    /// seconds (s; [`RenewalCompletion::schedule_grid_s`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_grid_s: Option<u64>,
 }
 
 impl RowCompletion {
@@ -46,6 +50,7 @@ impl RowCompletion {
             completion_s: p.overhead.map(|o| o * work_s),
             completion_basis: p.kind,
             completion_sd_s: p.sd,
+            completion_grid_s: None,
         }
     }
 }
@@ -93,7 +98,10 @@ pub fn rows(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> Vec<RenewalRo
                 .copied()
                 .unwrap_or(a.periodic.interval),
             Some(best),
-            completion(|c| &c.schedule),
+            c.map(|c| RowCompletion {
+                completion_grid_s: (c.schedule_grid_s > 1).then_some(c.schedule_grid_s),
+                ..RowCompletion::of(&c.schedule, c.work_s)
+            }),
         ),
     ]
 }
@@ -223,16 +231,23 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
     out
 }
 
-/// A note where the schedule in whole seconds, which its completion is of (as `--format env`
-/// gives it), is worse than the chunks listed by more than the grid's error: chunks of a few
-/// seconds or less, which the rounding moves far.
+/// A note on the chunks the schedule's completion is of: on a grid coarser than whole seconds,
+/// always; in whole seconds (as `--format env` gives them), where they are worse than the
+/// chunks listed by more than the grid's error (chunks of a few seconds or less, which the
+/// rounding moves far).
 fn whole_seconds_note(a: &RenewalAnalysis, c: &RenewalCompletion) -> Option<String> {
     let listed = a.schedule.overhead;
-    let whole = c.schedule.long_run?;
+    let rounded = c.schedule.long_run?;
     let tolerance = a.schedule.grid_error.max(1e-6 * listed);
-    (whole - listed > tolerance).then(|| {
+    if c.schedule_grid_s > 1 {
+        return Some(format!(
+            "note: the schedule's completion is of its chunks rounded to whole multiples of {} s, whose job the model follows (in whole seconds, as --format env gives them, the job has more states than it follows): their long-run overhead is {rounded:.6}, against {listed:.6} for the chunks listed\n",
+            c.schedule_grid_s
+        ));
+    }
+    (rounded - listed > tolerance).then(|| {
         format!(
-            "note: the schedule's completion is of its chunks in whole seconds (at least 1 s each), as --format env gives them: their long-run overhead is {whole:.6}, against {listed:.6} for the chunks listed\n"
+            "note: the schedule's completion is of its chunks in whole seconds (at least 1 s each), as --format env gives them: their long-run overhead is {rounded:.6}, against {listed:.6} for the chunks listed\n"
         )
     })
 }
@@ -396,6 +411,7 @@ mod tests {
             daly: prediction(1.15),
             periodic: prediction(1.1),
             schedule: prediction(1.5),
+            schedule_grid_s: 1,
             whole_chunks: None,
         };
         let t = table(&a, Some(&c));
@@ -405,6 +421,16 @@ mod tests {
         );
         c.schedule = prediction(1.00005);
         assert!(!table(&a, Some(&c)).contains("note:"));
+        // A coarser grid is always named, in the note and in the schedule's JSON row only.
+        c.schedule_grid_s = 15;
+        let t = table(&a, Some(&c));
+        assert!(t.contains("rounded to whole multiples of 15 s"), "{t}");
+        let r = rows(&a, Some(&c));
+        let grids: Vec<Option<u64>> = r
+            .iter()
+            .map(|r| r.completion.and_then(|c| c.completion_grid_s))
+            .collect();
+        assert_eq!(grids, [None, None, None, Some(15)]);
     }
 
     #[test]

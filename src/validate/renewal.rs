@@ -8,12 +8,14 @@
 use super::{ValidateError, overheads, paired, paired_walls, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
-use crate::model::finite_renewal::{Prediction, PredictionKind, follows, predict_with_spread};
+use crate::model::finite_renewal::{
+    Prediction, PredictionKind, followed_grid, follows, on_grid, predict_with_spread,
+};
 use crate::model::renewal::Renewal;
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
 use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
-use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns, whole_seconds};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
 
 /// `|z|` below this is agreement between a policy's prediction and its simulation
@@ -99,11 +101,10 @@ impl RenewalPolicies {
     /// The model's four policies for `life`, `cost_s` and `restart_s`, as `ckpt interval
     /// --dist` gives them, for a job of `work` ns. The schedule is simulated to the nanosecond
     /// where the model follows that job's states. Where it does not (chunks with no common
-    /// step, in a job of a few lives or a few dozen), the chunks are rounded to the finest grid
-    /// of [`SCHEDULE_GRIDS_S`] whose job it follows, at most [`GRID_MAX_FRACTION`] of the
-    /// shortest chunk (1 s gives `--format env`'s schedule, whose completion `interval --work`
-    /// reports), so that the prediction is the simulated job's own; failing that, the long-run
-    /// figure stands, within the runs' spread over a job of many lives.
+    /// step, in a job of a few lives or a few dozen), its chunks are put on the finest grid
+    /// whose job the model follows ([`followed_grid`]; 1 s gives `--format env`'s schedule), so
+    /// that the prediction is the simulated job's own; failing that, the long-run figure
+    /// stands, within the runs' spread over a job of many lives.
     pub fn new(
         life: Lifetime,
         cost_s: f64,
@@ -138,15 +139,6 @@ impl RenewalPolicies {
     }
 }
 
-/// The grids (s) the schedule's chunks may be rounded to for a job whose states the model
-/// does not follow to the nanosecond, finest first ([`RenewalPolicies::new`]).
-pub const SCHEDULE_GRIDS_S: [u64; 13] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
-
-/// The coarsest grid for the schedule's chunks, as a fraction of the shortest: each chunk
-/// then moves by at most half of it, and the schedule's overhead, flat at its optimum, by far
-/// less than its advantage over the best period.
-pub const GRID_MAX_FRACTION: f64 = 0.01;
-
 /// The schedule as it is simulated over `work` ns ([`RenewalPolicies::new`]).
 fn schedule_policy(job: &Renewal, chunks_s: &[f64], work: Nanos) -> Result<Policy, ModelError> {
     let exact: Vec<Nanos> = chunks_s.iter().map(|&w| chunk_ns(w)).collect();
@@ -158,22 +150,10 @@ fn schedule_policy(job: &Renewal, chunks_s: &[f64], work: Nanos) -> Result<Polic
     if work == 0 || follows(job, &exact, work)? {
         return Ok(policy(exact, None));
     }
-    let shortest = chunks_s.iter().copied().fold(f64::INFINITY, f64::min);
-    for g in SCHEDULE_GRIDS_S {
-        if g as f64 > GRID_MAX_FRACTION * shortest {
-            break;
-        }
-        // Whole multiples of the grid, at least one (`whole_seconds` at 1 s, as
-        // `interval --work` and `--format env` round them).
-        let rounded: Vec<Nanos> = chunks_s
-            .iter()
-            .map(|&w| chunk_ns(whole_seconds(w / g as f64).saturating_mul(g) as f64))
-            .collect();
-        if follows(job, &rounded, work)? {
-            return Ok(policy(rounded, Some(secs_to_ns(g as f64))));
-        }
-    }
-    Ok(policy(exact, None))
+    Ok(match followed_grid(job, chunks_s, work)? {
+        Some(g) => policy(on_grid(chunks_s, g), Some(secs_to_ns(g as f64))),
+        None => policy(exact, None),
+    })
 }
 
 /// Simulation settings of a renewal validation.
@@ -449,6 +429,7 @@ pub fn finish(
 mod tests {
     use super::*;
     use crate::failure::Shape;
+    use crate::model::finite_renewal::GRIDS_S;
 
     #[test]
     fn policies_are_the_models_and_every_run_is_paired() {
@@ -545,14 +526,11 @@ mod tests {
             }
             // No finer grid of the list would do.
             let secs = g / 1_000_000_000;
-            for &finer in SCHEDULE_GRIDS_S.iter().take_while(|&&f| f < secs) {
-                let chunks: Vec<Nanos> = listed
-                    .iter()
-                    .map(
-                        |&w| chunk_ns(whole_seconds(w / finer as f64).saturating_mul(finer) as f64),
-                    )
-                    .collect();
-                assert!(!follows(&job, &chunks, work).unwrap(), "{lives}: {finer} s");
+            for &finer in GRIDS_S.iter().take_while(|&&f| f < secs) {
+                assert!(
+                    !follows(&job, &on_grid(&listed, finer), work).unwrap(),
+                    "{lives}: {finer} s"
+                );
             }
         }
         // A job of two lives is followed to the nanosecond; one of a few dozen lives on a grid;

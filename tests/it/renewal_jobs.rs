@@ -269,6 +269,16 @@ fn a_job_of_fifty_lives_is_predicted_by_its_own_states() {
         assert!((0.92..1.08).contains(&ratio), "{name}: {ratio}");
     }
     assert_eq!(v["verdict"]["confirmed"], true);
+    // `interval --work` gives the completion of the same schedule on the same grid, which the
+    // runs above confirm, where its chunks in whole seconds leave too many states.
+    let i = run_json("interval", &crate::common::with(&dist, &["--work", "50d"]));
+    let row = named(&i, "models", "renewal-schedule");
+    assert_eq!(row["completion_basis"], "finite-job");
+    assert_eq!(f(&row["completion_grid_s"]), g);
+    let work = 50.0 * 86400.0;
+    assert!((f(&row["completion_s"]) / work / f(&s["predicted_overhead"]) - 1.0).abs() < 1e-12);
+    let sd = f(&row["completion_sd_s"]) / work / 2000f64.sqrt();
+    assert!((sd / f(&s["predicted_stderr"]) - 1.0).abs() < 1e-12);
 }
 
 #[test]
