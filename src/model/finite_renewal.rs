@@ -1453,8 +1453,13 @@ mod tests {
             });
             prop_assert_eq!(format!("{blocks:?}"), format!("{one_by_one:?}"));
             prop_assert_eq!(&v1, &v2);
+            // A spread beyond f64's range (chunks so long that a life survives one with a
+            // chance of 1e-149: a mean of 1e153 s, a variance of its square) is no figure in
+            // either pass, and the model gives none (`wall_moments`).
             for (x, y) in u1.iter().zip(&u2) {
-                prop_assert!((x - y).abs() <= 1e-9 * y.abs() + 1e-6, "{} vs {}", x, y);
+                if x.is_finite() || y.is_finite() {
+                    prop_assert!((x - y).abs() <= 1e-9 * y.abs() + 1e-6, "{} vs {}", x, y);
+                }
             }
         }
 
