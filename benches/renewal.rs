@@ -9,7 +9,7 @@
 
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::finite::renewal_completion;
-use ckpt::model::finite_renewal::{expected_wall, wall_moments};
+use ckpt::model::finite_renewal::{expected_wall, followed_grid, wall_moments};
 use ckpt::model::renewal::Renewal;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -93,5 +93,23 @@ fn completion(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, schedule, periodic, finite_job, spread, completion);
+fn grid(c: &mut Criterion) {
+    // The finest grid on which the model follows the schedule's job of 50 days, where whole
+    // seconds leave too many states: what `interval --work` and `validate --dist` pay for a job
+    // of tens of MTBFs before the recursion itself.
+    let mut g = c.benchmark_group("renewal-grid");
+    g.sample_size(10);
+    for (name, shape) in shapes() {
+        let j = job(shape);
+        let chunks = j.schedule().unwrap().chunks;
+        g.bench_function(name, |b| {
+            b.iter(|| followed_grid(black_box(&j), &chunks, 4_320_000 * 1_000_000_000).unwrap())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches, schedule, periodic, finite_job, spread, completion, grid
+);
 criterion_main!(benches);

@@ -224,7 +224,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
         if let Some(w) = &c.whole_chunks {
             out.push_str(&whole_chunks_line(w, c.work_s));
         }
-        if let Some(note) = whole_seconds_note(a, c) {
+        if let Some(note) = grid_note(a, c) {
             out.push_str(&note);
         }
     }
@@ -235,7 +235,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
 /// always; in whole seconds (as `--format env` gives them), where they are worse than the
 /// chunks listed by more than the grid's error (chunks of a few seconds or less, which the
 /// rounding moves far).
-fn whole_seconds_note(a: &RenewalAnalysis, c: &RenewalCompletion) -> Option<String> {
+fn grid_note(a: &RenewalAnalysis, c: &RenewalCompletion) -> Option<String> {
     let listed = a.schedule.overhead;
     let rounded = c.schedule.long_run?;
     let tolerance = a.schedule.grid_error.max(1e-6 * listed);
