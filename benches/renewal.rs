@@ -39,6 +39,24 @@ fn per_shape<T>(c: &mut Criterion, group: &str, f: impl Fn(&Renewal) -> T) {
     g.finish();
 }
 
+/// The group `group`: `f` on the job of each failure shape and its schedule's chunks (s), in
+/// `samples` samples (the schedule's dynamic program runs once, outside the timing).
+fn per_schedule<T>(
+    c: &mut Criterion,
+    group: &str,
+    samples: usize,
+    f: impl Fn(&Renewal, &[f64]) -> T,
+) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(samples);
+    for (name, shape) in shapes() {
+        let j = job(shape);
+        let chunks = j.schedule().unwrap().chunks;
+        g.bench_function(name, |b| b.iter(|| f(black_box(&j), black_box(&chunks))));
+    }
+    g.finish();
+}
+
 fn schedule(c: &mut Criterion) {
     per_shape(c, "renewal-schedule", |j| j.schedule().unwrap());
 }
@@ -68,16 +86,9 @@ fn spread(c: &mut Criterion) {
     per_shape(c, "renewal-spread-young", |j| {
         j.wall_variance_rate(&young).unwrap()
     });
-    let mut g = c.benchmark_group("renewal-spread-schedule");
-    g.sample_size(20);
-    for (name, shape) in shapes() {
-        let j = job(shape);
-        let chunks = j.schedule().unwrap().chunks;
-        g.bench_function(name, |b| {
-            b.iter(|| j.wall_variance_rate(black_box(&chunks)).unwrap())
-        });
-    }
-    g.finish();
+    per_schedule(c, "renewal-spread-schedule", 20, |j, chunks| {
+        j.wall_variance_rate(chunks).unwrap()
+    });
 }
 
 fn completion(c: &mut Criterion) {
@@ -97,16 +108,9 @@ fn grid(c: &mut Criterion) {
     // The finest grid on which the model follows the schedule's job of 50 days, where whole
     // seconds leave too many states: what `interval --work` and `validate --dist` pay for a job
     // of tens of MTBFs before the recursion itself.
-    let mut g = c.benchmark_group("renewal-grid");
-    g.sample_size(10);
-    for (name, shape) in shapes() {
-        let j = job(shape);
-        let chunks = j.schedule().unwrap().chunks;
-        g.bench_function(name, |b| {
-            b.iter(|| followed_grid(black_box(&j), &chunks, 4_320_000 * 1_000_000_000).unwrap())
-        });
-    }
-    g.finish();
+    per_schedule(c, "renewal-grid", 10, |j, chunks| {
+        followed_grid(j, chunks, 4_320_000 * 1_000_000_000).unwrap()
+    });
 }
 
 criterion_group!(

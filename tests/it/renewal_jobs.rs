@@ -9,6 +9,14 @@ use serde_json::Value;
 
 const JOB: [&str; 6] = ["--mtbf", "24h", "--cost", "10m", "--restart", "10m"];
 
+/// The policies of `validate --dist`, in report order.
+const POLICIES: [&str; 4] = [
+    "renewal-schedule",
+    "renewal-periodic",
+    "young",
+    "daly-complete",
+];
+
 fn run_json(command: &str, extra: &[&str]) -> Value {
     let mut args = vec![command];
     args.extend(JOB);
@@ -54,12 +62,7 @@ fn exponential_failures_all_four_policies_agree_and_the_schedule_is_daly() {
         (f(&chunks[0]) / tau - 1.0).abs() < 1e-4,
         "{chunks:?} vs {tau}"
     );
-    for name in [
-        "renewal-schedule",
-        "renewal-periodic",
-        "young",
-        "daly-complete",
-    ] {
+    for name in POLICIES {
         let p = named(&v, "policies", name);
         let interval = f(&p["chunks_s"][0]);
         // The long-run figure is Daly's closed form at the policy's interval.
@@ -99,12 +102,7 @@ fn every_policy_agrees_with_its_simulation_under_four_shapes() {
             ],
         );
         let interval = run_json("interval", &["--dist", dist]);
-        for name in [
-            "renewal-schedule",
-            "renewal-periodic",
-            "young",
-            "daly-complete",
-        ] {
+        for name in POLICIES {
             let p = named(&v, "policies", name);
             let e = &p["simulated_overhead"];
             let (mean, se) = (f(&e["point"]), f(&e["stderr"]));
@@ -255,12 +253,7 @@ fn a_job_of_fifty_lives_is_predicted_by_its_own_states() {
         rate / own > 1.15,
         "long-run spread {rate} against the runs' {own}"
     );
-    for name in [
-        "renewal-schedule",
-        "renewal-periodic",
-        "young",
-        "daly-complete",
-    ] {
+    for name in POLICIES {
         let p = named(&v, "policies", name);
         assert_eq!(p["agrees"], true, "{name}: {p}");
         // The finite job's spread is the runs' own (whose standard error is itself uncertain
