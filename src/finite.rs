@@ -8,9 +8,11 @@ use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
 use crate::model::finite_renewal::{
-    Prediction, expected_wall, followed_grid, follows, on_grid, predict_with_spread, wall_moments,
+    MAX_LATTICE_STATES, Prediction, expected_wall, followed_grid, follows, on_grid,
+    predict_with_spread, wall_moments,
 };
 use crate::model::renewal::{Renewal, RenewalAnalysis};
+use crate::sim::engine::{run_parallel_range, threads_within_memory};
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
 
@@ -146,6 +148,9 @@ pub fn whole_chunks(
 const RENEWAL_NEIGHBOURS: u64 = 8;
 /// Most counts of "j chunks to the schedule's first" the renewal whole-chunk search starts from.
 const RENEWAL_FITS: u64 = 64;
+/// The most memory one evaluation of the whole-chunk search holds: a lattice's expected
+/// times, which bounds how many run at once.
+const SEARCH_EVALUATION_BYTES: u64 = (MAX_LATTICE_STATES * std::mem::size_of::<f64>()) as u64;
 
 /// One job under renewal failures with `--work` (`docs/models.md` §13.1): what each policy of
 /// `interval --dist` is expected to take to finish the work from a fresh start, and the best
@@ -235,11 +240,11 @@ pub fn renewal_completion(
     };
     let center = k0.round().clamp(1.0, Nanos::MAX as f64) as u64;
     let (low, high) = around(center);
-    let mut best = walk(
+    let mut starts = vec![(
         center,
         low.max((k0 / 1.25).floor() as u64),
         high.min((k0 * 1.25).ceil() as u64).max(center),
-    );
+    )];
     // Chunks that fill a life: `j` of them and their checkpoints in the schedule's first chunk
     // and its checkpoint (which, under a nearly fixed lifetime, ends just before the cliff).
     // Under a spread-out lifetime `j` stops at 1 or 2, and those walks end above the one from
@@ -257,12 +262,26 @@ pub fn renewal_completion(
         // Rounded up, so that the chunks are no longer than the ones that fill the life.
         let k = (work_s / chunk).ceil().clamp(1.0, Nanos::MAX as f64) as u64;
         let (low, high) = around(k);
-        if let Some(w) = walk(k, low, high)
-            && best.is_none_or(|b| w.completion < b.completion)
-        {
-            best = Some(w);
-        }
+        starts.push((k, low, high));
     }
+    // The walks are independent: they run in parallel, and the best is taken in the order of
+    // the starts (the first of equal completions), so the answer is the same whatever the
+    // thread count. Each evaluation holds at most one lattice of expected times in memory.
+    let threads = threads_within_memory(0, SEARCH_EVALUATION_BYTES);
+    let walks = run_parallel_range(0..starts.len() as u64, threads, &|| {}, |i| {
+        let (k, low, high) = starts[i as usize];
+        walk(k, low, high)
+    });
+    let best = walks
+        .into_iter()
+        .flatten()
+        .fold(None, |best: Option<WholeChunks>, w| {
+            if best.is_none_or(|b| w.completion < b.completion) {
+                Some(w)
+            } else {
+                best
+            }
+        });
     // As a batch script runs it (`CKPT_SCHEDULE_SECONDS`): whole seconds put every chunk end
     // on a lattice of 1 s, which the recursion follows as far as its bounds allow (about 30
     // days where lives vary); beyond, a coarser grid whose job it follows (docs/models.md
