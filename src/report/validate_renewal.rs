@@ -10,7 +10,9 @@ use crate::failure::Lifetime;
 use crate::model::finite_renewal::PredictionKind;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
-use crate::validate::renewal::{PolicyResult, RenewalValidateOptions, RenewalValidation, Z_AGREES};
+use crate::validate::renewal::{
+    DEFAULT_WORK_MTBFS, PolicyResult, RenewalValidateOptions, RenewalValidation, Z_AGREES,
+};
 use serde::Serialize;
 
 fn inputs(v: &RenewalValidation) -> RenewalInputsJson {
@@ -426,6 +428,17 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
             " Predicted: each policy's expected overhead over this job, except the long-run overhead (marked `lr`) for {}, whose job has more states than the model follows.",
             long_run.join(", ")
         ));
+        let lives = v.options.work_s / v.policies.life.mean();
+        let missed = v
+            .results
+            .iter()
+            .any(|r| r.prediction == PredictionKind::LongRun && !r.agrees);
+        if missed && lives < DEFAULT_WORK_MTBFS {
+            s.push_str(&format!(
+                " A long-run figure is a limit over many lives, and a job of {:.0} MTBFs may differ from it by its two ends (the first life with no restart, the last one cut short): a longer --work (the default is 1000 MTBFs) tests the long-run figure itself.",
+                lives
+            ));
+        }
     }
     s
 }
@@ -522,3 +535,61 @@ fn plots(v: &RenewalValidation) -> [Plot; 3] {
 }
 
 super::folder!("validate", RenewalValidation);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::failure::Shape;
+    use crate::units::{Nanos, chunk_ns, secs_to_ns};
+    use crate::validate::renewal::{PolicyCheck, RenewalPolicies, finish, predictions};
+
+    /// Where a long-run prediction misses a job shorter than the default, the verdict says why
+    /// it may and what tests the figure itself; where every prediction agrees it says nothing.
+    #[test]
+    fn a_long_run_figure_that_misses_a_short_job_points_to_a_longer_one() {
+        let life = Lifetime::new(Shape::Weibull { shape: 0.7 }, 3600.0).unwrap();
+        let work_s = 100.0 * 3600.0;
+        let work = secs_to_ns(work_s);
+        let mut p = RenewalPolicies::new(life, 120.0, 120.0, work).unwrap();
+        // The schedule to the nanosecond, each chunk a few ns off, so that the chunks have no
+        // common step and the model gives the long-run figure.
+        let analysis = p.model().unwrap().analyze().unwrap();
+        let odd: Vec<Nanos> = (analysis.schedule.chunks.iter())
+            .zip(1..)
+            .map(|(&w, i)| chunk_ns(w) + i)
+            .collect();
+        p.policies[0].chunks = odd;
+        p.policies[0].rounded_to = None;
+        let predicted = predictions(&p, work).unwrap();
+        assert_eq!(predicted[0].kind, PredictionKind::LongRun);
+        let options = RenewalValidateOptions {
+            work_s,
+            runs: 20,
+            seed: 1,
+        };
+        // Runs spread by 1e-4 around `off` times each prediction. The model's standard error
+        // of 20 runs of 100 lives is about 0.7% of overhead, so z divides by it: 1% off would
+        // still agree, half as much again does not.
+        let walls = |off: f64| -> Vec<Vec<Nanos>> {
+            (0..20)
+                .map(|i| {
+                    let spread = 1.0 + 1e-4 * (i % 2) as f64;
+                    (predicted.iter())
+                        .map(|x| (x.overhead.unwrap() * off * spread * work as f64) as Nanos)
+                        .collect()
+                })
+                .collect()
+        };
+        let check = PolicyCheck {
+            policies: p,
+            options,
+        };
+        let hint = "a job of 100 MTBFs may differ from it by its two ends";
+        let missed = finish(&check, walls(1.5)).unwrap();
+        assert!(!missed.results[0].agrees);
+        assert!(verdict_paragraph(&missed).contains(hint));
+        let agreed = finish(&check, walls(1.0)).unwrap();
+        assert!(agreed.results[0].agrees);
+        assert!(!verdict_paragraph(&agreed).contains(hint));
+    }
+}
