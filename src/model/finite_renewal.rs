@@ -88,6 +88,12 @@ struct Ends {
     moments: Option<Moments>,
 }
 
+/// The age (s) at which a life from age `start` ends `chunks` chunks of `work` ns in all,
+/// each with its checkpoint of `cost` s: `a_k = start + P_k + k C`.
+fn end_age(start: f64, work: u64, chunks: f64, cost: f64) -> f64 {
+    start + ns_to_secs(work) + chunks * cost
+}
+
 /// The partial moments `[P, E[X; .], E[X^2; .]]` of the lifetime that the spread of every
 /// state from one start age shares.
 struct Moments {
@@ -164,7 +170,7 @@ impl Ends {
             if work.len() >= MAX_STATES {
                 return None;
             }
-            let s = life.sf(start + ns_to_secs(p) + k as f64 * cost);
+            let s = life.sf(end_age(start, p, k as f64, cost));
             work.push(p);
             sf.push(s);
             if s <= NEGLIGIBLE {
@@ -188,7 +194,7 @@ impl Ends {
 
     /// The age at which end `i` (`k = i + 1` whole chunks) falls.
     fn age(&self, job: &Renewal, i: usize) -> f64 {
-        self.start + ns_to_secs(self.work[i]) + (i + 1) as f64 * job.cost()
+        end_age(self.start, self.work[i], (i + 1) as f64, job.cost())
     }
 
     /// Adds the partial moments of the lifetime between the listed ends, which the spread
@@ -221,7 +227,7 @@ impl Ends {
     /// The life that starts with `w` left.
     fn life(&self, job: &Renewal, list: &Prefix, w: u64) -> Life {
         let m = list.segments(w);
-        let end = self.start + ns_to_secs(w) + m as f64 * job.cost();
+        let end = end_age(self.start, w, m as f64, job.cost());
         let life = job.life();
         // Ends `k = 1..=m-2` are whole chunks with more to follow; `k = m-1` is followed by
         // the cut last chunk.
