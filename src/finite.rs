@@ -8,8 +8,8 @@ use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
 use crate::model::finite_renewal::{
-    MAX_LATTICE_STATES, Prediction, expected_wall, followed_grid, follows, on_grid,
-    predict_with_spread, wall_moments,
+    MAX_LATTICE_STATES, Prediction, expected_wall, followed_grid, on_grid, predict_with_spread,
+    wall_moments,
 };
 use crate::model::renewal::{Renewal, RenewalAnalysis};
 use crate::sim::engine::{run_parallel_range, threads_within_memory};
@@ -286,13 +286,11 @@ pub fn renewal_completion(
     // on a lattice of 1 s, which the recursion follows as far as its bounds allow (about 30
     // days where lives vary); beyond, a coarser grid whose job it follows (docs/models.md
     // §13.1), before the long-run figure.
+    // `followed_grid` tries whole seconds first; where it finds no grid (or the chunks are too
+    // short for one), whole seconds stand all the same, and their figure is long-run only if
+    // the model does not follow them.
     let chunks = &a.schedule.chunks;
-    let whole = on_grid(chunks, 1);
-    let schedule_grid_s = if follows(job, &whole, work)? {
-        1
-    } else {
-        followed_grid(job, chunks, work)?.unwrap_or(1)
-    };
+    let schedule_grid_s = followed_grid(job, chunks, work)?.unwrap_or(1);
     Ok(RenewalCompletion {
         work_s,
         young: of(&[a.young.interval]),
