@@ -435,8 +435,7 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
             .any(|r| r.prediction == PredictionKind::LongRun && !r.agrees);
         if missed && lives < DEFAULT_WORK_MTBFS {
             s.push_str(&format!(
-                " A long-run figure is a limit over many lives, and a job of {:.0} MTBFs may differ from it by its two ends (the first life with no restart, the last one cut short): a longer --work (the default is 1000 MTBFs) tests the long-run figure itself.",
-                lives
+                " A long-run figure is a limit over many lives, and a job of {lives:.0} MTBFs may differ from it by its two ends (the first life with no restart, the last one cut short): a longer --work (the default is {DEFAULT_WORK_MTBFS:.0} MTBFs) tests the long-run figure itself."
             ));
         }
     }
