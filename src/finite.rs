@@ -4,6 +4,7 @@
 
 use crate::interval::{IntervalError, IntervalInputs};
 use crate::model::ModelError;
+use crate::model::allocation::Limit;
 use crate::model::allocation::{Allocation, AllocationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
@@ -12,6 +13,7 @@ use crate::model::finite_renewal::{
     wall_moments,
 };
 use crate::model::renewal::{Renewal, RenewalAnalysis};
+use crate::model::renewal_allocation::{RenewalAllocation, RenewalAllocationPlan};
 use crate::sim::engine::{run_parallel_range, threads_within_memory};
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
@@ -324,6 +326,58 @@ pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, Int
         });
     }
     Ok(Some(a.model(inputs)?.optimum()?))
+}
+
+/// The allocation's answer under renewal failures (`docs/models.md` §10.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RenewalAllocationAnswer {
+    /// The best aligned period under the job's lifetime.
+    pub best: RenewalAllocationPlan,
+    /// §10's answer for exponential failures of the same mean, and what it saves under the
+    /// job's lifetime; `None` where §10 does not resolve the allocation.
+    pub exponential: Option<ExponentialBelief>,
+}
+
+/// What a user who takes the failures as exponential would run, judged under the real lifetime.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExponentialBelief {
+    /// §10's plan at the same MTBF (its saved work is §10's prediction).
+    pub plan: AllocationPlan,
+    /// The expected work that plan saves under the job's lifetime (s).
+    pub saved_under_lifetime: f64,
+}
+
+/// The schedule of the allocation `a` for the renewal job `job` (§10.1): the best aligned period
+/// under its lifetime, searched around the long-run best period of `analysis`, and the
+/// exponential model's answer judged under the lifetime.
+pub fn renewal_allocation(
+    job: &Renewal,
+    analysis: &RenewalAnalysis,
+    a: AllocationInputs,
+) -> Result<RenewalAllocationAnswer, IntervalError> {
+    let limit = Limit::new(job.cost(), a.walltime_s, a.signal_margin_s)?;
+    let guess = analysis.periodic.interval;
+    let model = RenewalAllocation::new(job.life(), job.restart(), limit, guess)?;
+    let best = model.optimum(guess)?;
+    let exponential = Allocation::new(
+        job.life().mean(),
+        job.cost(),
+        job.restart(),
+        0.0,
+        a.walltime_s,
+        a.signal_margin_s,
+    )
+    .and_then(|e| e.optimum())
+    .ok()
+    .and_then(|plan| {
+        model
+            .expected_saved_work(&[plan.interval])
+            .map(|saved_under_lifetime| ExponentialBelief {
+                plan,
+                saved_under_lifetime,
+            })
+    });
+    Ok(RenewalAllocationAnswer { best, exponential })
 }
 
 #[cfg(test)]

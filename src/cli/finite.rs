@@ -60,7 +60,8 @@ impl AsyncArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct AllocationArgs {
     /// A fixed allocation (batch wall-time limit, e.g. 24h): the schedule that saves the most
-    /// work by its end, and the lead of Slurm's --signal (docs/models.md §10).
+    /// work by its end, and the lead of Slurm's --signal (docs/models.md §10; with --dist for
+    /// one job, under those failures, §10.1).
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub walltime: Option<f64>,
     /// With --walltime: added to the checkpoint cost before the signal's lead is rounded up to

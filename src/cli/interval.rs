@@ -22,6 +22,7 @@ pub const EXAMPLES: &str = "Examples:
   ckpt interval --mtbf 3h --cost 60s --async-write 10m --async-slowdown 0.1
   ckpt interval --mtbf 24h --cost 10m --restart 10m --work 10d
   ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm
+  ckpt interval --mtbf 6h --cost 5m --restart 5m --dist weibull:50 --walltime 24h
   ckpt interval --level cost=5s,restart=10s,mtbf=3h,name=local --level cost=30s,restart=60s,mtbf=24h,name=partner \
       --level cost=600s,restart=900s,mtbf=7d,name=pfs --format scr     # multi-level (also fti, veloc)
 

@@ -5,7 +5,7 @@
 use super::CliError;
 use super::interval::{IntervalArgs, IntervalFormat, ModelArgs, interval_error};
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::finite::renewal_completion;
+use ckpt::finite::{renewal_allocation, renewal_completion};
 use ckpt::model::ModelError;
 use ckpt::model::renewal::{Renewal, RenewalAnalysis};
 use ckpt::optimize::OptimizeError;
@@ -29,11 +29,9 @@ pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Rene
     if args.iteration_time.is_some()
         || args.asynchronous.async_write.is_some()
         || args.asynchronous.async_slowdown.is_some()
-        || args.allocation.walltime.is_some()
-        || args.allocation.signal_margin.is_some()
     {
         return Err(conflict(
-            "--dist for one job gives the schedule and, with --work, each policy's completion: drop --iteration-time/--async-write/--async-slowdown/--walltime/--signal-margin",
+            "--dist for one job gives the schedule, with --work each policy's completion and with --walltime the allocation's period: drop --iteration-time/--async-write/--async-slowdown",
         ));
     }
     model_job(m, shape, mtbf)
@@ -88,6 +86,8 @@ pub fn model_job(
         restart_s: m.restart,
         dist: shape.to_string(),
         work_s: None,
+        walltime_s: None,
+        signal_margin_s: None,
     };
     Ok((echo, job))
 }
@@ -106,20 +106,38 @@ pub fn model_error(e: ModelError) -> CliError {
 /// Runs `ckpt interval --dist ...` for one job and returns what to print.
 pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
     let (mut echo, job) = job(args, shape)?;
+    let allocation = args.allocation.inputs()?;
     let analysis: RenewalAnalysis = job.analyze().map_err(model_error)?;
     let completion = match args.work {
         Some(w) => Some(renewal_completion(&job, &analysis, w).map_err(interval_error)?),
         None => None,
     };
+    let in_allocation = match allocation {
+        Some(a) => Some(renewal_allocation(&job, &analysis, a).map_err(interval_error)?),
+        None => None,
+    };
     echo.work_s = args.work;
+    echo.walltime_s = allocation.map(|a| a.walltime_s);
+    echo.signal_margin_s = allocation.map(|a| a.signal_margin_s);
     let c = completion.as_ref();
     Ok(match args.format {
-        IntervalFormat::Table => report::table(&analysis, c),
-        IntervalFormat::Json => report::json(&echo, &analysis, c),
+        IntervalFormat::Table => {
+            let mut text = report::table(&analysis, c);
+            if let (Some(a), Some(inputs)) = (&in_allocation, allocation) {
+                text.push('\n');
+                text.push_str(&report::allocation_table(a, inputs.walltime_s, &echo.dist));
+            }
+            text
+        }
+        IntervalFormat::Json => report::json(&echo, &analysis, c, in_allocation.as_ref()),
         IntervalFormat::Env => report::env(&analysis),
+        IntervalFormat::Slurm => match &in_allocation {
+            Some(a) => ckpt::report::finite::slurm(a.best.plan.interval, a.best.plan.signal_lead),
+            None => return Err(super::finite::slurm_needs_walltime()),
+        },
         other => {
             return Err(conflict(&format!(
-                "--format {} does not apply to --dist for one job: use table, json or env",
+                "--format {} does not apply to --dist for one job: use table, json, env or (with --walltime) slurm",
                 format!("{other:?}").to_lowercase()
             )));
         }

@@ -31,15 +31,22 @@ const SEARCH_GRID: usize = 500_000;
 /// Fewest grid points of one evaluation.
 const MIN_GRID: usize = 400;
 
+/// The allocation itself, whatever the failures: its length `T`, the checkpoint cost `C` and
+/// the signal's lead `L = ceil(C + margin)` (§10), validated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limit {
+    cost: f64,
+    walltime: f64,
+    lead: f64,
+}
+
 /// A wall-time allocation under exponential failures, validated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Allocation {
     mtbf: f64,
-    cost: f64,
     restart: f64,
     downtime: f64,
-    walltime: f64,
-    lead: f64,
+    limit: Limit,
 }
 
 /// The schedule that maximizes the expected work saved by the end of the allocation.
@@ -55,20 +62,21 @@ pub struct AllocationPlan {
     pub signal_lead: f64,
 }
 
-impl Allocation {
-    /// An allocation of `walltime` seconds for a job under MTBF `mtbf` with checkpoint cost
-    /// `cost`, restart `restart` and downtime `downtime`. The signal comes
+impl Limit {
+    /// An allocation of `walltime` seconds for checkpoints of `cost`. The signal comes
     /// `ceil(cost + margin)` seconds before the limit (Slurm takes whole seconds; `margin`
     /// covers its event resolution, which may send the signal up to a minute early, or a
     /// slower last checkpoint). The allocation must hold the lead and some work.
-    pub fn new(
-        mtbf: f64,
-        cost: f64,
-        restart: f64,
-        downtime: f64,
-        walltime: f64,
-        margin: f64,
-    ) -> Result<Allocation, ModelError> {
+    ///
+    /// ```
+    /// use ckpt::model::allocation::Limit;
+    /// let l = Limit::new(299.5, 86_400.0, 0.0).unwrap();
+    /// assert_eq!(l.lead(), 300.0);
+    /// // Four checkpoints, the last one started by the signal and ending at T - L + C.
+    /// let tau = l.aligned_interval(4).unwrap();
+    /// assert!((4.0 * (tau + 299.5) - (86_400.0 - 300.0 + 299.5)).abs() < 1e-9);
+    /// ```
+    pub fn new(cost: f64, walltime: f64, margin: f64) -> Result<Limit, ModelError> {
         let cost = positive("cost", cost)?;
         let margin = nonnegative("signal-margin", margin)?;
         let walltime = positive("walltime", walltime)?;
@@ -87,23 +95,21 @@ impl Allocation {
                 accepted: "an allocation longer than one checkpoint (the signal's lead, cost plus margin rounded up to a second)",
             });
         }
-        let mtbf = positive("mtbf", mtbf)?;
-        let signal = walltime - lead;
-        if signal / (cost.min(mtbf).min(signal) / 8.0) > MAX_GRID as f64 {
-            return Err(ModelError::Parameter {
-                name: "walltime",
-                value: walltime,
-                accepted: "an allocation the model resolves: at most 250,000 times the shorter of the checkpoint cost and the MTBF before the signal",
-            });
-        }
-        Ok(Allocation {
-            mtbf,
+        Ok(Limit {
             cost,
-            restart: nonnegative("restart", restart)?,
-            downtime: nonnegative("downtime", downtime)?,
             walltime,
             lead,
         })
+    }
+
+    /// The checkpoint cost `C` (s).
+    pub fn cost(&self) -> f64 {
+        self.cost
+    }
+
+    /// The allocation's length `T` (s).
+    pub fn walltime(&self) -> f64 {
+        self.walltime
     }
 
     /// The signal's lead before the limit (s).
@@ -112,7 +118,7 @@ impl Allocation {
     }
 
     /// Time from the start to the signal, `T - L`.
-    fn signal(&self) -> f64 {
+    pub fn signal(&self) -> f64 {
         self.walltime - self.lead
     }
 
@@ -121,6 +127,116 @@ impl Allocation {
     pub fn aligned_interval(&self, n: u64) -> Option<f64> {
         let tau = (self.signal() + self.cost) / n.max(1) as f64 - self.cost;
         (tau > 0.0).then_some(tau)
+    }
+
+    /// The aligned count with the most expected saved work (§10): a ternary search on the
+    /// count with `value(n, search)`, then the neighbours of where it ends and of the count of
+    /// `guess` (an interval near the optimum) compared with `value(n, accurate)`; `value` is
+    /// the saved work of `n` checkpoints on at most that many grid points.
+    pub(crate) fn best_count(
+        &self,
+        guess: f64,
+        search: usize,
+        accurate: usize,
+        value: impl Fn(u64, usize) -> f64,
+    ) -> Result<AllocationPlan, ModelError> {
+        let span = self.signal() + self.cost;
+        let max_n = ((span / self.cost).ceil() as u64).saturating_sub(1).max(1);
+        let value_within = |n: u64, points: usize| match self.aligned_interval(n) {
+            Some(_) => value(n, points),
+            None => f64::NEG_INFINITY,
+        };
+        let (mut lo, mut hi) = (1u64, max_n);
+        // Ternary search on a unimodal-in-practice sequence, with at most 200 evaluations.
+        for _ in 0..100 {
+            if hi - lo < 6 {
+                break;
+            }
+            let a = lo + (hi - lo) / 3;
+            let b = hi - (hi - lo) / 3;
+            if value_within(a, search) < value_within(b, search) {
+                lo = a + 1;
+            } else {
+                hi = b;
+            }
+        }
+        // A saturating cast: a guess beyond the counts adds no candidate.
+        let guess = (span / (guess + self.cost)).round() as u64;
+        let mut best = (f64::NEG_INFINITY, 1u64);
+        let candidates = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
+            .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n));
+        for n in candidates {
+            let v = value_within(n, accurate);
+            if v > best.0 || (v == best.0 && n < best.1) {
+                best = (v, n);
+            }
+        }
+        let (saved, n) = best;
+        match self.aligned_interval(n) {
+            Some(interval) if saved.is_finite() => Ok(AllocationPlan {
+                checkpoints: n,
+                interval,
+                expected_saved_work: saved,
+                signal_lead: self.lead,
+            }),
+            _ => Err(ModelError::Parameter {
+                name: "walltime",
+                value: self.walltime,
+                accepted: "an allocation with room for work and one checkpoint before the signal's",
+            }),
+        }
+    }
+}
+
+impl Allocation {
+    /// An allocation of `walltime` seconds for a job under MTBF `mtbf` with checkpoint cost
+    /// `cost`, restart `restart` and downtime `downtime`; the signal's lead is as
+    /// [`Limit::new`] gives it.
+    pub fn new(
+        mtbf: f64,
+        cost: f64,
+        restart: f64,
+        downtime: f64,
+        walltime: f64,
+        margin: f64,
+    ) -> Result<Allocation, ModelError> {
+        let limit = Limit::new(cost, walltime, margin)?;
+        let mtbf = positive("mtbf", mtbf)?;
+        let signal = limit.signal();
+        if signal / (limit.cost.min(mtbf).min(signal) / 8.0) > MAX_GRID as f64 {
+            return Err(ModelError::Parameter {
+                name: "walltime",
+                value: walltime,
+                accepted: "an allocation the model resolves: at most 250,000 times the shorter of the checkpoint cost and the MTBF before the signal",
+            });
+        }
+        Ok(Allocation {
+            mtbf,
+            restart: nonnegative("restart", restart)?,
+            downtime: nonnegative("downtime", downtime)?,
+            limit,
+        })
+    }
+
+    /// The allocation's limit and signal.
+    pub fn limit(&self) -> &Limit {
+        &self.limit
+    }
+
+    /// The signal's lead before the limit (s).
+    pub fn lead(&self) -> f64 {
+        self.limit.lead
+    }
+
+    /// Time from the start to the signal, `T - L`.
+    fn signal(&self) -> f64 {
+        self.limit.signal()
+    }
+
+    /// The interval whose failure-free schedule has `n` checkpoints, the last one started by
+    /// the signal: `(T - L + C)/n - C`; `None` when it is not positive.
+    pub fn aligned_interval(&self, n: u64) -> Option<f64> {
+        self.limit.aligned_interval(n)
     }
 
     /// Expected work saved by the limit when checkpointing every `tau` (s), from a start at
@@ -144,7 +260,7 @@ impl Allocation {
             return 0.0;
         }
         let s = self.signal();
-        let step = (self.cost.min(tau).min(self.mtbf).min(s)) / 8.0;
+        let step = (self.limit.cost.min(tau).min(self.mtbf).min(s)) / 8.0;
         let n = ((s / step).ceil() as usize).clamp(MIN_GRID, points.max(MIN_GRID));
         Grid::new(self, tau, n).solve()
     }
@@ -154,51 +270,13 @@ impl Allocation {
     /// around `(T - L + C)/(tau* + C)`, with `tau*` Daly's exact optimum, by a ternary search
     /// on the count, then checked over its neighbours.
     pub fn optimum(&self) -> Result<AllocationPlan, ModelError> {
-        let span = self.signal() + self.cost;
-        let max_n = ((span / self.cost).ceil() as u64).saturating_sub(1).max(1);
-        let value_within = |n: u64, points: usize| match self.aligned_interval(n) {
-            Some(tau) => self.saved_work_within(tau, points),
-            None => f64::NEG_INFINITY,
-        };
-        let value = |n: u64| value_within(n, MAX_GRID);
-        let (mut lo, mut hi) = (1u64, max_n);
-        // Ternary search on a unimodal-in-practice sequence, with at most 200 evaluations.
-        for _ in 0..100 {
-            if hi - lo < 6 {
-                break;
-            }
-            let a = lo + (hi - lo) / 3;
-            let b = hi - (hi - lo) / 3;
-            if value_within(a, SEARCH_GRID) < value_within(b, SEARCH_GRID) {
-                lo = a + 1;
-            } else {
-                hi = b;
-            }
-        }
-        let guess = (span / (exact_optimum(self.cost, self.mtbf) + self.cost)).round() as u64;
-        let mut best = (f64::NEG_INFINITY, 1u64);
-        let candidates = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
-            .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n));
-        for n in candidates {
-            let v = value(n);
-            if v > best.0 || (v == best.0 && n < best.1) {
-                best = (v, n);
-            }
-        }
-        let (saved, n) = best;
-        match self.aligned_interval(n) {
-            Some(interval) if saved.is_finite() => Ok(AllocationPlan {
-                checkpoints: n,
-                interval,
-                expected_saved_work: saved,
-                signal_lead: self.lead,
-            }),
-            _ => Err(ModelError::Parameter {
-                name: "walltime",
-                value: self.walltime,
-                accepted: "an allocation with room for work and one checkpoint before the signal's",
-            }),
-        }
+        let guess = exact_optimum(self.limit.cost, self.mtbf);
+        self.limit
+            .best_count(guess, SEARCH_GRID, MAX_GRID, |n, points| {
+                self.limit
+                    .aligned_interval(n)
+                    .map_or(f64::NEG_INFINITY, |tau| self.saved_work_within(tau, points))
+            })
     }
 }
 
@@ -244,7 +322,7 @@ impl Grid<'_> {
     /// The failure-free plan from a fresh start at `u`: expected work of its commits (each
     /// weighted by the chance of no failure before it) and the end of its last commit.
     fn plan(&self, u: f64) -> (f64, f64) {
-        let (s, c, tau, lam) = (self.a.signal(), self.a.cost, self.tau, self.lam);
+        let (s, c, tau, lam) = (self.a.signal(), self.a.limit.cost, self.tau, self.lam);
         let left = s - u;
         if left <= 0.0 {
             return (0.0, u);

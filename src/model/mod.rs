@@ -15,6 +15,7 @@ pub mod multilevel;
 pub mod platform;
 pub mod quadrature;
 pub mod renewal;
+pub mod renewal_allocation;
 pub mod replicated;
 pub mod young;
 

@@ -3,9 +3,12 @@
 //! `--work` where it is given (§13.1). Pure functions of a [`RenewalAnalysis`] and a
 //! [`RenewalCompletion`]; the command layer renders them.
 
-use super::finite::{WholeChunksJson, whole_chunks_json, whole_chunks_line};
+use super::finite::{
+    AllocationJson, WholeChunksJson, allocation_json, allocation_lines, whole_chunks_json,
+    whole_chunks_line,
+};
 use super::table::{Align, chunk_seconds, ruled, seconds};
-use crate::finite::RenewalCompletion;
+use crate::finite::{RenewalAllocationAnswer, RenewalCompletion};
 use crate::model::finite_renewal::{Prediction, PredictionKind};
 use crate::model::renewal::{Cut, RenewalAnalysis};
 use crate::units::{format_duration, whole_seconds};
@@ -266,6 +269,96 @@ pub struct RenewalInputsJson {
     /// `--work` (s), when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_s: Option<f64>,
+    /// `--walltime` (s), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walltime_s: Option<f64>,
+    /// `--signal-margin` (s), with `--walltime`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal_margin_s: Option<f64>,
+}
+
+/// JSON `allocation` under renewal failures: §10's object for the best aligned period under
+/// the lifetime, the grid's error, and the exponential model's answer judged under it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RenewalAllocationJson {
+    /// The best aligned period under the lifetime.
+    #[serde(flatten)]
+    pub best: AllocationJson,
+    /// The difference of the saved work between the grid and one of half its points (s).
+    pub grid_error_s: f64,
+    /// What taking the failures as exponential would run, and save under the lifetime.
+    pub exponential: Option<ExponentialJson>,
+}
+
+/// The exponential model's allocation answer at the same MTBF, judged under the lifetime.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExponentialJson {
+    /// Its checkpoints.
+    pub checkpoints: u64,
+    /// Its interval (s).
+    pub interval_s: f64,
+    /// The saved work the exponential model predicts for it (s).
+    pub predicted_saved_work_s: f64,
+    /// The saved work it gets under the lifetime (s).
+    pub saved_work_s: f64,
+    /// Percent less saved than the best aligned period under the lifetime (never negative).
+    pub loss_pct: f64,
+}
+
+/// The `allocation` object.
+pub fn allocation_object(a: &RenewalAllocationAnswer) -> RenewalAllocationJson {
+    let best = a.best.plan.expected_saved_work;
+    RenewalAllocationJson {
+        best: allocation_json(&a.best.plan),
+        grid_error_s: a.best.grid_error,
+        exponential: a.exponential.map(|e| ExponentialJson {
+            checkpoints: e.plan.checkpoints,
+            interval_s: e.plan.interval,
+            predicted_saved_work_s: e.plan.expected_saved_work,
+            saved_work_s: e.saved_under_lifetime,
+            loss_pct: loss_pct(best, e.saved_under_lifetime),
+        }),
+    }
+}
+
+/// Percent of `best` that `other` saves less (0 where it saves as much or more, within the
+/// grid: the search compares aligned counts only).
+fn loss_pct(best: f64, other: f64) -> f64 {
+    if best > 0.0 {
+        (100.0 * (best - other) / best).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// The table lines of the allocation under the lifetime `dist`.
+pub fn allocation_table(a: &RenewalAllocationAnswer, walltime: f64, dist: &str) -> String {
+    let mut out = allocation_lines(&a.best.plan, walltime);
+    out.push_str(&format!(
+        "(the best period under {dist} failures, docs/models.md §10.1; the saved work is good to {:.2} s on the model's grid)\n",
+        a.best.grid_error
+    ));
+    if let Some(e) = &a.exponential {
+        out.push_str(&format!(
+            "taken as exponential: {} checkpoints every {} s, predicted to save {:.0} s; under {dist} they save {:.0} s ({} less than the best)\n",
+            e.plan.checkpoints,
+            e.plan.interval.round(),
+            e.plan.expected_saved_work,
+            e.saved_under_lifetime,
+            short_pct(loss_pct(a.best.plan.expected_saved_work, e.saved_under_lifetime)),
+        ));
+    }
+    out
+}
+
+fn short_pct(x: f64) -> String {
+    if x == 0.0 {
+        "0%".into()
+    } else if x < 0.001 {
+        format!("{x:.1e}%")
+    } else {
+        format!("{x:.3}%")
+    }
 }
 
 #[derive(Serialize)]
@@ -279,14 +372,18 @@ struct RenewalJson<'a> {
     schedule: ScheduleJson,
     #[serde(skip_serializing_if = "Option::is_none")]
     whole_chunks: Option<WholeChunksJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allocation: Option<RenewalAllocationJson>,
 }
 
 /// The answer as one JSON document: the inputs, the four rows, the recommendation (the
-/// schedule) and the `schedule` object; with `c`, each row's completion and `whole_chunks`.
+/// schedule) and the `schedule` object; with `c`, each row's completion and `whole_chunks`;
+/// with `allocation`, the `allocation` object.
 pub fn json(
     inputs: &RenewalInputsJson,
     a: &RenewalAnalysis,
     c: Option<&RenewalCompletion>,
+    allocation: Option<&RenewalAllocationAnswer>,
 ) -> String {
     let schedule = schedule_json(a);
     let first = schedule
@@ -307,6 +404,7 @@ pub fn json(
             whole_chunks: c
                 .and_then(|c| c.whole_chunks.as_ref())
                 .map(whole_chunks_json),
+            allocation: allocation.map(allocation_object),
         },
     )
 }

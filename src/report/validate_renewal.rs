@@ -24,6 +24,8 @@ fn inputs(v: &RenewalValidation) -> RenewalInputsJson {
         dist: p.life.shape().to_string(),
         // The simulated work is in `options`.
         work_s: None,
+        walltime_s: None,
+        signal_margin_s: None,
     }
 }
 

@@ -13,6 +13,7 @@ mod interval_cli;
 mod models;
 mod multilevel_cli;
 mod properties;
+mod renewal_allocation;
 mod renewal_cli;
 mod renewal_jobs;
 mod robustness;
