@@ -5,10 +5,11 @@
 //! interval --dist --work 240h` adds to the analysis (four policies with their spreads and the
 //! whole-chunk search over ten MTBFs), and the long-run spread of the wall time under Young's
 //! period and the schedule (§13.2), for a 24 h MTBF, a 10 min checkpoint and a 10 min restart.
-//! The target is under 50 ms per schedule.
+//! The target is under 50 ms per schedule. Last, the best period in a week's allocation under
+//! each lifetime (§10.1).
 
 use ckpt::failure::{Lifetime, Shape};
-use ckpt::finite::renewal_completion;
+use ckpt::finite::{AllocationInputs, renewal_allocation, renewal_completion};
 use ckpt::model::finite_renewal::{expected_wall, followed_grid, wall_moments};
 use ckpt::model::renewal::Renewal;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -113,7 +114,26 @@ fn grid(c: &mut Criterion) {
     });
 }
 
+fn allocation(c: &mut Criterion) {
+    // `interval --dist --walltime 7d` after the analysis (§10.1): the best aligned period in a
+    // week's allocation, its grid error, and §10's exponential answer judged under the lifetime.
+    let mut g = c.benchmark_group("renewal-allocation");
+    g.sample_size(10);
+    for (name, shape) in shapes() {
+        let j = job(shape);
+        let a = j.analyze().unwrap();
+        let week = AllocationInputs {
+            walltime_s: 7.0 * 86_400.0,
+            signal_margin_s: 0.0,
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| renewal_allocation(black_box(&j), &a, week).unwrap())
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
-    benches, schedule, periodic, finite_job, spread, completion, grid
+    benches, schedule, periodic, finite_job, spread, completion, grid, allocation
 );
 criterion_main!(benches);
