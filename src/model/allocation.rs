@@ -218,11 +218,6 @@ impl Allocation {
         })
     }
 
-    /// The allocation's limit and signal.
-    pub fn limit(&self) -> &Limit {
-        &self.limit
-    }
-
     /// The signal's lead before the limit (s).
     pub fn lead(&self) -> f64 {
         self.limit.lead
