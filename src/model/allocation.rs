@@ -130,20 +130,20 @@ impl Limit {
     }
 
     /// The aligned count with the most expected saved work (§10): a ternary search on the
-    /// count with `value(n, search)`, then the neighbours of where it ends and of the count of
-    /// `guess` (an interval near the optimum) compared with `value(n, accurate)`; `value` is
-    /// the saved work of `n` checkpoints on at most that many grid points.
+    /// count with `value(tau_n, search)`, then the neighbours of where it ends and of the count
+    /// of `guess` (an interval near the optimum) compared with `value(tau_n, accurate)`; `value`
+    /// is the saved work of the aligned interval `tau_n` on at most that many grid points.
     pub(crate) fn best_count(
         &self,
         guess: f64,
         search: usize,
         accurate: usize,
-        value: impl Fn(u64, usize) -> f64,
+        value: impl Fn(f64, usize) -> f64,
     ) -> Result<AllocationPlan, ModelError> {
         let span = self.signal() + self.cost;
         let max_n = ((span / self.cost).ceil() as u64).saturating_sub(1).max(1);
         let value_within = |n: u64, points: usize| match self.aligned_interval(n) {
-            Some(_) => value(n, points),
+            Some(tau) => value(tau, points),
             None => f64::NEG_INFINITY,
         };
         let (mut lo, mut hi) = (1u64, max_n);
@@ -267,10 +267,8 @@ impl Allocation {
     pub fn optimum(&self) -> Result<AllocationPlan, ModelError> {
         let guess = exact_optimum(self.limit.cost, self.mtbf);
         self.limit
-            .best_count(guess, SEARCH_GRID, MAX_GRID, |n, points| {
-                self.limit
-                    .aligned_interval(n)
-                    .map_or(f64::NEG_INFINITY, |tau| self.saved_work_within(tau, points))
+            .best_count(guess, SEARCH_GRID, MAX_GRID, |tau, points| {
+                self.saved_work_within(tau, points)
             })
     }
 }

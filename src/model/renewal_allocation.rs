@@ -139,16 +139,13 @@ impl RenewalAllocation {
         let accurate = self.kernel(self.points(MAX_GRID));
         let plan = self
             .limit
-            .best_count(guess, SEARCH_GRID, MAX_GRID, |n, points| {
+            .best_count(guess, SEARCH_GRID, MAX_GRID, |tau, points| {
                 let kernel = if points == SEARCH_GRID {
                     &search
                 } else {
                     &accurate
                 };
-                self.limit
-                    .aligned_interval(n)
-                    .and_then(|tau| self.saved_work(kernel, &[tau]))
-                    .unwrap_or(f64::NEG_INFINITY)
+                self.saved_work(kernel, &[tau]).unwrap_or(f64::NEG_INFINITY)
             })?;
         let coarse = self.kernel((accurate.points / 2).max(MIN_GRID / 2));
         let grid_error = self
