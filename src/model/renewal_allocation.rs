@@ -11,9 +11,10 @@ use super::allocation::{AllocationPlan, Limit};
 use crate::failure::Lifetime;
 
 /// Most grid points of one evaluation. The step is a sixteenth of the shortest of the period
-/// near the optimum, the MTBF and the time to the signal, so an allocation is resolved up to
-/// 1000 of these before the signal; a longer one is refused (the convolution costs the square
-/// of the points).
+/// near the optimum, the MTBF, the lifetime's standard deviation and the time to the signal;
+/// an allocation is resolved up to 1000 of the first two before the signal, and a longer one
+/// is refused (the convolution costs the square of the points). The standard deviation only
+/// refines the grid, up to this cap.
 pub const MAX_GRID: usize = 16_000;
 
 /// Grid points of the evaluations that search the count of checkpoints (the counts the search
@@ -135,13 +136,20 @@ impl RenewalAllocation {
     /// The aligned period with the most expected saved work (§10's search over the count of
     /// checkpoints, on this model's saved work), with the grid's error at it.
     pub fn optimum(&self, guess: f64) -> Result<RenewalAllocationPlan, ModelError> {
-        let search = self.kernel(self.points(SEARCH_GRID));
         let accurate = self.kernel(self.points(MAX_GRID));
+        // A short allocation has as few points in both (the fewest): one kernel serves.
+        let coarser;
+        let search = if self.points(SEARCH_GRID) == accurate.points {
+            &accurate
+        } else {
+            coarser = self.kernel(self.points(SEARCH_GRID));
+            &coarser
+        };
         let plan = self
             .limit
             .best_count(guess, SEARCH_GRID, MAX_GRID, |tau, points| {
                 let kernel = if points == SEARCH_GRID {
-                    &search
+                    search
                 } else {
                     &accurate
                 };
@@ -201,10 +209,11 @@ impl RenewalAllocation {
         }
     }
 
-    /// The chunk ends (lag from a fresh start, checkpoint included) and the committed work
-    /// before each, weighted by the chance from age `base` of reaching it: the prefix sums
-    /// `sum_{j<=k} w_j S(base + e_j) / S(base)`. `None` where the chunks are too many for the
-    /// grid (shorter than two steps) or not positive and finite.
+    /// The failure-free plan from a fresh start up to the signal: `(e_k, w_k)`, the lag from
+    /// the start at which chunk `k`'s checkpoint ends and the work it commits, after `(0, 0)`,
+    /// for every chunk whose work ends by the signal from a start at time 0 (the list repeats
+    /// its last chunk). `None` where a chunk is shorter than two steps of the grid (so the
+    /// chunks would be too many), or not positive and finite.
     fn ends(&self, chunks: &[f64], h: f64, points: usize) -> Option<Vec<(f64, f64)>> {
         let c = self.limit.cost();
         if chunks.is_empty() || chunks.iter().any(|w| !(w.is_finite() && *w >= 2.0 * h)) {
@@ -267,21 +276,21 @@ impl RenewalAllocation {
     fn saved_work(&self, k: &Kernel, chunks: &[f64]) -> Option<f64> {
         let (n, h) = (k.points, k.h);
         let ends = self.ends(chunks, h, n)?;
-        let commits = self.commits(&ends, self.restart, h, n);
         // The first life, at time 0 only.
         let first_commits = self.commits(&ends, 0.0, h, 1)[0];
         if k.survive_restart <= 0.0 {
             // No restart ever completes: the first life is all there is.
             return Some(first_commits);
         }
+        let commits = self.commits(&ends, self.restart, h, n);
         // g[i]: saved work from a fresh start at u_i (age R); f[i]: after a failure at u_i.
         // Both vanish from the signal (index n) on.
         let mut g = vec![0.0; n + 1];
         let mut f = vec![0.0; n + 1];
         let shift = self.restart / h;
         let (whole, frac) = (shift.floor() as usize, shift - shift.floor());
-        let c0 = k.after_restart[0];
-        let r0 = k.during_restart.first().copied().unwrap_or(0.0);
+        // Every kernel has a weight at lag 0 (`weights` gives `steps + 1` of them).
+        let (c0, r0) = (k.after_restart[0], k.during_restart[0]);
         let sr = k.survive_restart;
         for i in (0..n).rev() {
             let later = |w: &[f64], v: &[f64]| -> f64 {
@@ -292,11 +301,7 @@ impl RenewalAllocation {
                     .sum::<f64>()
             };
             let alpha = commits[i] + later(&k.after_restart, &f);
-            let beta = if k.during_restart.is_empty() {
-                0.0
-            } else {
-                later(&k.during_restart, &f)
-            };
+            let beta = later(&k.during_restart, &f);
             // G at u_i + R, linear between grid points; the weight on g[i] is unknown yet.
             let j = i + whole;
             let (gamma, known) = if j >= n {
