@@ -1,7 +1,7 @@
 //! The `interval` answer as a table, as JSON (schema_version 1, seconds throughout), and as
 //! one-line assignments for batch scripts.
 
-use super::table::{Align, render, seconds};
+use super::table::{Align, percent, render, seconds};
 use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Row, Sensitivity};
 use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
@@ -114,16 +114,6 @@ pub fn scr(answer: &IntervalAnswer) -> String {
     format!("SCR_CHECKPOINT_SECONDS={}\n", recommended_seconds(answer))
 }
 
-fn pct(x: f64) -> String {
-    if x == 0.0 {
-        "0%".into()
-    } else if x.abs() < 0.001 || x.abs() >= 1e5 {
-        format!("{x:.2e}%")
-    } else {
-        format!("{x:.3}%")
-    }
-}
-
 fn num(x: f64) -> String {
     if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e6) {
         format!("{x:.3e}")
@@ -196,9 +186,9 @@ pub fn table(answer: &IntervalAnswer) -> String {
             r.interval_s.map(seconds).unwrap_or_else(|| "-".into()),
             r.overhead.map(num).unwrap_or_else(|| "-".into()),
             r.efficiency
-                .map(|e| pct(100.0 * e))
+                .map(|e| percent(100.0 * e))
                 .unwrap_or_else(|| "-".into()),
-            r.loss_pct.map(pct).unwrap_or_else(|| "-".into()),
+            r.loss_pct.map(percent).unwrap_or_else(|| "-".into()),
             r.expected_failures.map(num).unwrap_or_else(|| "-".into()),
             match (r.method, r.converged) {
                 (crate::model::Method::ClosedForm, _) => "closed-form".into(),
@@ -236,7 +226,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
         format_duration(answer.recommended_interval_s),
         answer.recommended_interval_s.round(),
         num(answer.recommended_overhead),
-        pct(100.0 / answer.recommended_overhead)
+        percent(100.0 / answer.recommended_overhead)
     ));
     if let Some(c) = answer.completion_s {
         out.push_str(&format!(
@@ -256,7 +246,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
             "in whole iterations: every {} iterations ({}), {} more overhead\n",
             it.iterations,
             format_duration(it.interval_s),
-            pct(it.extra_overhead_pct)
+            percent(it.extra_overhead_pct)
         ));
     }
     out.push_str("sensitivity of the recommended interval (if the real value is off):\n");
@@ -268,7 +258,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
                 format!("{} x{}", s.parameter, s.factor),
                 s.overhead.map(num).unwrap_or_else(|| "-".into()),
                 s.optimal_overhead.map(num).unwrap_or_else(|| "-".into()),
-                s.loss_pct.map(pct).unwrap_or_else(|| "-".into()),
+                s.loss_pct.map(percent).unwrap_or_else(|| "-".into()),
             ]
         })
         .collect();

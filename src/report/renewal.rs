@@ -7,7 +7,7 @@ use super::finite::{
     AllocationJson, WholeChunksJson, allocation_json, allocation_lines, whole_chunks_json,
     whole_chunks_line,
 };
-use super::table::{Align, chunk_seconds, ruled, seconds};
+use super::table::{Align, chunk_seconds, percent, ruled, seconds};
 use crate::finite::{RenewalAllocationAnswer, RenewalCompletion};
 use crate::model::finite_renewal::{Prediction, PredictionKind};
 use crate::model::renewal::{Cut, RenewalAnalysis};
@@ -345,20 +345,10 @@ pub fn allocation_table(a: &RenewalAllocationAnswer, walltime: f64, dist: &str) 
             e.plan.interval.round(),
             e.plan.expected_saved_work,
             e.saved_under_lifetime,
-            short_pct(loss_pct(a.best.plan.expected_saved_work, e.saved_under_lifetime)),
+            percent(loss_pct(a.best.plan.expected_saved_work, e.saved_under_lifetime)),
         ));
     }
     out
-}
-
-fn short_pct(x: f64) -> String {
-    if x == 0.0 {
-        "0%".into()
-    } else if x < 0.001 {
-        format!("{x:.1e}%")
-    } else {
-        format!("{x:.3}%")
-    }
 }
 
 #[derive(Serialize)]

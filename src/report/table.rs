@@ -40,6 +40,18 @@ pub fn mean_se(e: &Estimate, digits: usize) -> String {
     )
 }
 
+/// A percentage: three decimals, or two significant digits in scientific form below 0.001%
+/// and from 1e5% on, and `0%` for zero.
+pub fn percent(x: f64) -> String {
+    if x == 0.0 {
+        "0%".into()
+    } else if x.abs() < 0.001 || x.abs() >= 1e5 {
+        format!("{x:.2e}%")
+    } else {
+        format!("{x:.3}%")
+    }
+}
+
 /// A duration in seconds for a table cell: three decimals below 10 s, one above, and three
 /// significant digits below 10 ms, where fixed decimals would keep one digit or none (a nearly
 /// fixed lifetime with a cost of nanoseconds has chunks of microseconds).
