@@ -130,7 +130,15 @@ fn seconds(v: f64) -> String {
 }
 
 fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), CliError> {
-    let lead = (inputs.cost + a.signal_margin_s).ceil();
+    check_limit(inputs.cost, a)?;
+    // Whatever else the model refuses, in its own words.
+    a.model(inputs).map(|_| ()).map_err(allocation_refusal)
+}
+
+/// The allocation's own flags against the checkpoint `cost`, whatever the failures: Slurm's
+/// longest lead and an allocation longer than the lead, each naming its flag.
+pub fn check_limit(cost: f64, a: AllocationInputs) -> Result<(), CliError> {
+    let lead = (cost + a.signal_margin_s).ceil();
     if lead > MAX_SIGNAL_LEAD {
         return Err(CliError::Invalid {
             arg: "--signal-margin",
@@ -149,22 +157,31 @@ fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), 
             ),
         });
     }
-    // Whatever else the model refuses, in its own words.
-    a.model(inputs).map(|_| ()).map_err(|e| {
-        let ModelError::Parameter { name, value, .. } = e else {
-            return CliError::Conflict(e.to_string());
-        };
-        CliError::Invalid {
-            arg: match name {
-                "walltime" => "--walltime",
-                "cost" => "--cost",
-                "mtbf" => "--mtbf",
-                _ => "--signal-margin",
-            },
+    Ok(())
+}
+
+/// An allocation model's refusal as the flag it names.
+pub fn allocation_refusal(e: ModelError) -> CliError {
+    let arg = match &e {
+        ModelError::Parameter { name, value, .. } => match *name {
+            "walltime" => Some(("--walltime", *value)),
+            "cost" => Some(("--cost", *value)),
+            "mtbf" => Some(("--mtbf", *value)),
+            "restart" => Some(("--restart", *value)),
+            "downtime" => Some(("--downtime", *value)),
+            "signal-margin" => Some(("--signal-margin", *value)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match arg {
+        Some((arg, value)) => CliError::Invalid {
+            arg,
             value: seconds(value),
             accepted: e.to_string(),
-        }
-    })
+        },
+        None => CliError::Conflict(e.to_string()),
+    }
 }
 
 /// `simulate periodic`: asynchronous checkpoints and the allocation mode.

@@ -6,6 +6,7 @@ use super::CliError;
 use super::interval::{IntervalArgs, IntervalFormat, ModelArgs, interval_error};
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::finite::{renewal_allocation, renewal_completion};
+use ckpt::interval::IntervalError;
 use ckpt::model::ModelError;
 use ckpt::model::renewal::{Renewal, RenewalAnalysis};
 use ckpt::optimize::OptimizeError;
@@ -107,13 +108,19 @@ pub fn model_error(e: ModelError) -> CliError {
 pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
     let (mut echo, job) = job(args, shape)?;
     let allocation = args.allocation.inputs()?;
+    if let Some(a) = allocation {
+        super::finite::check_limit(job.cost(), a)?;
+    }
     let analysis: RenewalAnalysis = job.analyze().map_err(model_error)?;
     let completion = match args.work {
         Some(w) => Some(renewal_completion(&job, &analysis, w).map_err(interval_error)?),
         None => None,
     };
     let in_allocation = match allocation {
-        Some(a) => Some(renewal_allocation(&job, &analysis, a).map_err(interval_error)?),
+        Some(a) => Some(renewal_allocation(&job, &analysis, a).map_err(|e| match e {
+            IntervalError::Model(e) => super::finite::allocation_refusal(e),
+            e => interval_error(e),
+        })?),
         None => None,
     };
     echo.work_s = args.work;

@@ -145,6 +145,7 @@ fn table_and_slurm_lines() {
     );
 }
 
+/// Each refusal names its flag and the value given.
 #[test]
 fn bad_allocations_are_refused() {
     let base = [
@@ -158,10 +159,25 @@ fn bad_allocations_are_refused() {
     ];
     let mut args = base.to_vec();
     args.extend(["--walltime", "100d"]);
-    refused(&args, &["walltime", "at most 1000 times"]);
+    refused(&args, &["--walltime", "8640000s", "at most 1000 times"]);
+    // The allocation's own flags get the words they get without --dist, before any work.
     let mut args = base.to_vec();
     args.extend(["--walltime", "30s"]);
-    refused(&args, &["walltime", "longer than one checkpoint"]);
+    refused(
+        &args,
+        &[
+            "--walltime",
+            "30s",
+            "longer than one checkpoint",
+            "lead of 60 s",
+        ],
+    );
+    let mut args = base.to_vec();
+    args.extend(["--walltime", "10h", "--signal-margin", "70000"]);
+    refused(
+        &args,
+        &["--signal-margin", "70000s", "at most Slurm's 65535 s"],
+    );
     let mut args = base.to_vec();
     args.extend(["--signal-margin", "1m"]);
     refused(&args, &["--signal-margin needs --walltime"]);
