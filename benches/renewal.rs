@@ -11,7 +11,7 @@
 use ckpt::failure::{Lifetime, Shape};
 use ckpt::finite::{AllocationInputs, renewal_allocation, renewal_completion};
 use ckpt::model::finite_renewal::{expected_wall, followed_grid, wall_moments};
-use ckpt::model::renewal::Renewal;
+use ckpt::model::renewal::{Renewal, RenewalAnalysis};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -92,17 +92,23 @@ fn spread(c: &mut Criterion) {
     });
 }
 
-fn completion(c: &mut Criterion) {
-    let mut g = c.benchmark_group("renewal-completion");
+/// The group `group`: `f` on the job of each failure shape and its analysis (run once,
+/// outside the timing), in 10 samples.
+fn per_analysis<T>(c: &mut Criterion, group: &str, f: impl Fn(&Renewal, &RenewalAnalysis) -> T) {
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
     for (name, shape) in shapes() {
         let j = job(shape);
         let a = j.analyze().unwrap();
-        g.bench_function(name, |b| {
-            b.iter(|| renewal_completion(black_box(&j), &a, 864_000.0).unwrap())
-        });
+        g.bench_function(name, |b| b.iter(|| f(black_box(&j), &a)));
     }
     g.finish();
+}
+
+fn completion(c: &mut Criterion) {
+    per_analysis(c, "renewal-completion", |j, a| {
+        renewal_completion(j, a, 864_000.0).unwrap()
+    });
 }
 
 fn grid(c: &mut Criterion) {
@@ -117,20 +123,13 @@ fn grid(c: &mut Criterion) {
 fn allocation(c: &mut Criterion) {
     // `interval --dist --walltime 7d` after the analysis (§10.1): the best aligned period in a
     // week's allocation, its grid error, and §10's exponential answer judged under the lifetime.
-    let mut g = c.benchmark_group("renewal-allocation");
-    g.sample_size(10);
-    for (name, shape) in shapes() {
-        let j = job(shape);
-        let a = j.analyze().unwrap();
-        let week = AllocationInputs {
-            walltime_s: 7.0 * 86_400.0,
-            signal_margin_s: 0.0,
-        };
-        g.bench_function(name, |b| {
-            b.iter(|| renewal_allocation(black_box(&j), &a, week).unwrap())
-        });
-    }
-    g.finish();
+    let week = AllocationInputs {
+        walltime_s: 7.0 * 86_400.0,
+        signal_margin_s: 0.0,
+    };
+    per_analysis(c, "renewal-allocation", |j, a| {
+        renewal_allocation(j, a, week).unwrap()
+    });
 }
 
 criterion_group!(
