@@ -364,17 +364,21 @@ impl Grid<'_> {
             self.f[i] = self.f[i + 1];
             self.q[i] = self.q[i + 1];
             // The unknowns at u_i appear in interpolations only through points within one
-            // step; a fixed-point iteration contracts by about lambda h per sweep.
+            // step; a fixed-point iteration contracts by about lambda h per sweep. It stops
+            // when neither F nor G moves: G alone can repeat itself while F still lags a
+            // sweep behind (with R = D = 0 the second sweep reproduces the first), which
+            // left an explicit, first-order step.
             for _ in 0..60 {
                 let q = decay * self.q[i + 1] + w0 * self.f[i] + w1 * self.f[i + 1];
                 self.q[i] = q;
                 let f = survive_restart * self.at(&self.g, u + d + r) + self.at(&self.q, u + d)
                     - survive_restart * self.at(&self.q, u + d + r);
+                let f_moved = (f - self.f[i]).abs() > 1e-15 * f.abs();
                 self.f[i] = f;
                 let g = commits + q - reach_end * self.at(&self.q, end);
-                let old = self.g[i];
+                let g_moved = (g - self.g[i]).abs() > 1e-15 * g.abs();
                 self.g[i] = g;
-                if (g - old).abs() <= 1e-15 * g.abs() {
+                if !f_moved && !g_moved {
                     break;
                 }
             }
@@ -469,6 +473,21 @@ mod tests {
                 "tau {tau}: {ours} vs {theirs}"
             );
         }
+    }
+
+    /// Without a restart or a downtime, a failure's value is `G` at the same point, so the
+    /// iteration must run until `F` settles too: it used to stop after two sweeps and give
+    /// 9106.39, an explicit step's first-order error. 4.0 million simulated runs
+    /// (`simulate periodic --mtbf 2h --cost 600 --walltime 4h --signal-lead 600 --interval
+    /// 3000 --work 1000h --runs 4000000 --seed 1`) saved 9128.93 s, standard error 1.06 s; a
+    /// grid of 64 times the points agrees within 1e-6.
+    #[test]
+    fn without_a_restart_the_fewest_points_agree_with_four_million_runs() {
+        let a = Allocation::new(7_200.0, 600.0, 0.0, 0.0, 14_400.0, 0.0).unwrap();
+        let v = a.expected_saved_work(3_000.0);
+        assert!(((v - 9128.93) / 1.06).abs() < 4.0, "{v}");
+        let fine = Grid::new(&a, 3_000.0, 64 * MIN_GRID).solve();
+        assert!((v / fine - 1.0).abs() < 1e-6, "{v} vs {fine}");
     }
 
     #[test]
