@@ -353,7 +353,7 @@ mod tests {
                 ours.expected_saved_work(&[tau]).unwrap(),
                 theirs.expected_saved_work(tau),
             );
-            assert!((a / b - 1.0).abs() < 1e-6, "M {m}: {a} vs {b}");
+            assert!((a / b - 1.0).abs() < 2e-6, "M {m}: {a} vs {b}");
         }
     }
 

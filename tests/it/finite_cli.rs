@@ -211,8 +211,9 @@ fn whole_chunks_example() {
     assert!(at(k) <= at(k - 1) && at(k) <= at(k + 1), "{k}");
 }
 
-/// A one-second checkpoint in a day's allocation, refused before (its accurate grid needs
-/// 691,200 points, over the old 500,000): the simulator agrees with the expected saved work.
+/// A one-second checkpoint in a day's allocation (once refused, then solved on 691,200 points,
+/// now on 26,600: the grid follows the period, not the cost): the simulator agrees with the
+/// expected saved work.
 #[test]
 fn a_long_allocation_with_cheap_checkpoints_holds_against_simulation() {
     let job = [
@@ -462,7 +463,8 @@ fn bad_input_gets_one_line() {
             &["--async-slowdown", f, "below 1", "0"],
         );
     }
-    // Too long for the model's grid to resolve a 1 s checkpoint: refused, not approximated.
+    // Longer than 31,250 best periods (85 s for a 1 s checkpoint at 1 h): refused, not
+    // approximated.
     refused(
         &[
             "interval",
@@ -473,7 +475,7 @@ fn bad_input_gets_one_line() {
             "--walltime",
             "100d",
         ],
-        &["--walltime", "250,000 times"],
+        &["--walltime", "31,250 times"],
     );
     refused(
         &[
