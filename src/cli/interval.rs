@@ -37,7 +37,8 @@ pub enum IntervalFormat {
     Table,
     /// One JSON object, seconds throughout (schema_version 1).
     Json,
-    /// `CKPT_INTERVAL_SECONDS=N` for `eval` in a batch script.
+    /// `CKPT_INTERVAL_SECONDS=N` for `eval` in a batch script (with --walltime, the
+    /// allocation's, and `CKPT_SIGNAL_LEAD_SECONDS=LEAD`).
     Env,
     /// `SCR_CHECKPOINT_SECONDS=N` for LLNL's SCR (with --level, its checkpoint descriptors).
     Scr,
@@ -357,8 +358,16 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
             text
         }
         IntervalFormat::Json => report::interval::json(&answer),
-        IntervalFormat::Env => report::interval::env(&answer),
-        IntervalFormat::Scr => report::interval::scr(&answer),
+        // Inside an allocation the interval to run is the allocation's, whichever format
+        // carries it.
+        IntervalFormat::Env => match &answer.allocation {
+            Some(p) => report::finite::env(p.interval, p.signal_lead),
+            None => report::interval::env(&answer),
+        },
+        IntervalFormat::Scr => match &answer.allocation {
+            Some(p) => report::interval::scr_seconds(p.interval),
+            None => report::interval::scr(&answer),
+        },
         IntervalFormat::Slurm => match &answer.allocation {
             Some(p) => report::finite::slurm(p.interval, p.signal_lead),
             None => return Err(super::finite::slurm_needs_walltime()),

@@ -137,7 +137,10 @@ pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
             text
         }
         IntervalFormat::Json => report::json(&echo, &analysis, c, in_allocation.as_ref()),
-        IntervalFormat::Env => report::env(&analysis),
+        IntervalFormat::Env => match &in_allocation {
+            Some(a) => report::allocation_env(a),
+            None => report::env(&analysis),
+        },
         IntervalFormat::Slurm => match &in_allocation {
             Some(a) => ckpt::report::finite::slurm(a.best.plan.interval, a.best.plan.signal_lead),
             None => return Err(super::finite::slurm_needs_walltime()),

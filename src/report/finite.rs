@@ -160,6 +160,17 @@ pub fn slurm(interval_s: f64, signal_lead_s: f64) -> String {
     )
 }
 
+/// `--format env` with `--walltime`: `CKPT_INTERVAL_SECONDS=` the allocation's interval (as
+/// `slurm` gives it) and `CKPT_SIGNAL_LEAD_SECONDS=` the lead that `#SBATCH --signal` takes,
+/// for `eval` in a batch script that writes its own `#SBATCH` lines.
+pub fn env(interval_s: f64, signal_lead_s: f64) -> String {
+    format!(
+        "CKPT_INTERVAL_SECONDS={}\nCKPT_SIGNAL_LEAD_SECONDS={}\n",
+        whole_seconds(interval_s),
+        lead_seconds(signal_lead_s)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +229,18 @@ mod tests {
             "{lines}"
         );
         assert!(lines.contains("signal 120 s before the limit"), "{lines}");
+    }
+
+    #[test]
+    fn env_lines_are_the_slurm_lines_values() {
+        assert_eq!(
+            env(3466.4, 120.0),
+            "CKPT_INTERVAL_SECONDS=3466\nCKPT_SIGNAL_LEAD_SECONDS=120\n"
+        );
+        assert_eq!(
+            env(0.2, 60.2),
+            "CKPT_INTERVAL_SECONDS=1\nCKPT_SIGNAL_LEAD_SECONDS=61\n"
+        );
     }
 
     #[test]

@@ -97,11 +97,15 @@ pub fn json(answer: &IntervalAnswer) -> String {
 
 /// The recommended interval in whole seconds (at least 1).
 pub fn recommended_seconds(answer: &IntervalAnswer) -> u64 {
-    let t = answer
+    whole_seconds(recommended(answer))
+}
+
+/// The recommended interval (s): its whole-iteration rounding where there is one.
+fn recommended(answer: &IntervalAnswer) -> f64 {
+    answer
         .iterations
         .map(|c| c.interval_s)
-        .unwrap_or(answer.recommended_interval_s);
-    whole_seconds(t)
+        .unwrap_or(answer.recommended_interval_s)
 }
 
 /// `CKPT_INTERVAL_SECONDS=7001`, for `eval` in a batch script.
@@ -111,7 +115,13 @@ pub fn env(answer: &IntervalAnswer) -> String {
 
 /// `SCR_CHECKPOINT_SECONDS=7001`, the setting LLNL's SCR library reads.
 pub fn scr(answer: &IntervalAnswer) -> String {
-    format!("SCR_CHECKPOINT_SECONDS={}\n", recommended_seconds(answer))
+    scr_seconds(recommended(answer))
+}
+
+/// `SCR_CHECKPOINT_SECONDS=` an interval (s) to the nearest second, at least 1: an
+/// allocation's, which [`scr`] does not know.
+pub fn scr_seconds(interval_s: f64) -> String {
+    format!("SCR_CHECKPOINT_SECONDS={}\n", whole_seconds(interval_s))
 }
 
 fn num(x: f64) -> String {

@@ -159,6 +159,18 @@ pub fn env(a: &RenewalAnalysis) -> String {
     )
 }
 
+/// `--format env` with `--walltime`: the allocation's lines ([`super::finite::env`]) and its
+/// schedule, one interval repeating, as `CKPT_SCHEDULE_SECONDS` (the variable that [`env`]
+/// gives without `--walltime`, so that a script reading it runs the allocation's period).
+pub fn allocation_env(a: &RenewalAllocationAnswer) -> String {
+    let p = &a.best.plan;
+    format!(
+        "{}CKPT_SCHEDULE_SECONDS=\"{}\"\n",
+        super::finite::env(p.interval, p.signal_lead),
+        whole_seconds(p.interval)
+    )
+}
+
 /// The rows as an aligned table, the recommended one starred, then the schedule's chunks; with
 /// `c`, a completion column and the whole-chunk line.
 pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {

@@ -286,6 +286,29 @@ fn allocation_schedule_holds_against_simulation() {
             tau.round()
         )
     );
+    // `env` and `scr` give the allocation's interval too, not the long-run one.
+    let long_run = stdout_of(
+        &base[..7]
+            .iter()
+            .chain(&["--format", "env"])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    assert_ne!(long_run, format!("CKPT_INTERVAL_SECONDS={}\n", tau.round()));
+    for (format, expected) in [
+        (
+            "env",
+            format!(
+                "CKPT_INTERVAL_SECONDS={}\nCKPT_SIGNAL_LEAD_SECONDS=120\n",
+                tau.round()
+            ),
+        ),
+        ("scr", format!("SCR_CHECKPOINT_SECONDS={}\n", tau.round())),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(["--format", format]);
+        assert_eq!(stdout_of(&args), expected, "{format}");
+    }
     // A margin lengthens the lead to a whole second above the checkpoint.
     let mut margin = base.to_vec();
     margin.extend(["--signal-margin", "30.5s"]);

@@ -120,10 +120,10 @@ fn exponential_lifetimes_answer_as_the_exponential_model() {
     assert!((ours / theirs - 1.0).abs() < 1e-5, "{ours} vs {theirs}");
 }
 
-/// The table's lines and the Slurm lines (the README's figures are checked with the others of
-/// its section, in `renewal_jobs`).
+/// The table's lines, the Slurm lines and the env lines, which carry the same period (the
+/// README's figures are checked with the others of its section, in `renewal_jobs`).
 #[test]
-fn table_and_slurm_lines() {
+fn table_slurm_and_env_lines() {
     let mut args = vec!["interval"];
     args.extend(JOB);
     args.push("weibull:50");
@@ -138,10 +138,17 @@ fn table_and_slurm_lines() {
         table.contains("taken as exponential: 23 checkpoints every 3457 s"),
         "{table}"
     );
-    args.extend(["--format", "slurm"]);
+    let mut slurm = args.clone();
+    slurm.extend(["--format", "slurm"]);
+    assert_eq!(
+        stdout_of(&slurm),
+        "#SBATCH --signal=B:USR1@300\nCKPT_INTERVAL_SECONDS=6346\n"
+    );
+    // Without --walltime, env gives the long-run schedule; with it, the allocation's period.
+    args.extend(["--format", "env"]);
     assert_eq!(
         stdout_of(&args),
-        "#SBATCH --signal=B:USR1@300\nCKPT_INTERVAL_SECONDS=6346\n"
+        "CKPT_INTERVAL_SECONDS=6346\nCKPT_SIGNAL_LEAD_SECONDS=300\nCKPT_SCHEDULE_SECONDS=\"6346\"\n"
     );
 }
 
