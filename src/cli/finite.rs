@@ -139,6 +139,14 @@ fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), 
 /// longest lead and an allocation longer than the lead, each naming its flag.
 pub fn check_limit(cost: f64, a: AllocationInputs) -> Result<(), CliError> {
     let lead = (cost + a.signal_margin_s).ceil();
+    // The cost alone past Slurm's limit is the cost's fault, margin or not.
+    if cost.ceil() > MAX_SIGNAL_LEAD {
+        return Err(CliError::Invalid {
+            arg: "--cost",
+            value: seconds(cost),
+            accepted: "with --walltime, a checkpoint of at most 65535 s: the signal's lead covers one checkpoint, and Slurm's longest lead is 65535 s".to_string(),
+        });
+    }
     if lead > MAX_SIGNAL_LEAD {
         return Err(CliError::Invalid {
             arg: "--signal-margin",

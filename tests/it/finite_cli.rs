@@ -406,11 +406,23 @@ fn bad_input_gets_one_line() {
         "--work",
         "10h",
     ];
+    // A checkpoint longer than Slurm's longest lead is the cost's fault, margin or not.
+    let slow = ["interval", "--mtbf", "100h", "--cost", "20h"];
     for (base, extra, needles) in [
         (
             &interval[..],
             &["--walltime", "5m"][..],
             &["--walltime", "300s", "longer than one checkpoint"][..],
+        ),
+        (
+            &slow,
+            &["--walltime", "100h"],
+            &["--cost", "72000s", "at most 65535 s"],
+        ),
+        (
+            &interval,
+            &["--walltime", "100h", "--signal-margin", "65000s"],
+            &["--signal-margin", "65000s", "65535 s"],
         ),
         (
             &interval,

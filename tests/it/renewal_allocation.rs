@@ -185,6 +185,20 @@ fn bad_allocations_are_refused() {
         &args,
         &["--signal-margin", "70000s", "at most Slurm's 65535 s"],
     );
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "100h",
+            "--cost",
+            "20h",
+            "--dist",
+            "weibull:0.7",
+            "--walltime",
+            "100h",
+        ],
+        &["--cost", "72000s", "at most 65535 s"],
+    );
     let mut args = base.to_vec();
     args.extend(["--signal-margin", "1m"]);
     refused(&args, &["--signal-margin needs --walltime"]);
