@@ -440,6 +440,7 @@ impl Grid<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// An independent computation: the job's state distribution pushed forward in time steps
     /// of `h` seconds (every duration a whole number of steps), a failure in a step taking
@@ -610,6 +611,29 @@ mod tests {
         // Close to, and below, the failure-free bound T - L + C - n C.
         let bound = 12.0 * 3600.0 - plan.checkpoints as f64 * 120.0;
         assert!(plan.expected_saved_work < bound && plan.expected_saved_work > 0.8 * bound);
+    }
+
+    proptest! {
+        /// For any sequence that rises to one peak and falls (slopes of either size on
+        /// either side, the peak anywhere, the start anywhere), the bracket holds the peak,
+        /// within the evaluations its doc promises.
+        #[test]
+        fn the_bracket_holds_the_peak_of_a_unimodal_sequence(
+            ln_max in 0.0f64..40.0, peak_at in 0.0f64..=1.0, start_at in 0.0f64..=1.0,
+            rise in 1e-6f64..1e3, fall in 1e-6f64..1e3,
+        ) {
+            let max_n = ln_max.exp().round().max(1.0) as u64;
+            let pick = |x: f64| (1 + (x * (max_n - 1) as f64).round() as u64).min(max_n);
+            let (peak, start) = (pick(peak_at), pick(start_at));
+            let calls = std::cell::Cell::new(0u32);
+            let value = |n: u64| {
+                calls.set(calls.get() + 1);
+                if n <= peak { rise * n as f64 } else { rise * peak as f64 - fall * (n - peak) as f64 }
+            };
+            let (lo, hi) = bracket(start, max_n, value);
+            prop_assert!(1 <= lo && lo <= peak && peak <= hi && hi <= max_n, "{} {} {}", lo, peak, hi);
+            prop_assert!(calls.get() < 80);
+        }
     }
 
     #[test]
