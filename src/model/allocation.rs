@@ -141,9 +141,16 @@ impl Limit {
     /// the guess's count are then compared with `value(tau_n, accurate)`; `value` is the saved
     /// work of the aligned interval `tau_n` on at most that many grid points. The bracket keeps
     /// the search off the extreme counts, whose short intervals need the finest grids.
+    ///
+    /// `seeds` are intervals near which the sequence may have other peaks (a nearly fixed
+    /// lifetime makes one wherever whole periods fill a life): their counts and those
+    /// counts' neighbours are evaluated on the search grid, except the counts that cannot
+    /// beat what the search found (the failure-free saved work `T - L + C - n C` is a bound),
+    /// and the neighbours of the best of them join the final candidates.
     pub(crate) fn best_count(
         &self,
         guess: f64,
+        seeds: &[f64],
         search: usize,
         accurate: usize,
         value: impl Fn(f64, usize) -> f64,
@@ -154,8 +161,9 @@ impl Limit {
             Some(tau) => value(tau, points),
             None => f64::NEG_INFINITY,
         };
-        // A saturating cast: a guess beyond the counts is the largest count.
-        let guess = ((span / (guess + self.cost)).round() as u64).clamp(1, max_n);
+        // A saturating cast: an interval beyond the counts gives the largest count.
+        let count_of = |tau: f64| ((span / (tau + self.cost)).round() as u64).clamp(1, max_n);
+        let guess = count_of(guess);
         let (mut lo, mut hi) = bracket(guess, max_n, |n| value_within(n, search));
         // Ternary search on a unimodal-in-practice sequence, with at most 200 evaluations.
         for _ in 0..100 {
@@ -170,9 +178,33 @@ impl Limit {
                 hi = b;
             }
         }
+        let mut seed_counts: Vec<u64> = seeds
+            .iter()
+            .flat_map(|&tau| {
+                let n = count_of(tau);
+                [n.saturating_sub(1).max(1), n, (n + 1).min(max_n)]
+            })
+            .collect();
+        seed_counts.sort_unstable();
+        seed_counts.dedup();
+        let mut best_seed = (value_within(lo, search), lo);
+        for n in seed_counts {
+            if span - n as f64 * self.cost <= best_seed.0 {
+                break;
+            }
+            let v = value_within(n, search);
+            if v > best_seed.0 {
+                best_seed = (v, n);
+            }
+        }
         let mut best = (f64::NEG_INFINITY, 1u64);
-        let candidates = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
-            .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n));
+        let mut candidates: Vec<u64> = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
+            .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n))
+            .chain(best_seed.1.saturating_sub(2).max(1)..=(best_seed.1 + 2).min(max_n))
+            .collect();
+        // An evaluation on the accurate grid is the costliest step: each count once.
+        candidates.sort_unstable();
+        candidates.dedup();
         for n in candidates {
             let v = value_within(n, accurate);
             if v > best.0 || (v == best.0 && n < best.1) {
@@ -317,7 +349,7 @@ impl Allocation {
     pub fn optimum(&self) -> Result<AllocationPlan, ModelError> {
         let guess = exact_optimum(self.limit.cost, self.mtbf);
         self.limit
-            .best_count(guess, SEARCH_GRID, MAX_GRID, |tau, points| {
+            .best_count(guess, &[], SEARCH_GRID, MAX_GRID, |tau, points| {
                 self.saved_work_within(tau, points)
             })
     }

@@ -36,6 +36,8 @@ pub struct RenewalAllocation {
     /// The shortest scale the grid resolves: the period of `guess`, the MTBF, the lifetime's
     /// standard deviation (a nearly fixed lifetime's cliff) or the time to the signal.
     scale: f64,
+    /// The lifetime's standard deviation (NaN or infinite where it has none).
+    sd: f64,
 }
 
 /// The best aligned period of a [`RenewalAllocation`], with the grid's error on its saved work.
@@ -96,6 +98,7 @@ impl RenewalAllocation {
             restart,
             limit,
             scale,
+            sd,
         })
     }
 
@@ -145,21 +148,50 @@ impl RenewalAllocation {
             coarser = self.kernel(self.points(SEARCH_GRID));
             &coarser
         };
-        let plan = self
-            .limit
-            .best_count(guess, SEARCH_GRID, MAX_GRID, |tau, points| {
+        let plan = self.limit.best_count(
+            guess,
+            &self.tiling(guess),
+            SEARCH_GRID,
+            MAX_GRID,
+            |tau, points| {
                 let kernel = if points == SEARCH_GRID {
                     search
                 } else {
                     &accurate
                 };
                 self.saved_work(kernel, &[tau]).unwrap_or(f64::NEG_INFINITY)
-            })?;
+            },
+        )?;
         let coarse = self.kernel((accurate.points / 2).max(MIN_GRID / 2));
         let grid_error = self
             .saved_work(&coarse, &[plan.interval])
             .map_or(0.0, |v| (v - plan.expected_saved_work).abs());
         Ok(RenewalAllocationPlan { plan, grid_error })
+    }
+
+    /// Where a nearly fixed lifetime (standard deviation under half the period `guess + C`)
+    /// puts other peaks of the saved work over the count: the intervals whose periods fill a
+    /// life, `M/k`, or what a restart leaves of it, `(M - R)/k`, for `k` from a third to three
+    /// times the guess's (the count search passes over those that cannot win). With a
+    /// spread-out lifetime the saved work has one peak and there are none.
+    fn tiling(&self, guess: f64) -> Vec<f64> {
+        let cost = self.limit.cost();
+        let period = guess + cost;
+        if !(self.sd < period / 2.0) {
+            return Vec::new();
+        }
+        let mean = self.life.mean();
+        let k0 = (mean / period).round().max(1.0) as u64;
+        let mut seeds = Vec::new();
+        for life in [mean, mean - self.restart] {
+            for k in (k0 / 3).max(1)..=3 * k0 + 1 {
+                let tau = life / k as f64 - cost;
+                if tau > 0.0 {
+                    seeds.push(tau);
+                }
+            }
+        }
+        seeds
     }
 
     /// Grid points for an evaluation capped at `cap`.
@@ -410,6 +442,33 @@ mod tests {
             let tau = 60.0 * i as f64;
             if let Some(v) = a.expected_saved_work(&[tau]) {
                 assert!(v <= best.expected_saved_work * (1.0 + 1e-4), "tau = {tau}");
+            }
+        }
+    }
+
+    /// A nearly fixed lifetime gives the saved work a peak wherever whole periods fill a life
+    /// (every fourth count at M = 6 h, C = R = 5 min, T = 24 h), and the search must find the
+    /// highest, not the one nearest its guess: no count does better, for Weibull 50 and 200.
+    /// Counts beyond the brute force's range cannot: their failure-free bound, the time to
+    /// the signal's checkpoint less `n C`, is below the best. (For Weibull 10^4 the search
+    /// once stopped at 25 and then at 13 counts; 20,000 simulated runs save 75,883 ± 1 s,
+    /// 76,718 ± 4 s and, at 17, the count it now finds, 76,873 ± 2 s.)
+    #[test]
+    fn a_nearly_fixed_lifetime_gets_the_highest_of_its_peaks() {
+        for shape in ["weibull:50", "weibull:200"] {
+            let a = job(shape, 21_600.0, 300.0, 300.0, 86_400.0);
+            let best = a.optimum(3_000.0).unwrap().plan;
+            let top = ((86_400.0 - best.expected_saved_work) / 300.0).floor() as u64;
+            for n in 1..=top {
+                let v = a
+                    .expected_saved_work(&[a.limit().aligned_interval(n).unwrap()])
+                    .unwrap_or(f64::NEG_INFINITY);
+                assert!(
+                    v <= best.expected_saved_work,
+                    "{shape}: {n} saves {v}, more than {} at {}",
+                    best.expected_saved_work,
+                    best.checkpoints
+                );
             }
         }
     }
