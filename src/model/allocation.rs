@@ -17,15 +17,15 @@ use super::{ModelError, nonnegative, positive};
 pub const MAX_SIGNAL_LEAD: f64 = 65_535.0;
 
 /// Most grid points of one evaluation of the expected saved work. An allocation whose grid
-/// near the optimum (steps of [`STEPS_PER_PERIOD`]ths of the shorter of the best long-run
-/// period and the MTBF) would need more is refused rather than solved on a coarser one.
+/// near the optimum (steps of 1/64 of the shorter of the best long-run period and the MTBF)
+/// would need more is refused rather than solved on a coarser one.
 pub const MAX_GRID: usize = 2_000_000;
 
 /// Grid steps per period (interval plus cost) or per MTBF, whichever is shorter. `G` and `H`
 /// bend only where the plan from a point gains or loses a chunk, once a period, and decay on
 /// the MTBF's scale; a checkpoint shorter than a step costs nothing in accuracy, because the
 /// commits are exact in the start time.
-pub const STEPS_PER_PERIOD: f64 = 64.0;
+const STEPS_PER_PERIOD: f64 = 64.0;
 
 /// Most grid points of the evaluations that search the count of checkpoints; the counts the
 /// search ends on are then compared on the accurate grid. The drift of a coarser grid is
@@ -187,20 +187,27 @@ impl Limit {
             .collect();
         seed_counts.sort_unstable();
         seed_counts.dedup();
-        let mut best_seed = (value_within(lo, search), lo);
-        for n in seed_counts {
-            if span - n as f64 * self.cost <= best_seed.0 {
-                break;
+        let best_seed = (!seed_counts.is_empty()).then(|| {
+            let mut best = (value_within(lo, search), lo);
+            for n in seed_counts {
+                if span - n as f64 * self.cost <= best.0 {
+                    break;
+                }
+                let v = value_within(n, search);
+                if v > best.0 {
+                    best = (v, n);
+                }
             }
-            let v = value_within(n, search);
-            if v > best_seed.0 {
-                best_seed = (v, n);
-            }
-        }
+            best.1
+        });
         let mut best = (f64::NEG_INFINITY, 1u64);
         let mut candidates: Vec<u64> = (lo.saturating_sub(3).max(1)..=(hi + 3).min(max_n))
             .chain(guess.saturating_sub(2).max(1)..=(guess + 2).min(max_n))
-            .chain(best_seed.1.saturating_sub(2).max(1)..=(best_seed.1 + 2).min(max_n))
+            .chain(
+                best_seed
+                    .into_iter()
+                    .flat_map(|n| n.saturating_sub(2).max(1)..=(n + 2).min(max_n)),
+            )
             .collect();
         // An evaluation on the accurate grid is the costliest step: each count once.
         candidates.sort_unstable();

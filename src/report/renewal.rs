@@ -159,8 +159,8 @@ pub fn env(a: &RenewalAnalysis) -> String {
     )
 }
 
-/// `--format env` with `--walltime`: the allocation's lines ([`super::finite::env`]) and its
-/// schedule, one interval repeating, as `CKPT_SCHEDULE_SECONDS` (the variable that [`env`]
+/// `--format env` with `--walltime`: the allocation's lines ([`super::finite::env()`]) and its
+/// schedule, one interval repeating, as `CKPT_SCHEDULE_SECONDS` (the variable that [`env()`]
 /// gives without `--walltime`, so that a script reading it runs the allocation's period).
 pub fn allocation_env(a: &RenewalAllocationAnswer) -> String {
     let p = &a.best.plan;
