@@ -5,7 +5,7 @@
 use crate::interval::{IntervalError, IntervalInputs};
 use crate::model::ModelError;
 use crate::model::allocation::Limit;
-use crate::model::allocation::{Allocation, AllocationPlan};
+use crate::model::allocation::{Allocation, AllocationPlan, IterationPlan};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
 use crate::model::finite_renewal::{
@@ -326,6 +326,18 @@ pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, Int
         });
     }
     Ok(Some(a.model(inputs)?.optimum()?))
+}
+
+/// With `inputs.iteration_time`, the best interval of whole iterations in the allocation whose
+/// best aligned schedule is `plan` (§10); `None` without an iteration time.
+pub fn allocation_in_iterations(
+    inputs: &IntervalInputs,
+    plan: &AllocationPlan,
+) -> Result<Option<IterationPlan>, IntervalError> {
+    let (Some(a), Some(iteration)) = (inputs.allocation, inputs.iteration_time) else {
+        return Ok(None);
+    };
+    Ok(a.model(inputs)?.in_iterations(plan.interval, iteration))
 }
 
 /// The allocation's answer under renewal failures (`docs/models.md` §10.1).

@@ -191,6 +191,8 @@ pub struct IntervalAnswer {
     pub whole_chunks: Option<crate::model::chunks::WholeChunks>,
     /// The schedule of the allocation, when one is given.
     pub allocation: Option<crate::model::allocation::AllocationPlan>,
+    /// The allocation's best interval of whole iterations, with `iteration_time`.
+    pub allocation_iterations: Option<crate::model::allocation::IterationPlan>,
 }
 
 /// The most complete cost model that applies to `inputs`.
@@ -330,6 +332,7 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         };
         sensitivity.push(sensitivity_at(&changed, parameter, factor, best.interval));
     }
+    let allocation = crate::finite::allocation(inputs)?;
     Ok(IntervalAnswer {
         inputs: inputs.clone(),
         mtti_s,
@@ -344,7 +347,11 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         whole_chunks: crate::finite::whole_chunks(inputs, best.interval)
             .ok()
             .flatten(),
-        allocation: crate::finite::allocation(inputs)?,
+        allocation_iterations: match &allocation {
+            Some(p) => crate::finite::allocation_in_iterations(inputs, p)?,
+            None => None,
+        },
+        allocation,
     })
 }
 

@@ -4,7 +4,8 @@ use super::CliError;
 use super::parse::{count, duration, duration0};
 use ckpt::encoding::SchemeSummary;
 use ckpt::failure::Shape;
-use ckpt::interval::{self, IntervalError, IntervalInputs, Nodes, Replication};
+use ckpt::interval::{self, IntervalAnswer, IntervalError, IntervalInputs, Nodes, Replication};
+use ckpt::model::allocation::AllocationPlan;
 use ckpt::model::platform::{CostError, UploadCost};
 use ckpt::model::replicated::Detect;
 use ckpt::optimize::OptimizeError;
@@ -338,6 +339,14 @@ pub fn interval_error(e: IntervalError) -> CliError {
     }
 }
 
+/// The interval a batch script runs in the allocation: in whole iterations with
+/// `--iteration-time`, as without an allocation.
+fn allocation_interval(answer: &IntervalAnswer, p: &AllocationPlan) -> f64 {
+    answer
+        .allocation_iterations
+        .map_or(p.interval, |it| it.interval)
+}
+
 /// Runs `ckpt interval` and returns what to print.
 pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
     if args.model.levels.given() {
@@ -361,15 +370,15 @@ pub fn run(args: &IntervalArgs) -> Result<String, CliError> {
         // Inside an allocation the interval to run is the allocation's, whichever format
         // carries it.
         IntervalFormat::Env => match &answer.allocation {
-            Some(p) => report::finite::env(p.interval, p.signal_lead),
+            Some(p) => report::finite::env(allocation_interval(&answer, p), p.signal_lead),
             None => report::interval::env(&answer),
         },
         IntervalFormat::Scr => match &answer.allocation {
-            Some(p) => report::interval::scr_seconds(p.interval),
+            Some(p) => report::interval::scr_seconds(allocation_interval(&answer, p)),
             None => report::interval::scr(&answer),
         },
         IntervalFormat::Slurm => match &answer.allocation {
-            Some(p) => report::finite::slurm(p.interval, p.signal_lead),
+            Some(p) => report::finite::slurm(allocation_interval(&answer, p), p.signal_lead),
             None => return Err(super::finite::slurm_needs_walltime()),
         },
         IntervalFormat::Fti | IntervalFormat::Veloc => {

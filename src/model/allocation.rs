@@ -362,6 +362,59 @@ impl Allocation {
     }
 }
 
+/// The best interval of whole iterations inside an allocation (§10, `--iteration-time`): an
+/// application that can checkpoint only between iterations checkpoints every `iterations` of
+/// them, and the signal's checkpoint takes what the last chunk holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IterationPlan {
+    /// Iterations between checkpoints.
+    pub iterations: u64,
+    /// The interval, `iterations` times the iteration's length (s).
+    pub interval: f64,
+    /// Expected work checkpointed by the limit (s).
+    pub expected_saved_work: f64,
+}
+
+impl Allocation {
+    /// The whole number of iterations of `iteration` seconds between checkpoints that saves the
+    /// most work: the counts around `near / iteration` (`near` the best aligned interval), from
+    /// one below its floor to one above its ceiling, each evaluated as a schedule of its own (the
+    /// last chunk cut by the signal). `None` when no such interval ends before the signal or
+    /// `iteration` is not a positive, finite number.
+    ///
+    /// ```
+    /// use ckpt::model::allocation::Allocation;
+    /// let a = Allocation::new(6.0 * 3600.0, 300.0, 300.0, 0.0, 86_400.0, 0.0).unwrap();
+    /// let best = a.optimum().unwrap();
+    /// let p = a.in_iterations(best.interval, 1020.0).unwrap();
+    /// assert_eq!(p.interval, p.iterations as f64 * 1020.0);
+    /// assert!(p.expected_saved_work <= best.expected_saved_work);
+    /// ```
+    pub fn in_iterations(&self, near: f64, iteration: f64) -> Option<IterationPlan> {
+        if !(iteration > 0.0 && iteration.is_finite() && near.is_finite()) {
+            return None;
+        }
+        let k = near / iteration;
+        let lo = (k.floor() - 1.0).max(1.0);
+        let hi = (k.ceil() + 1.0).min((self.signal() / iteration).floor());
+        let mut best: Option<IterationPlan> = None;
+        let mut iterations = lo;
+        while iterations <= hi {
+            let interval = iterations * iteration;
+            let saved = self.expected_saved_work(interval);
+            if best.is_none_or(|b| saved > b.expected_saved_work) {
+                best = Some(IterationPlan {
+                    iterations: iterations as u64,
+                    interval,
+                    expected_saved_work: saved,
+                });
+            }
+            iterations += 1.0;
+        }
+        best
+    }
+}
+
 /// The backward solution of §10's equations on `n + 1` points `u_i = i S / n`.
 struct Grid<'a> {
     a: &'a Allocation,
@@ -673,6 +726,28 @@ mod tests {
             prop_assert!(1 <= lo && lo <= peak && peak <= hi && hi <= max_n, "{} {} {}", lo, peak, hi);
             prop_assert!(calls.get() < 80);
         }
+    }
+
+    /// The whole-iteration interval is the best multiple of the iteration, by brute force over
+    /// every multiple that fits before the signal, and never beats the aligned optimum by more
+    /// than the grid's error.
+    #[test]
+    fn the_whole_iteration_interval_is_the_best_multiple() {
+        let a = Allocation::new(6.0 * 3600.0, 300.0, 300.0, 0.0, 86_400.0, 0.0).unwrap();
+        let best = a.optimum().unwrap();
+        for iteration in [1020.0, 400.0, 97.0, 5000.0] {
+            let p = a.in_iterations(best.interval, iteration).unwrap();
+            assert_eq!(p.interval, p.iterations as f64 * iteration);
+            for k in 1..=(86_100.0 / iteration) as u64 {
+                let v = a.expected_saved_work(k as f64 * iteration);
+                assert!(v <= p.expected_saved_work, "{iteration}: {k} saves {v}");
+            }
+            assert!(p.expected_saved_work <= best.expected_saved_work * (1.0 + 1e-6));
+        }
+        assert!(a.in_iterations(best.interval, 0.0).is_none());
+        assert!(a.in_iterations(best.interval, f64::NAN).is_none());
+        // An iteration longer than the time to the signal leaves no whole chunk.
+        assert!(a.in_iterations(best.interval, 90_000.0).is_none());
     }
 
     #[test]

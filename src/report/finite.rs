@@ -4,7 +4,7 @@
 //! results; `docs/models.md` §9-§11.
 
 use crate::interval::IntervalInputs;
-use crate::model::allocation::AllocationPlan;
+use crate::model::allocation::{AllocationPlan, IterationPlan};
 use crate::model::chunks::WholeChunks;
 use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
@@ -81,6 +81,55 @@ pub struct AllocationJson {
     pub signal_lead_s: u64,
     /// The `#SBATCH` line that asks for the signal.
     pub sbatch: String,
+    /// With `--iteration-time`: the best interval of whole iterations (absent otherwise, so
+    /// that other answers keep their bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<IterationPlanJson>,
+}
+
+/// JSON `allocation.iterations`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IterationPlanJson {
+    /// Iterations between checkpoints.
+    pub iterations: u64,
+    /// The interval (s).
+    pub interval_s: f64,
+    /// Expected work checkpointed by the limit (s).
+    pub expected_saved_work_s: f64,
+    /// Work saved less than at the best aligned interval, in percent (0 or more).
+    pub loss_pct: f64,
+}
+
+/// The `allocation.iterations` object of `it` against the best aligned plan `p`.
+pub fn iteration_plan_json(it: &IterationPlan, p: &AllocationPlan) -> IterationPlanJson {
+    IterationPlanJson {
+        iterations: it.iterations,
+        interval_s: it.interval,
+        expected_saved_work_s: it.expected_saved_work,
+        loss_pct: iteration_loss_pct(it, p),
+    }
+}
+
+/// What the whole iterations lose against the aligned optimum, in percent, never below 0
+/// (the two are on grids of their own, and agree within the grid's error where they tie).
+fn iteration_loss_pct(it: &IterationPlan, p: &AllocationPlan) -> f64 {
+    if p.expected_saved_work > 0.0 {
+        (100.0 * (p.expected_saved_work - it.expected_saved_work) / p.expected_saved_work).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// The table line for the whole iterations of an allocation.
+pub fn iteration_plan_line(it: &IterationPlan, p: &AllocationPlan) -> String {
+    format!(
+        "in the allocation, in whole iterations: every {} iterations ({}), expected work saved {} ({:.0} s), {} less\n",
+        it.iterations,
+        format_duration(it.interval),
+        format_duration(it.expected_saved_work),
+        it.expected_saved_work,
+        super::table::percent(iteration_loss_pct(it, p)),
+    )
 }
 
 /// The `whole_chunks` object.
@@ -112,6 +161,7 @@ pub fn allocation_json(p: &AllocationPlan) -> AllocationJson {
         expected_saved_work_s: p.expected_saved_work,
         signal_lead_s: lead_seconds(p.signal_lead),
         sbatch: sbatch_line(p.signal_lead),
+        iterations: None,
     }
 }
 

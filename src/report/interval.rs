@@ -85,10 +85,14 @@ pub fn json(answer: &IntervalAnswer) -> String {
             .whole_chunks
             .as_ref()
             .map(super::finite::whole_chunks_json),
-        allocation: answer
-            .allocation
-            .as_ref()
-            .map(super::finite::allocation_json),
+        allocation: answer.allocation.as_ref().map(|p| {
+            let mut json = super::finite::allocation_json(p);
+            json.iterations = answer
+                .allocation_iterations
+                .as_ref()
+                .map(|it| super::finite::iteration_plan_json(it, p));
+            json
+        }),
     };
     // Every number in the answer is finite by construction (missing figures are null), so
     // serialization cannot fail.
@@ -250,6 +254,9 @@ pub fn table(answer: &IntervalAnswer) -> String {
     }
     if let (Some(p), Some(a)) = (&answer.allocation, &i.allocation) {
         out.push_str(&super::finite::allocation_lines(p, a.walltime_s));
+        if let Some(it) = &answer.allocation_iterations {
+            out.push_str(&super::finite::iteration_plan_line(it, p));
+        }
     }
     if let Some(it) = &answer.iterations {
         out.push_str(&format!(

@@ -632,3 +632,77 @@ fn shards_carry_the_finite_options() {
         assert_eq!(merged, single, "{name}");
     }
 }
+
+/// An application that checkpoints only between iterations (`--iteration-time 17m`) inside a
+/// 24 h allocation: the best whole number of iterations (3, every 3060 s, against the aligned
+/// 3457 s) is what `slurm`, `env` and `scr` give, and the simulator agrees with its saved work.
+#[test]
+fn an_allocation_in_whole_iterations_holds_against_simulation() {
+    let base = [
+        "interval",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--restart",
+        "5m",
+        "--walltime",
+        "24h",
+        "--iteration-time",
+        "17m",
+    ];
+    let v = json(&base);
+    let it = &v["allocation"]["iterations"];
+    assert_eq!(it["iterations"], 3);
+    assert_eq!(num(&it["interval_s"]), 3060.0);
+    let saved = num(&it["expected_saved_work_s"]);
+    let aligned = num(&v["allocation"]["expected_saved_work_s"]);
+    let loss = num(&it["loss_pct"]);
+    assert!(saved < aligned && (loss - 100.0 * (aligned - saved) / aligned).abs() < 1e-9);
+    for (format, expected) in [
+        (
+            "slurm",
+            "#SBATCH --signal=B:USR1@300\nCKPT_INTERVAL_SECONDS=3060\n",
+        ),
+        (
+            "env",
+            "CKPT_INTERVAL_SECONDS=3060\nCKPT_SIGNAL_LEAD_SECONDS=300\n",
+        ),
+        ("scr", "SCR_CHECKPOINT_SECONDS=3060\n"),
+    ] {
+        assert_eq!(stdout_of(&with(&base, &["--format", format])), expected);
+    }
+    let table = stdout_of(&base);
+    assert!(
+        table.contains("in the allocation, in whole iterations: every 3 iterations (51m 0s)"),
+        "{table}"
+    );
+    let sim: Value = serde_json::from_str(&stdout_of(&[
+        "simulate",
+        "periodic",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--restart",
+        "5m",
+        "--walltime",
+        "24h",
+        "--signal-lead",
+        "300",
+        "--interval",
+        "3060",
+        "--work",
+        "1000h",
+        "--runs",
+        "4000",
+        "--seed",
+        "11",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let f = &sim["figures"]["saved_work_s"];
+    let z = (saved - num(&f["point"])) / num(&f["stderr"]);
+    assert!(z.abs() < 4.0, "model {saved}, runs {f}");
+}
