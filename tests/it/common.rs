@@ -48,6 +48,18 @@ pub fn refused_in(dir: &Path, args: &[&str], needles: &[&str]) -> String {
     err
 }
 
+/// The README's 24 h allocation: M = 6 h, C = R = 5 min, `--walltime 24h`.
+pub const DAY: [&str; 8] = [
+    "--mtbf",
+    "6h",
+    "--cost",
+    "5m",
+    "--restart",
+    "5m",
+    "--walltime",
+    "24h",
+];
+
 /// `base` followed by `extra`: a test's own flags after a shared example.
 pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     [base, extra].concat()

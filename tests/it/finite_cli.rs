@@ -3,7 +3,7 @@
 //! --async-write/--signal-lead`, `validate --async-write`, their bad input, and the README's
 //! worked example.
 
-use crate::common::{named, read_package_file, refused, stdout_of, temp_file, with};
+use crate::common::{DAY, named, read_package_file, refused, stdout_of, temp_file, with};
 use ckpt::model::asynchronous::AsyncComplete;
 use serde_json::Value;
 
@@ -566,19 +566,7 @@ fn readme_ml_training_numbers() {
         assert!(readme.contains(command), "README lacks `{command}`");
     }
     // The README's one-line Slurm example prints what the README says.
-    let slurm = stdout_of(&[
-        "interval",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--restart",
-        "5m",
-        "--walltime",
-        "24h",
-        "--format",
-        "slurm",
-    ]);
+    let slurm = stdout_of(&[&["interval"][..], &DAY, &["--format", "slurm"]].concat());
     assert!(
         readme.contains(
             "ckpt interval --mtbf 6h --cost 5m --restart 5m --walltime 24h --format slurm"
@@ -638,19 +626,7 @@ fn shards_carry_the_finite_options() {
 /// 3457 s) is what `slurm`, `env` and `scr` give, and the simulator agrees with its saved work.
 #[test]
 fn an_allocation_in_whole_iterations_holds_against_simulation() {
-    let base = [
-        "interval",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--restart",
-        "5m",
-        "--walltime",
-        "24h",
-        "--iteration-time",
-        "17m",
-    ];
+    let base = [&["interval"][..], &DAY, &["--iteration-time", "17m"]].concat();
     let v = json(&base);
     let it = &v["allocation"]["iterations"];
     assert_eq!(it["iterations"], 3);
@@ -677,17 +653,7 @@ fn an_allocation_in_whole_iterations_holds_against_simulation() {
         table.contains("in the allocation, in whole iterations: every 3 iterations (51m 0s)"),
         "{table}"
     );
-    let sim: Value = serde_json::from_str(&stdout_of(&[
-        "simulate",
-        "periodic",
-        "--mtbf",
-        "6h",
-        "--cost",
-        "5m",
-        "--restart",
-        "5m",
-        "--walltime",
-        "24h",
+    let run = [
         "--signal-lead",
         "300",
         "--interval",
@@ -700,7 +666,10 @@ fn an_allocation_in_whole_iterations_holds_against_simulation() {
         "11",
         "--format",
         "json",
-    ]))
+    ];
+    let sim: Value = serde_json::from_str(&stdout_of(
+        &[&["simulate", "periodic"][..], &DAY, &run].concat(),
+    ))
     .unwrap();
     let f = &sim["figures"]["saved_work_s"];
     let z = (saved - num(&f["point"])) / num(&f["stderr"]);

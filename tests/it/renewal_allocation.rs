@@ -3,20 +3,19 @@
 //! (`--walltime --signal-lead`), where the model's assumptions hold; the exponential model's
 //! prediction departs from the same runs when the lifetimes are not exponential.
 
-use crate::common::{refused, stdout_of};
+use crate::common::{DAY, refused, stdout_of};
 use serde_json::Value;
 
-const JOB: [&str; 9] = [
-    "--mtbf",
-    "6h",
-    "--cost",
-    "5m",
-    "--restart",
-    "5m",
-    "--walltime",
-    "24h",
-    "--dist",
-];
+/// The README's 24 h allocation, then `--dist` and the shape.
+const JOB: [&str; 9] = {
+    let mut job = ["--dist"; 9];
+    let mut i = 0;
+    while i < DAY.len() {
+        job[i] = DAY[i];
+        i += 1;
+    }
+    job
+};
 
 fn answer(dist: &str) -> Value {
     let mut args = vec!["interval"];
