@@ -106,15 +106,16 @@ pub fn iteration_plan_json(it: &IterationPlan, p: &AllocationPlan) -> IterationP
         iterations: it.iterations,
         interval_s: it.interval,
         expected_saved_work_s: it.expected_saved_work,
-        loss_pct: iteration_loss_pct(it, p),
+        loss_pct: saved_loss_pct(p.expected_saved_work, it.expected_saved_work),
     }
 }
 
-/// What the whole iterations lose against the aligned optimum, in percent, never below 0
-/// (the two are on grids of their own, and agree within the grid's error where they tie).
-fn iteration_loss_pct(it: &IterationPlan, p: &AllocationPlan) -> f64 {
-    if p.expected_saved_work > 0.0 {
-        (100.0 * (p.expected_saved_work - it.expected_saved_work) / p.expected_saved_work).max(0.0)
+/// Percent of the saved work `best` that `other` saves less, 0 where it saves as much or more
+/// (an allocation's alternatives are on grids of their own, and a search over aligned counts
+/// can be beaten within the grid's error).
+pub(super) fn saved_loss_pct(best: f64, other: f64) -> f64 {
+    if best > 0.0 {
+        (100.0 * (best - other) / best).max(0.0)
     } else {
         0.0
     }
@@ -128,7 +129,10 @@ pub fn iteration_plan_line(it: &IterationPlan, p: &AllocationPlan) -> String {
         format_duration(it.interval),
         format_duration(it.expected_saved_work),
         it.expected_saved_work,
-        super::table::percent(iteration_loss_pct(it, p)),
+        super::table::percent(saved_loss_pct(
+            p.expected_saved_work,
+            it.expected_saved_work
+        )),
     )
 }
 

@@ -4,8 +4,8 @@
 //! [`RenewalCompletion`]; the command layer renders them.
 
 use super::finite::{
-    AllocationJson, WholeChunksJson, allocation_json, allocation_lines, whole_chunks_json,
-    whole_chunks_line,
+    AllocationJson, WholeChunksJson, allocation_json, allocation_lines, saved_loss_pct,
+    whole_chunks_json, whole_chunks_line,
 };
 use super::table::{Align, chunk_seconds, percent, ruled, seconds};
 use crate::finite::{RenewalAllocationAnswer, RenewalCompletion};
@@ -328,18 +328,8 @@ pub fn allocation_object(a: &RenewalAllocationAnswer) -> RenewalAllocationJson {
             interval_s: e.plan.interval,
             predicted_saved_work_s: e.plan.expected_saved_work,
             saved_work_s: e.saved_under_lifetime,
-            loss_pct: loss_pct(best, e.saved_under_lifetime),
+            loss_pct: saved_loss_pct(best, e.saved_under_lifetime),
         }),
-    }
-}
-
-/// Percent of `best` that `other` saves less (0 where it saves as much or more, within the
-/// grid: the search compares aligned counts only).
-fn loss_pct(best: f64, other: f64) -> f64 {
-    if best > 0.0 {
-        (100.0 * (best - other) / best).max(0.0)
-    } else {
-        0.0
     }
 }
 
@@ -357,7 +347,10 @@ pub fn allocation_table(a: &RenewalAllocationAnswer, walltime: f64, dist: &str) 
             e.plan.interval.round(),
             e.plan.expected_saved_work,
             e.saved_under_lifetime,
-            percent(loss_pct(a.best.plan.expected_saved_work, e.saved_under_lifetime)),
+            percent(saved_loss_pct(
+                a.best.plan.expected_saved_work,
+                e.saved_under_lifetime,
+            )),
         ));
     }
     out
