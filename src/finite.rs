@@ -4,8 +4,7 @@
 
 use crate::interval::{IntervalError, IntervalInputs};
 use crate::model::ModelError;
-use crate::model::allocation::Limit;
-use crate::model::allocation::{Allocation, AllocationPlan, IterationPlan};
+use crate::model::allocation::{Allocation, AllocationPlan, IterationPlan, Limit};
 use crate::model::asynchronous::AsyncComplete;
 use crate::model::chunks::{FiniteJob, WholeChunks};
 use crate::model::finite_renewal::{
@@ -312,8 +311,11 @@ pub fn renewal_completion(
     })
 }
 
-/// The schedule of `inputs.allocation` (§10), `None` without one.
-pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, IntervalError> {
+/// The schedule of `inputs.allocation` (§10), `None` without one; with
+/// `inputs.iteration_time`, also the best interval of whole iterations in it.
+pub fn allocation(
+    inputs: &IntervalInputs,
+) -> Result<Option<(AllocationPlan, Option<IterationPlan>)>, IntervalError> {
     let Some(a) = inputs.allocation else {
         return Ok(None);
     };
@@ -325,19 +327,12 @@ pub fn allocation(inputs: &IntervalInputs) -> Result<Option<AllocationPlan>, Int
             accepted: "synchronous checkpoints inside an allocation (asynchronous ones are not modelled there)",
         });
     }
-    Ok(Some(a.model(inputs)?.optimum()?))
-}
-
-/// With `inputs.iteration_time`, the best interval of whole iterations in the allocation whose
-/// best aligned schedule is `plan` (§10); `None` without an iteration time.
-pub fn allocation_in_iterations(
-    inputs: &IntervalInputs,
-    plan: &AllocationPlan,
-) -> Result<Option<IterationPlan>, IntervalError> {
-    let (Some(a), Some(iteration)) = (inputs.allocation, inputs.iteration_time) else {
-        return Ok(None);
-    };
-    Ok(a.model(inputs)?.in_iterations(plan.interval, iteration))
+    let model = a.model(inputs)?;
+    let plan = model.optimum()?;
+    let iterations = inputs
+        .iteration_time
+        .and_then(|iteration| model.in_iterations(plan.interval, iteration));
+    Ok(Some((plan, iterations)))
 }
 
 /// The allocation's answer under renewal failures (`docs/models.md` §10.1).

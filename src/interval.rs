@@ -347,11 +347,8 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         whole_chunks: crate::finite::whole_chunks(inputs, best.interval)
             .ok()
             .flatten(),
-        allocation_iterations: match &allocation {
-            Some(p) => crate::finite::allocation_in_iterations(inputs, p)?,
-            None => None,
-        },
-        allocation,
+        allocation: allocation.map(|(plan, _)| plan),
+        allocation_iterations: allocation.and_then(|(_, iterations)| iterations),
     })
 }
 

@@ -395,21 +395,20 @@ impl Allocation {
             return None;
         }
         let k = near / iteration;
-        let lo = (k.floor() - 1.0).max(1.0);
-        let hi = (k.ceil() + 1.0).min((self.signal() / iteration).floor());
+        // Saturating casts: `near` is at most the time to the signal, so both are small.
+        let lo = (k.floor() - 1.0).max(1.0) as u64;
+        let hi = (k.ceil() + 1.0).min((self.signal() / iteration).floor()) as u64;
         let mut best: Option<IterationPlan> = None;
-        let mut iterations = lo;
-        while iterations <= hi {
-            let interval = iterations * iteration;
+        for iterations in lo..=hi {
+            let interval = iterations as f64 * iteration;
             let saved = self.expected_saved_work(interval);
             if best.is_none_or(|b| saved > b.expected_saved_work) {
                 best = Some(IterationPlan {
-                    iterations: iterations as u64,
+                    iterations,
                     interval,
                     expected_saved_work: saved,
                 });
             }
-            iterations += 1.0;
         }
         best
     }
