@@ -122,6 +122,12 @@ COMMANDS = [
     "fit data/failures/README.md",
     "interval --help",
     "validate --help",
+    # Allocations under renewal failures and their validation (appended, so that the numbers
+    # of the commands above stay those of earlier builds).
+    "interval --mtbf 6h --cost 5m --restart 5m --dist weibull:50 --walltime 24h",
+    "interval --mtbf 6h --cost 5m --restart 5m --dist lognormal:1.5 --walltime 24h --format json",
+    "validate --mtbf 6h --cost 5m --restart 5m --walltime 24h --runs 200 --points 9 --format json",
+    "validate --mtbf 6h --cost 5m --restart 5m --dist weibull:50 --walltime 24h --runs 100 --points 5 --out {out}",
 ]
 
 

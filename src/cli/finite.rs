@@ -192,6 +192,78 @@ pub fn allocation_refusal(e: ModelError) -> CliError {
     }
 }
 
+/// `ckpt validate --walltime ...`, validated into its job: the allocation's plan (§10, or
+/// §10.1 with `--dist`), the long-run models' intervals and a grid around the plan, all run in
+/// the allocation; `argv` is the canonical command line after `ckpt`.
+pub fn validate_job(
+    args: &super::validate::ValidateArgs,
+    argv: &[String],
+) -> Result<ckpt::job::ValidateAllocation, CliError> {
+    use ckpt::interval::IntervalError;
+    use ckpt::validate::ValidateError;
+    use ckpt::validate::allocation::{AllocationCheck, AllocationValidateOptions};
+    let Some(allocation) = args.allocation.inputs()? else {
+        return Err(CliError::Conflict(
+            "--signal-margin needs --walltime (the allocation whose signal it delays)".into(),
+        ));
+    };
+    let m = &args.model;
+    if m.levels.given() || m.procs.is_some() || m.replicas.is_some() {
+        return Err(CliError::Conflict(
+            "--walltime validates one coordinated job in an allocation: drop --level and --procs/--replicas".into(),
+        ));
+    }
+    if args.asynchronous.async_write.is_some() || args.asynchronous.async_slowdown.is_some() {
+        return Err(CliError::Conflict(
+            "--async-write does not combine with --walltime: asynchronous checkpoints inside an allocation are not modelled".into(),
+        ));
+    }
+    let periodic = matches!(args.sim, None | Some(super::validate::SimArg::Periodic));
+    if !periodic || args.config.is_some() || args.aging || args.heartbeat.is_some() {
+        return Err(CliError::Conflict(
+            "--walltime runs the periodic simulator in the allocation: drop --sim, --config, --aging and --heartbeat".into(),
+        ));
+    }
+    if args.work.is_some() {
+        return Err(CliError::Conflict(
+            "--work does not apply with --walltime: each run works until the allocation's signal"
+                .into(),
+        ));
+    }
+    let (inputs, life) = match m.dist {
+        Some(shape) => {
+            let mtbf = super::renewal::model_checks(m)?;
+            let (_, job) = super::renewal::model_job(m, shape, mtbf)?;
+            check_limit(job.cost(), allocation)?;
+            let mut inputs = IntervalInputs::single(mtbf, job.cost(), job.restart());
+            inputs.allocation = Some(allocation);
+            (inputs, Some(job.life()))
+        }
+        None => {
+            let mut inputs = m.inputs()?;
+            apply(&mut inputs, None, Some(allocation))?;
+            (inputs, None)
+        }
+    };
+    let options = AllocationValidateOptions {
+        runs: args.runs.unwrap_or(1000),
+        seed: args.seed.unwrap_or(42),
+        grid_points: args.points,
+    };
+    let setup = AllocationCheck::new(inputs, life, options).map_err(|e| match e {
+        ValidateError::Interval(IntervalError::Model(e)) => allocation_refusal(e),
+        e => super::validate::validate_error(e),
+    })?;
+    Ok(ckpt::job::ValidateAllocation {
+        setup,
+        report: ckpt::job::Reporting {
+            format: args.format.into(),
+            out: args.out.clone(),
+            args: argv.to_vec(),
+        },
+    })
+}
+
 /// `simulate periodic`: asynchronous checkpoints and the allocation mode.
 #[derive(Debug, Clone, Default, Args)]
 pub struct SimFiniteArgs {

@@ -18,10 +18,12 @@ pub const EXAMPLES: &str = "Examples:
   ckpt validate --mtbf 1h --cost 60s --procs 8 --replicas 2 --detect immediate --heartbeat 2m
   ckpt validate --mtbf 24h --cost 10m --restart 10m --dist weibull:0.7 --runs 400 --out val-renewal
   ckpt validate --level cost=5s,mtbf=3h --level cost=30s,mtbf=1d --level cost=10m,mtbf=7d --out val-ml
+  ckpt validate --mtbf 6h --cost 5m --restart 5m --walltime 24h --out val-allocation
 
 Every row's interval and a 25-point log grid from 0.25x to 4x the recommended one are simulated
 with common random numbers (run i uses stream i at every interval); each row gets its regret
-against the empirical optimum with a 95% CI, and a verdict.";
+against the empirical optimum with a 95% CI, and a verdict. With --walltime every interval runs
+in the allocation, and the figure is the work saved by its limit.";
 
 /// The useful work of each simulated job without `--work` (s): 100 h.
 pub const DEFAULT_WORK_S: f64 = 100.0 * 3600.0;
@@ -46,6 +48,9 @@ pub struct ValidateArgs {
     /// Asynchronous checkpoints, simulated and predicted (docs/models.md §11).
     #[command(flatten)]
     pub asynchronous: super::finite::AsyncArgs,
+    /// A fixed allocation: its plan against runs in the allocation (docs/models.md §10).
+    #[command(flatten)]
+    pub allocation: super::finite::AllocationArgs,
     /// The simulator (default: replicated with --procs/--replicas, periodic otherwise).
     #[arg(long, value_enum)]
     pub sim: Option<SimArg>,
@@ -205,6 +210,11 @@ impl ValidateArgs {
 /// Validates the arguments into the validation job; `argv` is the canonical command line after
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
+    if args.allocation.walltime.is_some() || args.allocation.signal_margin.is_some() {
+        return Ok(Job::ValidateAllocation(super::finite::validate_job(
+            args, argv,
+        )?));
+    }
     if args.model.levels.given() {
         return super::multilevel::validate_job(args, argv);
     }

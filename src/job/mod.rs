@@ -56,7 +56,7 @@ pub use simulate::{
     Simulate, SimulatePeriodic, SimulateReplicated, SimulateSchedule, SimulateStencil, Simulation,
 };
 pub use sweep::{Sweep, SweepJob, SweepMultilevel, SweepPlan, Sweeping};
-pub use validate::{ValidateIntervals, ValidateStencil};
+pub use validate::{AllocationCheck, ValidateAllocation, ValidateIntervals, ValidateStencil};
 
 use crate::progress::Progress;
 use crate::sim::run::Scenario;
@@ -202,6 +202,8 @@ jobs! { $
     ValidateRenewal(ValidateRenewal),
     /// `ckpt sweep --dist FAMILY:K --vary shape=LO..HI`.
     SweepRenewal(SweepRenewal),
+    /// `ckpt validate --walltime ...`.
+    ValidateAllocation(ValidateAllocation),
 }
 
 impl Job {
@@ -236,6 +238,7 @@ impl Job {
             Job::SweepMultilevel(t) => &t.args,
             Job::ValidateRenewal(t) => &t.report.args,
             Job::SweepRenewal(t) => &t.args,
+            Job::ValidateAllocation(t) => &t.report.args,
         }
     }
 
@@ -249,6 +252,7 @@ impl Job {
             Job::SweepMultilevel(t) => Some(&t.out),
             Job::ValidateRenewal(t) => t.report.out.as_deref(),
             Job::SweepRenewal(t) => Some(&t.out),
+            Job::ValidateAllocation(t) => t.report.out.as_deref(),
             _ => None,
         }
     }
@@ -264,6 +268,7 @@ impl Job {
             Job::SweepMultilevel(t) => t.redirect(out),
             Job::ValidateRenewal(t) => t.report.redirect(out),
             Job::SweepRenewal(t) => t.redirect(out),
+            Job::ValidateAllocation(t) => t.report.redirect(out),
             _ => return None,
         }
         Some(self)
@@ -299,6 +304,7 @@ impl Job {
                 }
             }
             Job::ValidateRenewal(t) => t.setup.check()?,
+            Job::ValidateAllocation(t) => t.setup.check()?,
             Job::SweepRenewal(t) => {
                 t.sweep.range.check_points()?;
                 let (lo, hi) = (t.sweep.range.lo, t.sweep.range.hi);

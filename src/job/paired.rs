@@ -3,6 +3,7 @@
 
 use super::{JobError, Output, Reporting, Slice, Task};
 use crate::units::Nanos;
+use crate::validate::allocation::{self, AllocationCheck};
 use crate::validate::multilevel::{self, PatternCheck};
 use crate::validate::renewal::{self, PolicyCheck};
 use serde::de::DeserializeOwned;
@@ -88,6 +89,12 @@ paired_runs!(
     validate_multilevel
 );
 paired_runs!(PolicyCheck, "validate renewal", renewal, validate_renewal);
+paired_runs!(
+    AllocationCheck,
+    "validate allocation",
+    allocation,
+    validate_allocation
+);
 
 impl<P: PairedRuns> Task for Paired<P> {
     /// One run's wall time under every candidate.

@@ -5,6 +5,7 @@ use crate::interval::IntervalInputs;
 use crate::report::{self, Format};
 use crate::sim::stencil::{RunFigures, StencilConfig};
 use crate::units::Nanos;
+pub use crate::validate::allocation::AllocationCheck;
 use crate::validate::{self, SimKind, SimOptions};
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,10 @@ pub struct ValidateIntervals {
     /// How to report.
     pub report: Reporting,
 }
+
+/// `ckpt validate --walltime ...`: the allocation's plan, the long-run models' intervals and a
+/// grid around the plan, run in the allocation on the same failures.
+pub type ValidateAllocation = super::Paired<AllocationCheck>;
 
 /// The stencil's checkpoint levels under both strategies, against the models' predictions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -134,6 +134,15 @@ impl Limit {
         (tau > 0.0).then_some(tau)
     }
 
+    /// The checkpoints of the failure-free schedule of `tau`, the signal's included:
+    /// `ceil((T - L + C)/(tau + C))` (`n` for the aligned `tau_n`).
+    pub fn checkpoints(&self, tau: f64) -> u64 {
+        // A saturating cast: a vanishing interval gives the largest count.
+        ((self.signal() + self.cost) / (tau + self.cost))
+            .ceil()
+            .max(1.0) as u64
+    }
+
     /// The aligned count with the most expected saved work (§10). Starting from the count of
     /// `guess` (an interval near the optimum), steps of an eighth of that count, doubling,
     /// walk uphill until the value falls, which brackets the best count; a ternary search

@@ -32,6 +32,40 @@ macro_rules! folder {
 }
 pub(crate) use folder;
 
+/// The table, `report.md`, plots and report folder of a validation whose module has `COLUMNS`
+/// and `ALIGN` (the verdict table's header and alignment), `rows(v)`, `verdict_paragraph(v)`
+/// and `figures(v)` (two captioned plots), `json(v)` and `csv(v)`: every such report is laid
+/// out the same way, so the layout is written once.
+macro_rules! validation_report {
+    ($result:ty, $title:literal, $csv_holds:literal) => {
+        /// The table for a terminal, then the verdict.
+        pub fn table(v: &$result) -> String {
+            let align = super::table::Align::columns(ALIGN);
+            super::table::with_paragraph(&COLUMNS, &align, &rows(v), &verdict_paragraph(v))
+        }
+
+        /// `report.md`.
+        pub fn markdown(v: &$result, command: &str) -> String {
+            let align = super::table::Align::columns(ALIGN);
+            super::markdown::validation(
+                $title,
+                command,
+                &verdict_paragraph(v),
+                &figures(v),
+                &super::markdown::table(&COLUMNS, &align, &rows(v)),
+                $csv_holds,
+            )
+        }
+
+        fn plots(v: &$result) -> [super::plot::Plot; 2] {
+            figures(v).map(|(_, p)| p)
+        }
+
+        super::folder!("validate", $result);
+    };
+}
+pub(crate) use validation_report;
+
 pub mod encoding;
 pub mod finite;
 pub mod fit;
@@ -49,6 +83,7 @@ pub mod sweep_multilevel;
 pub mod sweep_renewal;
 pub mod table;
 pub mod validate;
+pub mod validate_allocation;
 pub mod validate_multilevel;
 pub mod validate_renewal;
 pub mod validate_stencil;

@@ -1,9 +1,8 @@
 //! The validation report: `validate.json`, `validate.csv`, plots, `report.md`, and the table.
 
 use super::interval::JsonInputs;
-use super::markdown;
 use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
-use super::table::{self, Align};
+use super::table;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
 use crate::validate::{GridPoint, SimOptions, Validation, Verdict};
@@ -127,19 +126,52 @@ pub fn overhead_plot(v: &Validation) -> Plot {
 
 /// The regret of every row with its 95% CI as an error bar, at the row's interval.
 pub fn regret_plot(v: &Validation) -> Plot {
+    regret_markers(
+        "Regret of each model's interval against the empirical optimum",
+        "the model's interval",
+        "extra wall time (%), 95% CI",
+        &regrets(v),
+    )
+}
+
+fn regrets(v: &Validation) -> Vec<Regret<'_>> {
+    v.verdicts
+        .iter()
+        .map(|d| Regret {
+            name: &d.name,
+            interval_s: d.interval_s,
+            regret_pct: &d.regret_pct,
+            confirmed: d.confirmed,
+        })
+        .collect()
+}
+
+/// A row's regret against the empirical optimum, as the regret plots and verdicts show it.
+pub(crate) struct Regret<'a> {
+    /// The row's name.
+    pub name: &'a str,
+    /// Its interval (s).
+    pub interval_s: f64,
+    /// Its regret in percent, with its CI.
+    pub regret_pct: &'a Estimate,
+    /// In the optimal region, or the regret's CI reaches 0.
+    pub confirmed: bool,
+}
+
+/// Every row's regret at its interval (log scale), its 95% CI as an error bar.
+pub(crate) fn regret_markers(title: &str, x_label: &str, y_label: &str, rows: &[Regret]) -> Plot {
     Plot {
         id: "regret".into(),
-        title: "Regret of each model's interval against the empirical optimum".into(),
+        title: title.into(),
         x: Axis {
-            label: "the model's interval".into(),
+            label: x_label.into(),
             log: true,
             unit: Unit::Seconds,
         },
-        y: Axis::percent("extra wall time (%), 95% CI"),
+        y: Axis::percent(y_label),
         bands: vec![],
         series: vec![],
-        markers: v
-            .verdicts
+        markers: rows
             .iter()
             .map(|d| Marker {
                 name: format!(
@@ -152,12 +184,24 @@ pub fn regret_plot(v: &Validation) -> Plot {
                 y: d.regret_pct.point,
             })
             .collect(),
-        error_bars: v
-            .verdicts
+        error_bars: rows
             .iter()
             .map(|d| (d.interval_s, d.regret_pct.ci95[0], d.regret_pct.ci95[1]))
             .collect(),
     }
+}
+
+/// The rows not confirmed, each as `` `name` (+R%, CI A% to B%) ``.
+pub(crate) fn unconfirmed(rows: &[Regret]) -> Vec<String> {
+    rows.iter()
+        .filter(|d| !d.confirmed)
+        .map(|d| {
+            format!(
+                "`{}` ({:+.3}%, CI {:.3}% to {:.3}%)",
+                d.name, d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
+            )
+        })
+        .collect()
 }
 
 /// The verdict in one paragraph.
@@ -187,17 +231,7 @@ pub fn verdict_paragraph(v: &Validation) -> String {
             ));
         }
     }
-    let losers: Vec<String> = v
-        .verdicts
-        .iter()
-        .filter(|d| !d.confirmed)
-        .map(|d| {
-            format!(
-                "`{}` ({:+.3}%, CI {:.3}% to {:.3}%)",
-                d.name, d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
-            )
-        })
-        .collect();
+    let losers = unconfirmed(&regrets(v));
     if losers.is_empty() {
         s.push_str(" Every model's interval lies in the optimal region or has a regret indistinguishable from zero.");
     } else {
@@ -226,6 +260,9 @@ const COLUMNS: [&str; 7] = [
     "verdict",
 ];
 
+/// The columns' alignment.
+const ALIGN: &str = "lrrrrrl";
+
 /// One row per model: the cells of both the terminal table and `report.md`'s.
 fn rows(v: &Validation) -> Vec<Vec<String>> {
     v.verdicts
@@ -250,24 +287,6 @@ fn rows(v: &Validation) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The table for a terminal.
-pub fn table(v: &Validation) -> String {
-    let align = Align::columns("lrrrrrl");
-    table::with_paragraph(&COLUMNS, &align, &rows(v), &verdict_paragraph(v))
-}
-
-/// `report.md`.
-pub fn markdown(v: &Validation, command: &str) -> String {
-    markdown::validation(
-        "ckpt validate",
-        command,
-        &verdict_paragraph(v),
-        &figures(v),
-        &markdown::table(&COLUMNS, &Align::columns("lrrrrrl"), &rows(v)),
-        " (every simulated interval with its CI and the model's overhead)",
-    )
-}
-
 /// The plots in report order, each with its caption in `report.md`.
 fn figures(v: &Validation) -> [(&'static str, Plot); 2] {
     [
@@ -276,11 +295,11 @@ fn figures(v: &Validation) -> [(&'static str, Plot); 2] {
     ]
 }
 
-fn plots(v: &Validation) -> [Plot; 2] {
-    figures(v).map(|(_, p)| p)
-}
-
-super::folder!("validate", Validation);
+super::validation_report!(
+    Validation,
+    "ckpt validate",
+    " (every simulated interval with its CI and the model's overhead)"
+);
 
 /// The sentence that holds a prediction against its simulation: `lead` (`The model predicts an
 /// overhead of 1.0958 there`), then the simulated mean and its z, or, where every run came out

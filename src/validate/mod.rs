@@ -15,6 +15,7 @@ use crate::units::{Nanos, chunk_ns, secs_to_ns};
 use serde::Serialize;
 use thiserror::Error;
 
+pub mod allocation;
 pub mod multilevel;
 pub mod renewal;
 pub mod stencil;
@@ -154,16 +155,7 @@ impl Setup {
                         "--sim periodic simulates one job: drop --procs/--replicas, or use --sim replicated".into(),
                     ));
                 }
-                let failures = match inputs.nodes {
-                    Some(n) => Failures::Nodes {
-                        node: Lifetime::exponential(n.node_mtbf_s).map_err(IntervalError::from)?,
-                        nodes: n.count,
-                        partners: 0,
-                    },
-                    None => Failures::Platform(
-                        Lifetime::exponential(inputs.mtbf).map_err(IntervalError::from)?,
-                    ),
-                };
+                let failures = exponential_failures(inputs)?;
                 Setup::Periodic(PeriodicConfig {
                     work,
                     interval: 1,
@@ -255,6 +247,22 @@ impl Setup {
             }
         }
     }
+}
+
+/// The exponential failures of one job's `inputs` as the periodic simulator draws them: of
+/// `--nodes` exponential nodes when given (their superposition is the system's exponential),
+/// else of the platform.
+fn exponential_failures(inputs: &IntervalInputs) -> Result<Failures, ValidateError> {
+    Ok(match inputs.nodes {
+        Some(n) => Failures::Nodes {
+            node: Lifetime::exponential(n.node_mtbf_s).map_err(IntervalError::from)?,
+            nodes: n.count,
+            partners: 0,
+        },
+        None => {
+            Failures::Platform(Lifetime::exponential(inputs.mtbf).map_err(IntervalError::from)?)
+        }
+    })
 }
 
 /// The default simulator for `inputs`: replicated when the replicated model applies.
@@ -592,6 +600,12 @@ pub fn finish(
         .collect();
 
     let mut notes = Vec::new();
+    if sim == SimKind::Periodic && inputs.downtime > 0.0 {
+        notes.push(format!(
+            "a downtime of {}: the model adds it after every failure, while the simulator restarts at once",
+            crate::units::format_duration(inputs.downtime)
+        ));
+    }
     if let (SimKind::Replicated, Some(rep)) = (sim, inputs.replication) {
         if options.aging && !rep.shape.is_exponential() {
             notes.push(format!(

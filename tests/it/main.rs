@@ -25,3 +25,4 @@ mod simulate_stencil;
 mod stencil_reference;
 mod sweep;
 mod validate;
+mod validate_allocation;

@@ -1,6 +1,8 @@
 //! `ckpt validate`: verdicts where the models hold, losses where they do not, and reports.
 
-use crate::common::{VALIDATE_REPORT, assert_written, ckpt, named, package_file, refused, with};
+use crate::common::{
+    VALIDATE_REPORT, assert_written, ckpt, named, package_file, refused, stdout_of, with,
+};
 use ckpt::failure::Shape;
 use ckpt::interval::{IntervalInputs, Replication};
 use ckpt::model::replicated::Detect;
@@ -452,4 +454,30 @@ fn the_empirical_optimum_and_region_cover_every_simulated_interval() {
         "expected {expected_pct}%, measured {}",
         exact["regret_pct"]
     );
+}
+
+/// The periodic simulator has no downtime: a validation with `--downtime` says that the runs
+/// depart from the model's assumptions, where its z would otherwise stand unexplained.
+#[test]
+fn a_downtime_is_named_as_a_departure() {
+    let out = stdout_of(&[
+        "validate",
+        "--mtbf",
+        "6h",
+        "--cost",
+        "5m",
+        "--downtime",
+        "10m",
+        "--runs",
+        "50",
+        "--points",
+        "3",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["assumptions_hold"], false);
+    let note = v["assumption_notes"][0].as_str().unwrap();
+    assert!(note.contains("downtime of 10m"), "{note}");
 }
