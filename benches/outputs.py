@@ -128,6 +128,7 @@ COMMANDS = [
     "interval --mtbf 6h --cost 5m --restart 5m --dist lognormal:1.5 --walltime 24h --format json",
     "validate --mtbf 6h --cost 5m --restart 5m --walltime 24h --runs 200 --points 9 --format json",
     "validate --mtbf 6h --cost 5m --restart 5m --dist weibull:50 --walltime 24h --runs 100 --points 5 --out {out}",
+    "interval --mtbf 6h --cost 5m --restart 5m --dist weibull:50 --walltime 24h --iteration-time 17m --format json",
 ]
 
 

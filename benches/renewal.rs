@@ -128,7 +128,7 @@ fn allocation(c: &mut Criterion) {
         signal_margin_s: 0.0,
     };
     per_analysis(c, "renewal-allocation", |j, a| {
-        renewal_allocation(j, a, week).unwrap()
+        renewal_allocation(j, a, week, None).unwrap()
     });
 }
 

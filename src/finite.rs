@@ -338,11 +338,13 @@ pub fn allocation(
 /// The allocation's answer under renewal failures (`docs/models.md` §10.1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RenewalAllocationAnswer {
-    /// The best aligned period under the job's lifetime.
+    /// The best period under the job's lifetime (not always aligned with the signal).
     pub best: RenewalAllocationPlan,
     /// §10's answer for exponential failures of the same mean, and what it saves under the
     /// job's lifetime; `None` where §10 does not resolve the allocation.
     pub exponential: Option<ExponentialBelief>,
+    /// With an iteration length: the best interval of whole iterations under the lifetime.
+    pub iterations: Option<IterationPlan>,
 }
 
 /// What a user who takes the failures as exponential would run, judged under the real lifetime.
@@ -354,13 +356,15 @@ pub struct ExponentialBelief {
     pub saved_under_lifetime: f64,
 }
 
-/// The schedule of the allocation `a` for the renewal job `job` (§10.1): the best aligned period
-/// under its lifetime, searched around the long-run best period of `analysis`, and the
-/// exponential model's answer judged under the lifetime.
+/// The schedule of the allocation `a` for the renewal job `job` (§10.1): the best period under
+/// its lifetime, searched around the long-run best period of `analysis`, the exponential
+/// model's answer judged under the lifetime, and with `iteration` (an iteration's length, s)
+/// the best interval of whole iterations.
 pub fn renewal_allocation(
     job: &Renewal,
     analysis: &RenewalAnalysis,
     a: AllocationInputs,
+    iteration: Option<f64>,
 ) -> Result<RenewalAllocationAnswer, IntervalError> {
     let limit = Limit::new(job.cost(), a.walltime_s, a.signal_margin_s)?;
     let guess = analysis.periodic.interval;
@@ -384,7 +388,12 @@ pub fn renewal_allocation(
                 saved_under_lifetime,
             })
     });
-    Ok(RenewalAllocationAnswer { best, exponential })
+    let iterations = iteration.and_then(|i| model.in_iterations(best.plan.interval, i));
+    Ok(RenewalAllocationAnswer {
+        best,
+        exponential,
+        iterations,
+    })
 }
 
 #[cfg(test)]

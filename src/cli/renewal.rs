@@ -27,12 +27,14 @@ pub fn applies(args: &IntervalArgs) -> bool {
 pub fn job(args: &IntervalArgs, shape: Shape) -> Result<(RenewalInputsJson, Renewal), CliError> {
     let m = &args.model;
     let mtbf = model_checks(m)?;
-    if args.iteration_time.is_some()
-        || args.asynchronous.async_write.is_some()
-        || args.asynchronous.async_slowdown.is_some()
-    {
+    if args.asynchronous.async_write.is_some() || args.asynchronous.async_slowdown.is_some() {
         return Err(conflict(
-            "--dist for one job gives the schedule, with --work each policy's completion and with --walltime the allocation's period: drop --iteration-time/--async-write/--async-slowdown",
+            "--dist for one job gives the schedule, with --work each policy's completion and with --walltime the allocation's period: drop --async-write/--async-slowdown",
+        ));
+    }
+    if args.iteration_time.is_some() && args.allocation.walltime.is_none() {
+        return Err(conflict(
+            "--iteration-time with --dist for one job needs --walltime (the allocation's period in whole iterations); the schedule after each restart is not periodic",
         ));
     }
     model_job(m, shape, mtbf)
@@ -117,10 +119,12 @@ pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
         None => None,
     };
     let in_allocation = match allocation {
-        Some(a) => Some(renewal_allocation(&job, &analysis, a).map_err(|e| match e {
-            IntervalError::Model(e) => super::finite::allocation_refusal(e),
-            e => interval_error(e),
-        })?),
+        Some(a) => Some(
+            renewal_allocation(&job, &analysis, a, args.iteration_time).map_err(|e| match e {
+                IntervalError::Model(e) => super::finite::allocation_refusal(e),
+                e => interval_error(e),
+            })?,
+        ),
         None => None,
     };
     echo.work_s = args.work;
@@ -142,7 +146,9 @@ pub fn interval(args: &IntervalArgs, shape: Shape) -> Result<String, CliError> {
             None => report::env(&analysis),
         },
         IntervalFormat::Slurm => match &in_allocation {
-            Some(a) => ckpt::report::finite::slurm(a.best.plan.interval, a.best.plan.signal_lead),
+            Some(a) => {
+                ckpt::report::finite::slurm(report::allocation_interval(a), a.best.plan.signal_lead)
+            }
             None => return Err(super::finite::slurm_needs_walltime()),
         },
         other => {

@@ -7,7 +7,7 @@
 //! since the restart, summed on the grid.
 
 use super::ModelError;
-use super::allocation::{AllocationPlan, Limit};
+use super::allocation::{AllocationPlan, IterationPlan, Limit};
 use crate::failure::Lifetime;
 
 /// Most grid points of one evaluation. The step is a sixteenth of the shortest of the period
@@ -173,6 +173,39 @@ impl RenewalAllocation {
             .iter()
             .map(|&tau| self.saved_work(&kernel, &[tau]))
             .collect()
+    }
+
+    /// The whole number of iterations of `iteration` seconds between checkpoints that saves the
+    /// most work (as [`crate::model::allocation::Allocation::in_iterations`]): the counts around
+    /// `near / iteration`, from one below its floor to one above its ceiling, evaluated on one
+    /// grid. `None` when none ends before the signal, the model resolves none, or `iteration`
+    /// is not a positive, finite number.
+    pub fn in_iterations(&self, near: f64, iteration: f64) -> Option<IterationPlan> {
+        if !(iteration > 0.0 && iteration.is_finite() && near.is_finite()) {
+            return None;
+        }
+        let k = near / iteration;
+        // Saturating casts: `near` is at most the time to the signal, so both are small.
+        let lo = (k.floor() - 1.0).max(1.0) as u64;
+        let hi = (k.ceil() + 1.0).min((self.limit.signal() / iteration).floor()) as u64;
+        let counts: Vec<u64> = (lo..=hi).collect();
+        let intervals: Vec<f64> = counts.iter().map(|&n| n as f64 * iteration).collect();
+        let mut best: Option<IterationPlan> = None;
+        for ((&iterations, &interval), saved) in counts
+            .iter()
+            .zip(&intervals)
+            .zip(self.expected_saved_work_each(&intervals))
+        {
+            let Some(saved) = saved else { continue };
+            if best.is_none_or(|b| saved > b.expected_saved_work) {
+                best = Some(IterationPlan {
+                    iterations,
+                    interval,
+                    expected_saved_work: saved,
+                });
+            }
+        }
+        best
     }
 
     /// [`RenewalAllocation::expected_saved_work`] on `points` grid points (at least 1000).
@@ -600,6 +633,32 @@ mod tests {
                     best.expected_saved_work,
                     best.checkpoints
                 );
+            }
+        }
+    }
+
+    /// Whole iterations: no multiple of the iteration that fits before the signal saves more
+    /// than the one chosen, for a spread-out and a nearly fixed lifetime (where the best
+    /// multiple fills a life, far from the multiples of other peaks).
+    #[test]
+    fn the_whole_iterations_chosen_beat_every_other_multiple() {
+        for shape in ["weibull:0.7", "weibull:50"] {
+            let a = job(shape, 21_600.0, 300.0, 300.0, 86_400.0);
+            let best = a.optimum(3_000.0).unwrap().plan;
+            for iteration in [450.0, 1_020.0, 2_900.0] {
+                let it = a.in_iterations(best.interval, iteration).unwrap();
+                assert_eq!(it.interval, it.iterations as f64 * iteration);
+                assert!(it.expected_saved_work <= best.expected_saved_work * (1.0 + 1e-9));
+                let all: Vec<f64> = (1..=(86_100.0 / iteration) as u64)
+                    .map(|k| k as f64 * iteration)
+                    .collect();
+                for (tau, v) in all.iter().zip(a.expected_saved_work_each(&all)) {
+                    let v = v.unwrap_or(0.0);
+                    assert!(
+                        v <= it.expected_saved_work,
+                        "{shape}, {iteration} s: {tau} saves {v}, more than {it:?}"
+                    );
+                }
             }
         }
     }

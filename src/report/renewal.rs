@@ -163,12 +163,18 @@ pub fn env(a: &RenewalAnalysis) -> String {
 /// schedule, one interval repeating, as `CKPT_SCHEDULE_SECONDS` (the variable that [`env()`]
 /// gives without `--walltime`, so that a script reading it runs the allocation's period).
 pub fn allocation_env(a: &RenewalAllocationAnswer) -> String {
-    let p = &a.best.plan;
+    let interval = allocation_interval(a);
     format!(
         "{}CKPT_SCHEDULE_SECONDS=\"{}\"\n",
-        super::finite::env(p.interval, p.signal_lead),
-        whole_seconds(p.interval)
+        super::finite::env(interval, a.best.plan.signal_lead),
+        whole_seconds(interval)
     )
+}
+
+/// The interval a batch script runs in the allocation: in whole iterations with
+/// `--iteration-time`, else the best period.
+pub fn allocation_interval(a: &RenewalAllocationAnswer) -> f64 {
+    a.iterations.map_or(a.best.plan.interval, |it| it.interval)
 }
 
 /// The rows as an aligned table, the recommended one starred, then the schedule's chunks; with
@@ -289,11 +295,11 @@ pub struct RenewalInputsJson {
     pub signal_margin_s: Option<f64>,
 }
 
-/// JSON `allocation` under renewal failures: §10's object for the best aligned period under
-/// the lifetime, the grid's error, and the exponential model's answer judged under it.
+/// JSON `allocation` under renewal failures: §10's object for the best period under the
+/// lifetime, the grid's error, and the exponential model's answer judged under it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RenewalAllocationJson {
-    /// The best aligned period under the lifetime.
+    /// The best period under the lifetime, with `iterations` under `--iteration-time`.
     #[serde(flatten)]
     pub best: AllocationJson,
     /// The difference of the saved work between the grid and one of half its points (s).
@@ -313,15 +319,19 @@ pub struct ExponentialJson {
     pub predicted_saved_work_s: f64,
     /// The saved work it gets under the lifetime (s).
     pub saved_work_s: f64,
-    /// Percent less saved than the best aligned period under the lifetime (never negative).
+    /// Percent less saved than the best period under the lifetime (never negative).
     pub loss_pct: f64,
 }
 
 /// The `allocation` object.
 pub fn allocation_object(a: &RenewalAllocationAnswer) -> RenewalAllocationJson {
     let best = a.best.plan.expected_saved_work;
+    let mut json = allocation_json(&a.best.plan);
+    json.iterations = a
+        .iterations
+        .map(|it| super::finite::iteration_plan_json(&it, &a.best.plan));
     RenewalAllocationJson {
-        best: allocation_json(&a.best.plan),
+        best: json,
         grid_error_s: a.best.grid_error,
         exponential: a.exponential.map(|e| ExponentialJson {
             checkpoints: e.plan.checkpoints,
@@ -340,6 +350,9 @@ pub fn allocation_table(a: &RenewalAllocationAnswer, walltime: f64, dist: &str) 
         "(the best period under {dist} failures, docs/models.md §10.1; the saved work is good to {:.2} s on the model's grid)\n",
         a.best.grid_error
     ));
+    if let Some(it) = &a.iterations {
+        out.push_str(&super::finite::iteration_plan_line(it, &a.best.plan));
+    }
     if let Some(e) = &a.exponential {
         out.push_str(&format!(
             "taken as exponential: {} checkpoints every {} s, predicted to save {:.0} s; under {dist} they save {:.0} s ({} less than the best)\n",

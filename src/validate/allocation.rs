@@ -115,7 +115,7 @@ impl AllocationCheck {
             Some(life) => {
                 let job = Renewal::new(life, inputs.cost, inputs.restart).map_err(model_error)?;
                 let analysis = job.analyze().map_err(model_error)?;
-                let answer = renewal_allocation(&job, &analysis, a)?;
+                let answer = renewal_allocation(&job, &analysis, a, None)?;
                 let plan = answer.best.plan;
                 let mut rows = vec![named(PLAN, plan.interval)];
                 if let Some(e) = answer.exponential {

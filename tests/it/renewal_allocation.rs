@@ -232,3 +232,61 @@ fn bad_allocations_are_refused() {
     args.extend(["--format", "slurm"]);
     refused(&args, &["--walltime"]);
 }
+
+/// Whole iterations in the allocation under renewal failures: the best multiple of a 17-min
+/// iteration near the plan (19 iterations, 19 380 s, under the life-filling 19 623 s), its
+/// saved work held to 4000 simulated runs (|z| < 4), and the batch-script formats giving it.
+/// Without `--walltime` the schedule is not periodic and the flag is refused.
+#[test]
+fn whole_iterations_in_the_allocation_agree_with_the_runs() {
+    let mut args = vec!["interval"];
+    args.extend(JOB);
+    args.extend(["weibull:50", "--iteration-time", "17m"]);
+    let table = stdout_of(&args);
+    assert!(
+        table.contains("in the allocation, in whole iterations: every 19 iterations (5h 23m 0s)"),
+        "{table}"
+    );
+    let mut json = args.clone();
+    json.extend(["--format", "json"]);
+    let v: Value = serde_json::from_str(&stdout_of(&json)).unwrap();
+    let it = &v["allocation"]["iterations"];
+    assert_eq!(it["iterations"], 19);
+    assert_eq!(it["interval_s"], 19_380.0);
+    let predicted = it["expected_saved_work_s"].as_f64().unwrap();
+    let best = v["allocation"]["expected_saved_work_s"].as_f64().unwrap();
+    assert!(predicted < best);
+    let (mean, se) = simulated("weibull:50", 19_380.0, "4000");
+    assert!(
+        ((predicted - mean) / se).abs() < 4.0,
+        "model {predicted}, runs {mean} ± {se}"
+    );
+    for (format, expected) in [
+        (
+            "slurm",
+            "#SBATCH --signal=B:USR1@300\nCKPT_INTERVAL_SECONDS=19380\n",
+        ),
+        (
+            "env",
+            "CKPT_INTERVAL_SECONDS=19380\nCKPT_SIGNAL_LEAD_SECONDS=300\nCKPT_SCHEDULE_SECONDS=\"19380\"\n",
+        ),
+    ] {
+        let mut a = args.clone();
+        a.extend(["--format", format]);
+        assert_eq!(stdout_of(&a), expected, "{format}");
+    }
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "6h",
+            "--cost",
+            "5m",
+            "--dist",
+            "weibull:50",
+            "--iteration-time",
+            "17m",
+        ],
+        &["--iteration-time", "needs --walltime"],
+    );
+}
