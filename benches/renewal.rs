@@ -121,7 +121,7 @@ fn grid(c: &mut Criterion) {
 }
 
 fn allocation(c: &mut Criterion) {
-    // `interval --dist --walltime 7d` after the analysis (§10.1): the best aligned period in a
+    // `interval --dist --walltime 7d` after the analysis (§10.1): the best period in a
     // week's allocation, its grid error, and §10's exponential answer judged under the lifetime.
     let week = AllocationInputs {
         walltime_s: 7.0 * 86_400.0,

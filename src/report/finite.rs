@@ -96,11 +96,11 @@ pub struct IterationPlanJson {
     pub interval_s: f64,
     /// Expected work checkpointed by the limit (s).
     pub expected_saved_work_s: f64,
-    /// Work saved less than at the best aligned interval, in percent (0 or more).
+    /// Work saved less than at the allocation's plan, in percent (0 or more).
     pub loss_pct: f64,
 }
 
-/// The `allocation.iterations` object of `it` against the best aligned plan `p`.
+/// The `allocation.iterations` object of `it` against the allocation's plan `p`.
 pub fn iteration_plan_json(it: &IterationPlan, p: &AllocationPlan) -> IterationPlanJson {
     IterationPlanJson {
         iterations: it.iterations,

@@ -48,6 +48,15 @@ impl JsonInputs {
             finite: super::finite::FiniteInputsJson::of(i),
         }
     }
+
+    /// The echo of `i` for one job whose failures follow `dist` (`--dist` without
+    /// replication), which `i` does not carry.
+    pub fn of_job(i: &IntervalInputs, dist: String) -> JsonInputs {
+        JsonInputs {
+            dist,
+            ..JsonInputs::of(i)
+        }
+    }
 }
 
 #[derive(Serialize)]

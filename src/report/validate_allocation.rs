@@ -16,7 +16,6 @@ use serde::Serialize;
 #[derive(Serialize)]
 struct Doc<'a> {
     inputs: JsonInputs,
-    dist: String,
     options: &'a AllocationValidateOptions,
     walltime_s: f64,
     signal_lead_s: f64,
@@ -43,8 +42,7 @@ pub fn json(v: &AllocationValidation) -> String {
     super::validation_document(
         "periodic",
         &Doc {
-            inputs: JsonInputs::of(&v.check.inputs),
-            dist: dist(v),
+            inputs: JsonInputs::of_job(&v.check.inputs, dist(v)),
             options: &v.check.options,
             walltime_s: v.walltime_s(),
             signal_lead_s: v.check.signal_lead_s,

@@ -65,7 +65,7 @@ fn a_downtime_the_simulator_lacks_is_a_departure() {
 #[test]
 fn under_nearly_fixed_lifetimes_the_plan_beats_the_long_run_intervals() {
     let v = validation(&["--dist", "weibull:50", "--runs", "300", "--points", "5"]);
-    assert_eq!(v["dist"], "weibull:50");
+    assert_eq!(v["inputs"]["dist"], "weibull:50");
     let plan = named(&v, "verdicts", "allocation");
     assert!(z(plan).abs() < 4.0, "{plan}");
     assert_eq!(plan["confirmed"], true);
