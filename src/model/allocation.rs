@@ -400,27 +400,45 @@ impl Allocation {
     /// assert!(p.expected_saved_work <= best.expected_saved_work);
     /// ```
     pub fn in_iterations(&self, near: f64, iteration: f64) -> Option<IterationPlan> {
-        if !(iteration > 0.0 && iteration.is_finite() && near.is_finite()) {
-            return None;
-        }
-        let k = near / iteration;
-        // Saturating casts: `near` is at most the time to the signal, so both are small.
-        let lo = (k.floor() - 1.0).max(1.0) as u64;
-        let hi = (k.ceil() + 1.0).min((self.signal() / iteration).floor()) as u64;
-        let mut best: Option<IterationPlan> = None;
-        for iterations in lo..=hi {
-            let interval = iterations as f64 * iteration;
-            let saved = self.expected_saved_work(interval);
-            if best.is_none_or(|b| saved > b.expected_saved_work) {
-                best = Some(IterationPlan {
-                    iterations,
-                    interval,
-                    expected_saved_work: saved,
-                });
-            }
-        }
-        best
+        best_multiple(near, iteration, self.signal(), |taus| {
+            taus.iter()
+                .map(|&t| Some(self.expected_saved_work(t)))
+                .collect()
+        })
     }
+}
+
+/// The best of the multiples `k iteration` from one below the floor of `near / iteration` to one
+/// above its ceiling (at least 1, ending by `signal`), by `saved`, the expected saved work of
+/// each interval (`None` where the model does not resolve it); `None` where none qualifies or
+/// `iteration` is not a positive, finite number.
+pub(crate) fn best_multiple(
+    near: f64,
+    iteration: f64,
+    signal: f64,
+    saved: impl Fn(&[f64]) -> Vec<Option<f64>>,
+) -> Option<IterationPlan> {
+    if !(iteration > 0.0 && iteration.is_finite() && near.is_finite()) {
+        return None;
+    }
+    let k = near / iteration;
+    // Saturating casts: `near` is at most the time to the signal, so both are small.
+    let lo = (k.floor() - 1.0).max(1.0) as u64;
+    let hi = (k.ceil() + 1.0).min((signal / iteration).floor()) as u64;
+    let counts: Vec<u64> = (lo..=hi).collect();
+    let intervals: Vec<f64> = counts.iter().map(|&n| n as f64 * iteration).collect();
+    let mut best: Option<IterationPlan> = None;
+    for ((&iterations, &interval), saved) in counts.iter().zip(&intervals).zip(saved(&intervals)) {
+        let Some(saved) = saved else { continue };
+        if best.is_none_or(|b| saved > b.expected_saved_work) {
+            best = Some(IterationPlan {
+                iterations,
+                interval,
+                expected_saved_work: saved,
+            });
+        }
+    }
+    best
 }
 
 /// The backward solution of §10's equations on `n + 1` points `u_i = i S / n`.

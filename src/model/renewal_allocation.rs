@@ -7,7 +7,7 @@
 //! since the restart, summed on the grid.
 
 use super::ModelError;
-use super::allocation::{AllocationPlan, IterationPlan, Limit};
+use super::allocation::{AllocationPlan, IterationPlan, Limit, best_multiple};
 use crate::failure::Lifetime;
 
 /// Most grid points of one evaluation. The step is a sixteenth of the shortest of the period
@@ -181,31 +181,9 @@ impl RenewalAllocation {
     /// grid. `None` when none ends before the signal, the model resolves none, or `iteration`
     /// is not a positive, finite number.
     pub fn in_iterations(&self, near: f64, iteration: f64) -> Option<IterationPlan> {
-        if !(iteration > 0.0 && iteration.is_finite() && near.is_finite()) {
-            return None;
-        }
-        let k = near / iteration;
-        // Saturating casts: `near` is at most the time to the signal, so both are small.
-        let lo = (k.floor() - 1.0).max(1.0) as u64;
-        let hi = (k.ceil() + 1.0).min((self.limit.signal() / iteration).floor()) as u64;
-        let counts: Vec<u64> = (lo..=hi).collect();
-        let intervals: Vec<f64> = counts.iter().map(|&n| n as f64 * iteration).collect();
-        let mut best: Option<IterationPlan> = None;
-        for ((&iterations, &interval), saved) in counts
-            .iter()
-            .zip(&intervals)
-            .zip(self.expected_saved_work_each(&intervals))
-        {
-            let Some(saved) = saved else { continue };
-            if best.is_none_or(|b| saved > b.expected_saved_work) {
-                best = Some(IterationPlan {
-                    iterations,
-                    interval,
-                    expected_saved_work: saved,
-                });
-            }
-        }
-        best
+        best_multiple(near, iteration, self.limit.signal(), |taus| {
+            self.expected_saved_work_each(taus)
+        })
     }
 
     /// [`RenewalAllocation::expected_saved_work`] on `points` grid points (at least 1000).

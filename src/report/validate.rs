@@ -137,12 +137,7 @@ pub fn regret_plot(v: &Validation) -> Plot {
 fn regrets(v: &Validation) -> Vec<Regret<'_>> {
     v.verdicts
         .iter()
-        .map(|d| Regret {
-            name: &d.name,
-            interval_s: d.interval_s,
-            regret_pct: &d.regret_pct,
-            confirmed: d.confirmed,
-        })
+        .map(|d| Regret::new(&d.name, d.interval_s, &d.regret_pct, d.confirmed))
         .collect()
 }
 
@@ -156,6 +151,40 @@ pub(crate) struct Regret<'a> {
     pub regret_pct: &'a Estimate,
     /// In the optimal region, or the regret's CI reaches 0.
     pub confirmed: bool,
+}
+
+impl<'a> Regret<'a> {
+    /// The regret of the row `name` at `interval_s`.
+    pub fn new(name: &'a str, interval_s: f64, regret_pct: &'a Estimate, confirmed: bool) -> Self {
+        Regret {
+            name,
+            interval_s,
+            regret_pct,
+            confirmed,
+        }
+    }
+}
+
+/// The verdict's closing sentences: `fine` where every row is confirmed, else `worse` and the
+/// rows that are not ([`unconfirmed`]); then, where the simulation departs from the model's
+/// assumptions, `departs` of the notes joined.
+pub(crate) fn closing(
+    rows: &[Regret],
+    fine: &str,
+    worse: &str,
+    notes: &[String],
+    departs: impl Fn(&str) -> String,
+) -> String {
+    let losers = unconfirmed(rows);
+    let mut s = if losers.is_empty() {
+        fine.to_string()
+    } else {
+        format!(" {worse}: {}.", losers.join(", "))
+    };
+    if !notes.is_empty() {
+        s.push_str(&departs(&notes.join("; ")));
+    }
+    s
 }
 
 /// Every row's regret at its interval (log scale), its 95% CI as an error bar.
@@ -231,21 +260,13 @@ pub fn verdict_paragraph(v: &Validation) -> String {
             ));
         }
     }
-    let losers = unconfirmed(&regrets(v));
-    if losers.is_empty() {
-        s.push_str(" Every model's interval lies in the optimal region or has a regret indistinguishable from zero.");
-    } else {
-        s.push_str(&format!(
-            " Measurably worse than the optimum: {}.",
-            losers.join(", ")
-        ));
-    }
-    if !v.assumptions_hold {
-        s.push_str(&format!(
-            " The simulation departs from the models' assumptions ({}), so the figures above measure what that costs, not a flaw of the optimizer.",
-            v.assumption_notes.join("; ")
-        ));
-    }
+    s.push_str(&closing(
+        &regrets(v),
+        " Every model's interval lies in the optimal region or has a regret indistinguishable from zero.",
+        "Measurably worse than the optimum",
+        &v.assumption_notes,
+        |notes| format!(" The simulation departs from the models' assumptions ({notes}), so the figures above measure what that costs, not a flaw of the optimizer."),
+    ));
     s
 }
 

@@ -161,12 +161,7 @@ pub fn regret_plot(v: &AllocationValidation) -> Plot {
 fn regrets(v: &AllocationValidation) -> Vec<Regret<'_>> {
     v.verdicts
         .iter()
-        .map(|d| Regret {
-            name: &d.name,
-            interval_s: d.interval_s,
-            regret_pct: &d.regret_pct,
-            confirmed: d.confirmed,
-        })
+        .map(|d| Regret::new(&d.name, d.interval_s, &d.regret_pct, d.confirmed))
         .collect()
 }
 
@@ -232,21 +227,13 @@ pub fn verdict_paragraph(v: &AllocationValidation) -> String {
             disagree.join(", ")
         ));
     }
-    let losers = super::validate::unconfirmed(&regrets(v));
-    if losers.is_empty() {
-        s.push_str(" Every row's interval lies in the optimal region or saves an amount indistinguishable from the best.");
-    } else {
-        s.push_str(&format!(
-            " Measurably below the best: {}.",
-            losers.join(", ")
-        ));
-    }
-    if !v.assumptions_hold {
-        s.push_str(&format!(
-            " The simulation departs from the model's assumptions ({}), so the predictions are expected to miss by what that costs.",
-            v.assumption_notes.join("; ")
-        ));
-    }
+    s.push_str(&super::validate::closing(
+        &regrets(v),
+        " Every row's interval lies in the optimal region or saves an amount indistinguishable from the best.",
+        "Measurably below the best",
+        &v.assumption_notes,
+        |notes| format!(" The simulation departs from the model's assumptions ({notes}), so the predictions are expected to miss by what that costs."),
+    ));
     s
 }
 
