@@ -7,7 +7,7 @@
 //! since the restart, summed on the grid.
 
 use super::ModelError;
-use super::allocation::{AllocationPlan, IterationPlan, Limit, best_multiple};
+use super::allocation::{AllocationPlan, IterationPlan, Limit, best_multiple, maximize};
 use crate::failure::Lifetime;
 
 /// Most grid points of one evaluation. The step is a sixteenth of the shortest of the period
@@ -21,10 +21,6 @@ pub const MAX_GRID: usize = 16_000;
 /// ends on are compared on the accurate grid, as in §10).
 const SEARCH_GRID: usize = 4_000;
 
-/// A non-aligned interval replaces the aligned plan only where it saves more by over this
-/// fraction: within it the aligned plan, exact without failures, stands.
-pub const TIE_RELATIVE: f64 = 1e-6;
-
 /// The window below an edge of a nearly fixed lifetime searched for its peak, in cliff widths
 /// (`sd/k`), and where it is probed first.
 const EDGE_WIDTHS: f64 = 8.0;
@@ -32,21 +28,6 @@ const PROBE_WIDTHS: [f64; 4] = [1.0, 2.0, 3.0, 5.0];
 
 /// How many probed edges are refined.
 const REFINED: usize = 3;
-
-/// The interval in `[lo, hi]` with the most of `value` (no value counts as nothing saved), by
-/// Brent's method to a sixteenth of the grid's step `h`: a local maximum where there are
-/// several.
-fn maximize(value: impl Fn(f64) -> Option<f64>, lo: f64, hi: f64, h: f64) -> Option<f64> {
-    let brent = crate::optimize::brent::Brent {
-        rel_tol: 1e-7,
-        abs_tol: h / 16.0,
-        max_iters: 60,
-    };
-    brent
-        .minimize(|tau| -value(tau).unwrap_or(0.0), lo, hi)
-        .ok()
-        .map(|m| m.x)
-}
 
 /// `k` chunks whose periods fill a life: the interval `life/k - C` at the edge of its cliff.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -197,7 +178,8 @@ impl RenewalAllocation {
     /// the best interval inside the count ranges beside the best aligned count, and, under a
     /// nearly fixed lifetime, the best intervals below the edges where whole chunks fill a
     /// life; none of these need be aligned with the signal. One of them replaces the aligned
-    /// plan only where it saves more by over [`TIE_RELATIVE`].
+    /// plan only where it saves more by over
+    /// [`TIE_RELATIVE`](super::allocation::TIE_RELATIVE).
     pub fn optimum(&self, guess: f64) -> Result<RenewalAllocationPlan, ModelError> {
         let accurate = self.kernel(self.points(MAX_GRID));
         // A short allocation has as few points in both (the fewest): one kernel serves.
@@ -220,31 +202,17 @@ impl RenewalAllocation {
                     self.saved_work(kernel, &[tau]).unwrap_or(f64::NEG_INFINITY)
                 })?;
         let aligned = plan.expected_saved_work;
-        let n = plan.checkpoints;
-        let counts = [(n + 1, n), (n, n.saturating_sub(1))]
+        let within = self
+            .limit
+            .count_ranges(plan.checkpoints)
             .into_iter()
-            .filter_map(|(a, b)| {
-                Some((
-                    self.limit.aligned_interval(a)?,
-                    self.limit.aligned_interval(b.max(1))?,
-                ))
-            })
-            .filter(|(lo, hi)| lo < hi)
             .filter_map(|(lo, hi)| {
                 maximize(|tau| self.saved_work(search, &[tau]), lo, hi, search.h)
             });
         let filling = self.life_filling(guess, search, aligned);
-        for tau in counts.chain(filling) {
-            let Some(v) = self.saved_work(&accurate, &[tau]) else {
-                continue;
-            };
-            if v > aligned * (1.0 + TIE_RELATIVE) && v > plan.expected_saved_work {
-                plan = AllocationPlan {
-                    checkpoints: self.limit.checkpoints(tau),
-                    interval: tau,
-                    expected_saved_work: v,
-                    signal_lead: plan.signal_lead,
-                };
+        for tau in within.collect::<Vec<f64>>().into_iter().chain(filling) {
+            if let Some(v) = self.saved_work(&accurate, &[tau]) {
+                self.limit.adopt(&mut plan, aligned, tau, v);
             }
         }
         let coarse = self.kernel((accurate.points / 2).max(MIN_GRID / 2));
