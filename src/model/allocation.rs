@@ -158,6 +158,28 @@ impl Limit {
             .collect()
     }
 
+    /// The search after the count search, shared by §10 and §10.1: in each of the two count
+    /// ranges beside `plan`'s count ([`Limit::count_ranges`]), the interval with the most of
+    /// `searched` (on the search grid, to a sixteenth of `step(lo)`, the grid's step at the
+    /// range's shortest interval), judged by `accurate` and adopted as [`Limit::adopt`] says
+    /// against the aligned plan's saved work `aligned`.
+    pub(crate) fn refine_within_counts(
+        &self,
+        plan: &mut AllocationPlan,
+        aligned: f64,
+        step: impl Fn(f64) -> f64,
+        searched: impl Fn(f64) -> Option<f64>,
+        accurate: impl Fn(f64) -> Option<f64>,
+    ) {
+        for (lo, hi) in self.count_ranges(plan.checkpoints) {
+            if let Some(saved) =
+                maximize(&searched, lo, hi, step(lo)).and_then(|tau| Some((tau, accurate(tau)?)))
+            {
+                self.adopt(plan, aligned, saved.0, saved.1);
+            }
+        }
+    }
+
     /// Replaces `plan` by the interval `tau` that saves `saved`, where that beats both the plan
     /// and the aligned plan's `aligned` by over [`TIE_RELATIVE`] of the latter.
     pub(crate) fn adopt(&self, plan: &mut AllocationPlan, aligned: f64, tau: f64, saved: f64) {
@@ -401,15 +423,13 @@ impl Allocation {
                     self.saved_work_within(tau, points)
                 })?;
         let aligned = plan.expected_saved_work;
-        for (lo, hi) in self.limit.count_ranges(plan.checkpoints) {
-            // The grid's step at the range's intervals: the tolerance on the interval.
-            let step = (lo + self.limit.cost).min(self.mtbf).min(self.signal()) / STEPS_PER_PERIOD;
-            let searched = |tau| Some(self.saved_work_within(tau, SEARCH_GRID));
-            if let Some(tau) = maximize(searched, lo, hi, step) {
-                let saved = self.saved_work_within(tau, MAX_GRID);
-                self.limit.adopt(&mut plan, aligned, tau, saved);
-            }
-        }
+        self.limit.refine_within_counts(
+            &mut plan,
+            aligned,
+            |lo| (lo + self.limit.cost).min(self.mtbf).min(self.signal()) / STEPS_PER_PERIOD,
+            |tau| Some(self.saved_work_within(tau, SEARCH_GRID)),
+            |tau| Some(self.saved_work_within(tau, MAX_GRID)),
+        );
         Ok(plan)
     }
 }
@@ -429,7 +449,7 @@ pub struct IterationPlan {
 
 impl Allocation {
     /// The whole number of iterations of `iteration` seconds between checkpoints that saves the
-    /// most work: the counts around `near / iteration` (`near` the best aligned interval), from
+    /// most work: the counts around `near / iteration` (`near` the plan's interval), from
     /// one below its floor to one above its ceiling, each evaluated as a schedule of its own (the
     /// last chunk cut by the signal). `None` when no such interval ends before the signal or
     /// `iteration` is not a positive, finite number.
@@ -455,7 +475,7 @@ impl Allocation {
 /// Brent's method to a sixteenth of the grid's step `h`: a local maximum where there are
 /// several.
 pub(crate) fn maximize(
-    value: impl Fn(f64) -> Option<f64>,
+    value: &impl Fn(f64) -> Option<f64>,
     lo: f64,
     hi: f64,
     h: f64,

@@ -55,7 +55,7 @@ pub struct RenewalAllocation {
     sd: f64,
 }
 
-/// The best aligned period of a [`RenewalAllocation`], with the grid's error on its saved work.
+/// The best period of a [`RenewalAllocation`], with the grid's error on its saved work.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RenewalAllocationPlan {
     /// The count, the interval, the expected saved work and the signal's lead.
@@ -190,7 +190,8 @@ impl RenewalAllocation {
             coarser = self.kernel(self.points(SEARCH_GRID));
             &coarser
         };
-        let seeds: Vec<f64> = self.tiling(guess).iter().map(|e| e.interval).collect();
+        let edges = self.tiling(guess);
+        let seeds: Vec<f64> = edges.iter().map(|e| e.interval).collect();
         let mut plan =
             self.limit
                 .best_count(guess, &seeds, SEARCH_GRID, MAX_GRID, |tau, points| {
@@ -202,16 +203,16 @@ impl RenewalAllocation {
                     self.saved_work(kernel, &[tau]).unwrap_or(f64::NEG_INFINITY)
                 })?;
         let aligned = plan.expected_saved_work;
-        let within = self
-            .limit
-            .count_ranges(plan.checkpoints)
-            .into_iter()
-            .filter_map(|(lo, hi)| {
-                maximize(|tau| self.saved_work(search, &[tau]), lo, hi, search.h)
-            });
-        let filling = self.life_filling(guess, search, aligned);
-        for tau in within.collect::<Vec<f64>>().into_iter().chain(filling) {
-            if let Some(v) = self.saved_work(&accurate, &[tau]) {
+        let accurately = |tau: f64| self.saved_work(&accurate, &[tau]);
+        self.limit.refine_within_counts(
+            &mut plan,
+            aligned,
+            |_| search.h,
+            |tau| self.saved_work(search, &[tau]),
+            accurately,
+        );
+        for tau in self.life_filling(&edges, search, aligned) {
+            if let Some(v) = accurately(tau) {
                 self.limit.adopt(&mut plan, aligned, tau, v);
             }
         }
@@ -251,18 +252,18 @@ impl RenewalAllocation {
     }
 
     /// The best intervals off the signal's alignment under a nearly fixed lifetime: below each
-    /// edge of [`RenewalAllocation::tiling`] the saved work rises with the interval until the
+    /// of `edges` ([`RenewalAllocation::tiling`]) the saved work rises with the interval until the
     /// `k`-th chunk's commit meets the end of the life, a cliff about `sd/k` wide, so the peak
     /// lies within `EDGE_WIDTHS` widths below the edge. Each edge whose failure-free bound
     /// (`T - L + C` less a checkpoint per period) can beat `floor` is probed at
     /// `PROBE_WIDTHS` widths below it on the search grid; the `REFINED` edges with the best
     /// probes are refined by Brent's method over their windows. Returns those maxima, to be compared on
     /// the accurate grid.
-    fn life_filling(&self, guess: f64, search: &Kernel, floor: f64) -> Vec<f64> {
+    fn life_filling(&self, edges: &[Edge], search: &Kernel, floor: f64) -> Vec<f64> {
         let value = |tau: f64| self.saved_work(search, &[tau]);
         let span = self.limit.signal() + self.limit.cost();
         let mut probes: Vec<(f64, f64, f64)> = Vec::new();
-        for edge in self.tiling(guess) {
+        for edge in edges {
             let width = self.sd / edge.chunks as f64;
             let lo = (edge.interval - EDGE_WIDTHS * width).max(2.0 * search.h);
             if !(lo < edge.interval) {
@@ -284,7 +285,7 @@ impl RenewalAllocation {
         probes
             .iter()
             .take(REFINED)
-            .filter_map(|&(_, lo, hi)| maximize(value, lo, hi, search.h))
+            .filter_map(|&(_, lo, hi)| maximize(&value, lo, hi, search.h))
             .collect()
     }
 

@@ -59,15 +59,32 @@ pub fn csv(v: &Validation) -> String {
     super::csv_document(header, records)
 }
 
-/// Simulated overhead vs interval with its 95% CI band, the model's curve over it, and every
-/// row's interval marked on the simulated curve.
-pub fn overhead_plot(v: &Validation) -> Plot {
-    let grid: Vec<&GridPoint> = v.points.iter().filter(|p| p.on_grid).collect();
+/// One simulated interval as a simulated-vs-predicted plot draws it.
+pub(crate) struct Simulated<'a> {
+    /// The interval (s).
+    pub interval_s: f64,
+    /// The simulated figure with its CI.
+    pub simulated: &'a Estimate,
+    /// The model's figure there.
+    pub model: Option<f64>,
+}
+
+/// The layers of a simulated-vs-predicted plot: over the `grid`'s intervals the simulated mean
+/// with its 95% CI band and the model's dashed curve (`model`, its legend entry), every `rows`
+/// entry `(name, interval, simulated mean)` marked, and the empirical optimum `best` marked
+/// as `best_name`.
+pub(crate) fn simulated_vs_model(
+    grid: &[Simulated],
+    model: String,
+    rows: Vec<(String, f64, f64)>,
+    best: Option<&Simulated>,
+    best_name: &str,
+) -> (Band, Vec<Series>, Vec<Marker>) {
     let band = Band {
         name: "simulated 95% CI".into(),
         points: grid
             .iter()
-            .map(|p| (p.interval_s, p.overhead.ci95[0], p.overhead.ci95[1]))
+            .map(|p| (p.interval_s, p.simulated.ci95[0], p.simulated.ci95[1]))
             .collect(),
     };
     let series = vec![
@@ -75,39 +92,65 @@ pub fn overhead_plot(v: &Validation) -> Plot {
             name: "simulated mean".into(),
             points: grid
                 .iter()
-                .map(|p| (p.interval_s, p.overhead.point))
+                .map(|p| (p.interval_s, p.simulated.point))
                 .collect(),
             dashed: false,
         },
         Series {
-            name: format!("{} (model)", v.answer.recommended),
+            name: model,
             points: grid
                 .iter()
-                .filter_map(|p| p.model_overhead.map(|m| (p.interval_s, m)))
+                .filter_map(|p| p.model.map(|m| (p.interval_s, m)))
                 .collect(),
             dashed: true,
         },
     ];
-    let mut markers: Vec<Marker> = v
-        .verdicts
-        .iter()
-        .map(|d| Marker {
-            name: format!("{} ({})", d.name, format_duration(d.interval_s)),
-            x: d.interval_s,
-            y: d.simulated_overhead.point,
+    let mut markers: Vec<Marker> = rows
+        .into_iter()
+        .map(|(name, x, y)| Marker {
+            name: format!("{name} ({})", format_duration(x)),
+            x,
+            y,
         })
         .collect();
-    if let Some(best) = v
+    if let Some(best) = best {
+        markers.push(Marker {
+            name: format!("{best_name} ({})", format_duration(best.interval_s)),
+            x: best.interval_s,
+            y: best.simulated.point,
+        });
+    }
+    (band, series, markers)
+}
+
+/// Simulated overhead vs interval with its 95% CI band, the model's curve over it, and every
+/// row's interval marked on the simulated curve.
+pub fn overhead_plot(v: &Validation) -> Plot {
+    fn point(p: &GridPoint) -> Simulated<'_> {
+        Simulated {
+            interval_s: p.interval_s,
+            simulated: &p.overhead,
+            model: p.model_overhead,
+        }
+    }
+    let grid: Vec<Simulated> = v.points.iter().filter(|p| p.on_grid).map(point).collect();
+    let rows = v
+        .verdicts
+        .iter()
+        .map(|d| (d.name.to_string(), d.interval_s, d.simulated_overhead.point))
+        .collect();
+    let best = v
         .points
         .iter()
         .find(|p| p.interval_s == v.empirical_optimum_s)
-    {
-        markers.push(Marker {
-            name: format!("empirical optimum ({})", format_duration(best.interval_s)),
-            x: best.interval_s,
-            y: best.overhead.point,
-        });
-    }
+        .map(point);
+    let (band, series, markers) = simulated_vs_model(
+        &grid,
+        format!("{} (model)", v.answer.recommended),
+        rows,
+        best.as_ref(),
+        "empirical optimum",
+    );
     Plot {
         id: "validate".into(),
         title: format!(

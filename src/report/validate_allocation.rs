@@ -3,9 +3,9 @@
 //! shapes of the other validation reports.
 
 use super::interval::JsonInputs;
-use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
+use super::plot::{Axis, Plot, Unit};
 use super::table;
-use super::validate::Regret;
+use super::validate::{Regret, Simulated, simulated_vs_model};
 use crate::units::format_duration;
 use crate::validate::allocation::{
     AllocationPoint, AllocationValidateOptions, AllocationValidation, AllocationVerdict, PLAN,
@@ -90,48 +90,37 @@ fn saved_axis() -> Axis {
 /// Simulated saved work vs interval with its 95% CI band, the model's curve over it, and every
 /// row's interval marked on the simulated curve.
 pub fn saved_plot(v: &AllocationValidation) -> Plot {
-    let grid: Vec<&AllocationPoint> = v.points.iter().filter(|p| p.on_grid).collect();
-    let band = Band {
-        name: "simulated 95% CI".into(),
-        points: grid
-            .iter()
-            .map(|p| (p.interval_s, p.saved_work_s.ci95[0], p.saved_work_s.ci95[1]))
-            .collect(),
-    };
-    let series = vec![
-        Series {
-            name: "simulated mean".into(),
-            points: grid
-                .iter()
-                .map(|p| (p.interval_s, p.saved_work_s.point))
-                .collect(),
-            dashed: false,
-        },
-        Series {
-            name: "allocation model".into(),
-            points: grid
-                .iter()
-                .filter_map(|p| p.model_saved_work_s.map(|m| (p.interval_s, m)))
-                .collect(),
-            dashed: true,
-        },
-    ];
-    let mut markers: Vec<Marker> = v
+    fn point(p: &AllocationPoint) -> Simulated<'_> {
+        Simulated {
+            interval_s: p.interval_s,
+            simulated: &p.saved_work_s,
+            model: p.model_saved_work_s,
+        }
+    }
+    let grid: Vec<Simulated> = v.points.iter().filter(|p| p.on_grid).map(point).collect();
+    let rows = v
         .verdicts
         .iter()
-        .map(|d| Marker {
-            name: format!("{} ({})", d.name, format_duration(d.interval_s)),
-            x: d.interval_s,
-            y: d.simulated_saved_work_s.point,
+        .map(|d| {
+            (
+                d.name.to_string(),
+                d.interval_s,
+                d.simulated_saved_work_s.point,
+            )
         })
         .collect();
-    if let Some(best) = v.points.iter().find(|p| p.interval_s == v.empirical_best_s) {
-        markers.push(Marker {
-            name: format!("empirical best ({})", format_duration(best.interval_s)),
-            x: best.interval_s,
-            y: best.saved_work_s.point,
-        });
-    }
+    let best = v
+        .points
+        .iter()
+        .find(|p| p.interval_s == v.empirical_best_s)
+        .map(point);
+    let (band, series, markers) = simulated_vs_model(
+        &grid,
+        "allocation model".into(),
+        rows,
+        best.as_ref(),
+        "empirical best",
+    );
     Plot {
         id: "saved".into(),
         title: format!(

@@ -6,8 +6,8 @@
 //! intervals are paired run by run.
 
 use super::{
-    ValidateError, enough_runs, exponential_failures, grid, grid_size, optimum, paired,
-    paired_bytes, paired_walls, scaled, z_of,
+    ValidateError, enough_runs, exponential_failures, grid_size, optimum, paired, paired_bytes,
+    paired_walls, scaled, simulated_intervals, z_of,
 };
 use crate::failure::Lifetime;
 use crate::finite::renewal_allocation;
@@ -142,16 +142,9 @@ impl AllocationCheck {
     /// of the grid: the grid around the plan, then the rows' own.
     pub fn intervals(&self) -> Vec<(Nanos, bool)> {
         let plan = self.rows.first().map_or(1, |r| r.interval);
-        let mut taus: Vec<(Nanos, bool)> = grid(ns_to_secs(plan), self.options.grid_points)
-            .into_iter()
-            .map(|t| (chunk_ns(t), true))
-            .collect();
-        for r in &self.rows {
-            if !taus.iter().any(|(t, _)| *t == r.interval) {
-                taus.push((r.interval, false));
-            }
-        }
-        taus.sort();
+        let rows = self.rows.iter().map(|r| r.interval);
+        let mut taus = simulated_intervals(ns_to_secs(plan), self.options.grid_points, rows);
+        // Grid points closer than a nanosecond (an interval of a few nanoseconds) are one.
         taus.dedup_by_key(|(t, _)| *t);
         taus
     }

@@ -282,6 +282,27 @@ pub fn grid(center: f64, points: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Every interval a validation simulates, on whole nanoseconds, ascending and each once: the
+/// [`grid`] of `points` around `center` (marked `true`), then the `rows`' own intervals not
+/// already on it.
+pub(crate) fn simulated_intervals(
+    center: f64,
+    points: usize,
+    rows: impl Iterator<Item = Nanos>,
+) -> Vec<(Nanos, bool)> {
+    let mut taus: Vec<(Nanos, bool)> = grid(center, points)
+        .into_iter()
+        .map(|t| (chunk_ns(t), true))
+        .collect();
+    for ns in rows {
+        if !taus.iter().any(|(x, _)| *x == ns) {
+            taus.push((ns, false));
+        }
+    }
+    taus.sort();
+    taus
+}
+
 /// The empirical optimum of a set of simulated alternatives and the alternatives not
 /// significantly worse than it (docs/simulation.md §4).
 #[derive(Debug, Clone, PartialEq)]
@@ -373,20 +394,11 @@ fn plan(
     let setup = Setup::new(inputs, sim, options)?;
     let reference = Predictor::new(inputs, options)?;
 
-    // The grid, then the rows' own intervals, all on whole nanoseconds.
-    let mut taus: Vec<(Nanos, bool)> = grid(answer.recommended_interval_s, options.grid_points)
-        .into_iter()
-        .map(|t| (chunk_ns(t), true))
-        .collect();
-    for r in &answer.rows {
-        if let Some(t) = r.interval_s {
-            let ns = chunk_ns(t);
-            if !taus.iter().any(|(x, _)| *x == ns) {
-                taus.push((ns, false));
-            }
-        }
-    }
-    taus.sort();
+    let rows = answer
+        .rows
+        .iter()
+        .filter_map(|r| r.interval_s.map(chunk_ns));
+    let taus = simulated_intervals(answer.recommended_interval_s, options.grid_points, rows);
     for &(t, _) in &taus {
         setup
             .check(t)
