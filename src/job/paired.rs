@@ -5,6 +5,7 @@ use super::{JobError, Output, Reporting, Slice, Task};
 use crate::units::Nanos;
 use crate::validate::allocation::{self, AllocationCheck};
 use crate::validate::multilevel::{self, PatternCheck};
+use crate::validate::paired_runs;
 use crate::validate::renewal::{self, PolicyCheck};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -44,8 +45,8 @@ pub struct Paired<P: PairedRuns> {
     pub report: Reporting,
 }
 
-/// The [`PairedRuns`] of a validation whose module has `check(&setup)`, `kept_bytes(&setup)`,
-/// `per_run(&setup, threads, range, tick)` and `finish(&setup, runs)`, and whose report module
+/// The [`PairedRuns`] of a validation whose setup is a [`crate::validate::PairedCheck`] and whose module has
+/// `check(&setup)`, `kept_bytes(&setup)` and `finish(&setup, runs)`, and whose report module
 /// has `table`, `json` and `files`: every such validation is wired to the job the same way, so
 /// the wiring is written once.
 macro_rules! paired_runs {
@@ -67,7 +68,7 @@ macro_rules! paired_runs {
                 range: Range<u64>,
                 tick: &(dyn Fn() + Sync),
             ) -> Result<Vec<Vec<Nanos>>, JobError> {
-                Ok($validate::per_run(self, threads, range, tick)?)
+                Ok(paired_runs(self, threads, range, tick)?)
             }
             fn report(
                 &self,

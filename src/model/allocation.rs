@@ -90,11 +90,19 @@ impl Limit {
         let margin = nonnegative("signal-margin", margin)?;
         let walltime = positive("walltime", walltime)?;
         let lead = (cost + margin).ceil();
-        if lead > MAX_SIGNAL_LEAD {
+        // The cost alone past Slurm's limit is the cost's fault; else the margin pushed it over.
+        if cost.ceil() > MAX_SIGNAL_LEAD {
             return Err(ModelError::Parameter {
                 name: "cost",
                 value: cost,
-                accepted: "a checkpoint (plus margin) of at most 65535 s, Slurm's longest signal lead",
+                accepted: "a checkpoint of at most 65535 s, Slurm's longest signal lead",
+            });
+        }
+        if lead > MAX_SIGNAL_LEAD {
+            return Err(ModelError::Parameter {
+                name: "signal-margin",
+                value: margin,
+                accepted: "a margin that keeps the signal's lead (the cost plus the margin) at most Slurm's 65535 s",
             });
         }
         if walltime <= lead {
@@ -642,6 +650,20 @@ impl Grid<'_> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Slurm's 65535-s lead is the cost's fault only when the cost alone passes it; past it by
+    /// the margin, the margin is named, with its own value.
+    #[test]
+    fn the_lead_past_slurms_limit_blames_what_pushed_it() {
+        let name = |cost, margin| match Limit::new(cost, 1e6, margin) {
+            Err(ModelError::Parameter { name, value, .. }) => Some((name, value)),
+            _ => None,
+        };
+        assert_eq!(name(65_535.5, 0.0), Some(("cost", 65_535.5)));
+        assert_eq!(name(65_000.0, 600.0), Some(("signal-margin", 600.0)));
+        assert_eq!(name(65_000.0, 535.0), None);
+        assert_eq!(name(65_000.0, 535.5), Some(("signal-margin", 535.5)));
+    }
 
     /// An independent computation: the job's state distribution pushed forward in time steps
     /// of `h` seconds (every duration a whole number of steps), a failure in a step taking

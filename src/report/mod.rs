@@ -32,12 +32,27 @@ macro_rules! folder {
 }
 pub(crate) use folder;
 
-/// The table, `report.md`, plots and report folder of a validation whose module has `COLUMNS`
-/// and `ALIGN` (the verdict table's header and alignment), `rows(v)`, `verdict_paragraph(v)`
-/// and `figures(v)` (two captioned plots), `json(v)` and `csv(v)`: every such report is laid
-/// out the same way, so the layout is written once.
+/// The verdict table's columns, the table, `report.md`, plots and report folder of a validation
+/// whose module has `rows(v)` (cells under the columns, the prediction under `$predicted`),
+/// `verdict_paragraph(v)`, `json(v)` and `csv(v)`, and whose two plots are named with their
+/// captions: every such report is laid out the same way, so the layout is written once.
 macro_rules! validation_report {
-    ($result:ty, $title:literal, $csv_holds:literal) => {
+    ($result:ty, $title:literal, $csv_holds:literal, $predicted:literal,
+     [($caption1:literal, $plot1:ident), ($caption2:literal, $plot2:ident)]) => {
+        /// The columns of the verdict table, in the terminal and in `report.md`.
+        const COLUMNS: [&str; 7] = [
+            "model",
+            "interval",
+            $predicted,
+            "simulated (± stderr)",
+            "z",
+            "regret (95% CI)",
+            "verdict",
+        ];
+
+        /// The columns' alignment.
+        const ALIGN: &str = "lrrrrrl";
+
         /// The table for a terminal, then the verdict.
         pub fn table(v: &$result) -> String {
             let align = super::table::Align::columns(ALIGN);
@@ -55,6 +70,11 @@ macro_rules! validation_report {
                 &super::markdown::table(&COLUMNS, &align, &rows(v)),
                 $csv_holds,
             )
+        }
+
+        /// The plots in report order, each with its caption in `report.md`.
+        fn figures(v: &$result) -> [(&'static str, super::plot::Plot); 2] {
+            [($caption1, $plot1(v)), ($caption2, $plot2(v))]
         }
 
         fn plots(v: &$result) -> [super::plot::Plot; 2] {
@@ -154,6 +174,17 @@ pub fn json_document<T: serde::Serialize>(doc: &T) -> String {
 /// the bit; empty where JSON has null.
 pub fn csv_cell(v: Option<f64>) -> String {
     v.map(|x| format!("{x:?}")).unwrap_or_default()
+}
+
+/// An estimate's CSV cells, `point,stderr,ci95_lo,ci95_hi,runs`, in the form of [`csv_cell`].
+pub fn estimate_cells(e: &crate::sim::stats::Estimate) -> [String; 5] {
+    [
+        format!("{:?}", e.point),
+        csv_cell(e.stderr),
+        format!("{:?}", e.ci95[0]),
+        format!("{:?}", e.ci95[1]),
+        e.runs.to_string(),
+    ]
 }
 
 /// A CSV document as every report writes it: the header (its names joined by commas, as the

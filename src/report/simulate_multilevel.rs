@@ -121,14 +121,9 @@ pub fn render(
                         Some(Unit::Duration) => format!("{}_s", name.replace(' ', "_")),
                         _ => name.replace(' ', "_"),
                     };
-                    vec![
-                        name,
-                        format!("{:?}", e.point),
-                        super::csv_cell(e.stderr),
-                        format!("{:?}", e.ci95[0]),
-                        format!("{:?}", e.ci95[1]),
-                        e.runs.to_string(),
-                    ]
+                    std::iter::once(name)
+                        .chain(super::estimate_cells(&e))
+                        .collect::<Vec<_>>()
                 })
                 .collect();
             records.push(vec![

@@ -44,17 +44,13 @@ pub fn csv(v: &Validation) -> String {
     let header =
         "interval_s,on_grid,overhead,stderr,ci95_lo,ci95_hi,runs,model_overhead,optimal_region";
     let records = v.points.iter().map(|p| {
-        [
-            format!("{:?}", p.interval_s),
-            p.on_grid.to_string(),
-            format!("{:?}", p.overhead.point),
-            super::csv_cell(p.overhead.stderr),
-            format!("{:?}", p.overhead.ci95[0]),
-            format!("{:?}", p.overhead.ci95[1]),
-            p.overhead.runs.to_string(),
-            super::csv_cell(p.model_overhead),
-            p.optimal_region.to_string(),
-        ]
+        [format!("{:?}", p.interval_s), p.on_grid.to_string()]
+            .into_iter()
+            .chain(super::estimate_cells(&p.overhead))
+            .chain([
+                super::csv_cell(p.model_overhead),
+                p.optimal_region.to_string(),
+            ])
     });
     super::csv_document(header, records)
 }
@@ -218,16 +214,21 @@ pub(crate) fn closing(
     notes: &[String],
     departs: impl Fn(&str) -> String,
 ) -> String {
-    let losers = unconfirmed(rows);
-    let mut s = if losers.is_empty() {
-        fine.to_string()
-    } else {
-        format!(" {worse}: {}.", losers.join(", "))
-    };
+    let mut s = listed(&unconfirmed(rows), fine, &format!(" {worse}"));
     if !notes.is_empty() {
         s.push_str(&departs(&notes.join("; ")));
     }
     s
+}
+
+/// `none` where `items` is empty, else `lead: a, b, c.`: the sentences that name the rows a
+/// verdict singles out.
+pub(crate) fn listed(items: &[String], none: &str, lead: &str) -> String {
+    if items.is_empty() {
+        none.to_string()
+    } else {
+        format!("{lead}: {}.", items.join(", "))
+    }
 }
 
 /// Every row's regret at its interval (log scale), its 95% CI as an error bar.
@@ -313,20 +314,6 @@ pub fn verdict_paragraph(v: &Validation) -> String {
     s
 }
 
-/// The columns of the verdict table, in the terminal and in `report.md`.
-const COLUMNS: [&str; 7] = [
-    "model",
-    "interval",
-    "predicted",
-    "simulated (± stderr)",
-    "z",
-    "regret (95% CI)",
-    "verdict",
-];
-
-/// The columns' alignment.
-const ALIGN: &str = "lrrrrrl";
-
 /// One row per model: the cells of both the terminal table and `report.md`'s.
 fn rows(v: &Validation) -> Vec<Vec<String>> {
     v.verdicts
@@ -351,18 +338,15 @@ fn rows(v: &Validation) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The plots in report order, each with its caption in `report.md`.
-fn figures(v: &Validation) -> [(&'static str, Plot); 2] {
-    [
-        ("simulated vs predicted overhead", overhead_plot(v)),
-        ("regret of each model", regret_plot(v)),
-    ]
-}
-
 super::validation_report!(
     Validation,
     "ckpt validate",
-    " (every simulated interval with its CI and the model's overhead)"
+    " (every simulated interval with its CI and the model's overhead)",
+    "predicted",
+    [
+        ("simulated vs predicted overhead", overhead_plot),
+        ("regret of each model", regret_plot)
+    ]
 );
 
 /// The sentence that holds a prediction against its simulation: `lead` (`The model predicts an

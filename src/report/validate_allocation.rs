@@ -63,18 +63,13 @@ pub fn json(v: &AllocationValidation) -> String {
 pub fn csv(v: &AllocationValidation) -> String {
     let header = "interval_s,on_grid,saved_work_s,stderr,ci95_lo,ci95_hi,runs,model_saved_work_s,optimal_region";
     let records = v.points.iter().map(|p| {
-        let e = &p.saved_work_s;
-        [
-            format!("{:?}", p.interval_s),
-            p.on_grid.to_string(),
-            format!("{:?}", e.point),
-            super::csv_cell(e.stderr),
-            format!("{:?}", e.ci95[0]),
-            format!("{:?}", e.ci95[1]),
-            e.runs.to_string(),
-            super::csv_cell(p.model_saved_work_s),
-            p.optimal_region.to_string(),
-        ]
+        [format!("{:?}", p.interval_s), p.on_grid.to_string()]
+            .into_iter()
+            .chain(super::estimate_cells(&p.saved_work_s))
+            .chain([
+                super::csv_cell(p.model_saved_work_s),
+                p.optimal_region.to_string(),
+            ])
     });
     super::csv_document(header, records)
 }
@@ -206,16 +201,13 @@ pub fn verdict_paragraph(v: &AllocationValidation) -> String {
         .filter(|d| !d.agrees)
         .map(|d| format!("`{}` (z = {})", d.name, table::z_score(d.z)))
         .collect();
-    if disagree.is_empty() {
-        s.push_str(&format!(
+    s.push_str(&super::validate::listed(
+        &disagree,
+        &format!(
             " Every row's predicted saved work agrees with its simulation (|z| < {Z_AGREES})."
-        ));
-    } else {
-        s.push_str(&format!(
-            " Predictions that disagree with their simulation (|z| >= {Z_AGREES}): {}.",
-            disagree.join(", ")
-        ));
-    }
+        ),
+        &format!(" Predictions that disagree with their simulation (|z| >= {Z_AGREES})"),
+    ));
     s.push_str(&super::validate::closing(
         &regrets(v),
         " Every row's interval lies in the optimal region or saves an amount indistinguishable from the best.",
@@ -225,20 +217,6 @@ pub fn verdict_paragraph(v: &AllocationValidation) -> String {
     ));
     s
 }
-
-/// The columns of the verdict table, in the terminal and in `report.md`.
-const COLUMNS: [&str; 7] = [
-    "model",
-    "interval",
-    "predicted saved (s)",
-    "simulated (± stderr)",
-    "z",
-    "regret (95% CI)",
-    "verdict",
-];
-
-/// The columns' alignment.
-const ALIGN: &str = "lrrrrrl";
 
 /// One row per model: the cells of both the terminal table and `report.md`'s.
 fn rows(v: &AllocationValidation) -> Vec<Vec<String>> {
@@ -269,16 +247,13 @@ fn rows(v: &AllocationValidation) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The plots in report order, each with its caption in `report.md`.
-fn figures(v: &AllocationValidation) -> [(&'static str, Plot); 2] {
-    [
-        ("simulated vs predicted work saved", saved_plot(v)),
-        ("regret of each row", regret_plot(v)),
-    ]
-}
-
 super::validation_report!(
     AllocationValidation,
     "ckpt validate (a fixed allocation)",
-    " (every simulated interval with its CI and the model's saved work)"
+    " (every simulated interval with its CI and the model's saved work)",
+    "predicted saved (s)",
+    [
+        ("simulated vs predicted work saved", saved_plot),
+        ("regret of each row", regret_plot)
+    ]
 );

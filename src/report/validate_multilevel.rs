@@ -4,8 +4,9 @@
 
 use super::markdown;
 use super::multilevel::JsonLevelInputs;
-use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
+use super::plot::{Axis, Marker, Plot, Unit};
 use super::table::{self, Align};
+use super::validate::{Simulated, simulated_vs_model};
 use crate::units::format_duration;
 use crate::validate::multilevel::{
     MultilevelValidateOptions, MultilevelValidation, MultilevelVerdict, PatternPoint, PointKind,
@@ -63,18 +64,17 @@ pub fn csv(v: &MultilevelValidation) -> String {
             format!("{:?}", p.interval_s),
             strides(&p.strides),
             format!("{:?}", p.work_s),
-            format!("{:?}", p.overhead.point),
-            super::csv_cell(p.overhead.stderr),
-            format!("{:?}", p.overhead.ci95[0]),
-            format!("{:?}", p.overhead.ci95[1]),
-            p.overhead.runs.to_string(),
+        ]
+        .into_iter()
+        .chain(super::estimate_cells(&p.overhead))
+        .chain([
             format!("{:?}", p.model_overhead),
             super::csv_cell(p.z),
             format!("{:?}", p.regret_pct.point),
             format!("{:?}", p.regret_pct.ci95[0]),
             format!("{:?}", p.regret_pct.ci95[1]),
             p.optimal_region.to_string(),
-        ]
+        ])
     });
     super::csv_document(header, records)
 }
@@ -90,26 +90,35 @@ fn kind(k: PointKind) -> &'static str {
 /// Simulated overhead of the model's strides against the base interval, with its CI band and
 /// the exact model's curve; the model's pattern and the empirical optimum marked.
 pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
-    let curve: Vec<&PatternPoint> = v
+    let curve: Vec<Simulated> = v
         .points
         .iter()
         .filter(|p| p.kind != PointKind::Neighbour)
+        .map(|p| Simulated {
+            interval_s: p.interval_s,
+            simulated: &p.overhead,
+            model: Some(p.model_overhead),
+        })
         .collect();
+    // The markers name patterns, not intervals, so they are made here.
+    let (band, series, _) = simulated_vs_model(&curve, "exact model".into(), vec![], None, "");
     let best = &v.points[v.best];
-    let mut markers = vec![Marker {
-        name: format!(
-            "model: strides {} @ {}",
-            strides(&v.verdict.strides),
-            format_duration(v.verdict.interval_s)
-        ),
-        x: v.verdict.interval_s,
-        y: v.verdict.simulated_overhead.point,
-    }];
-    markers.push(Marker {
-        name: format!("empirical optimum ({})", pattern(best)),
-        x: best.interval_s,
-        y: best.overhead.point,
-    });
+    let markers = vec![
+        Marker {
+            name: format!(
+                "model: strides {} @ {}",
+                strides(&v.verdict.strides),
+                format_duration(v.verdict.interval_s)
+            ),
+            x: v.verdict.interval_s,
+            y: v.verdict.simulated_overhead.point,
+        },
+        Marker {
+            name: format!("empirical optimum ({})", pattern(best)),
+            x: best.interval_s,
+            y: best.overhead.point,
+        },
+    ];
     Plot {
         id: "validate".into(),
         title: format!(
@@ -123,31 +132,8 @@ pub fn overhead_plot(v: &MultilevelValidation) -> Plot {
             unit: Unit::Seconds,
         },
         y: Axis::overhead(false),
-        bands: vec![Band {
-            name: "simulated 95% CI".into(),
-            points: curve
-                .iter()
-                .map(|p| (p.interval_s, p.overhead.ci95[0], p.overhead.ci95[1]))
-                .collect(),
-        }],
-        series: vec![
-            Series {
-                name: "simulated mean".into(),
-                points: curve
-                    .iter()
-                    .map(|p| (p.interval_s, p.overhead.point))
-                    .collect(),
-                dashed: false,
-            },
-            Series {
-                name: "exact model".into(),
-                points: curve
-                    .iter()
-                    .map(|p| (p.interval_s, p.model_overhead))
-                    .collect(),
-                dashed: true,
-            },
-        ],
+        bands: vec![band],
+        series,
         markers,
         error_bars: vec![],
     }

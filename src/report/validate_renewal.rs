@@ -91,9 +91,9 @@ pub fn json(v: &RenewalValidation) -> String {
 pub fn csv(v: &RenewalValidation) -> String {
     let header = "policy,first_chunk_s,last_chunk_s,chunks,predicted_overhead,prediction,long_run_overhead,predicted_stderr,overhead,stderr,ci95_lo,ci95_hi,runs,z,agrees,diff_vs_schedule,diff_stderr,diff_ci95_lo,diff_ci95_hi,predicted_diff,diff_z";
     let records = v.results.iter().map(|r| {
-        let e = &r.simulated_overhead;
-        let d = &r.diff_vs_schedule;
-        vec![
+        // The difference's run count is the overhead's.
+        let [d_point, d_stderr, d_lo, d_hi, _] = super::estimate_cells(&r.diff_vs_schedule);
+        let mut record = vec![
             r.name.to_string(),
             super::csv_cell(r.chunks_s.first().copied()),
             super::csv_cell(r.chunks_s.last().copied()),
@@ -102,20 +102,19 @@ pub fn csv(v: &RenewalValidation) -> String {
             prediction_name(r.prediction).to_string(),
             super::csv_cell(r.long_run_overhead),
             super::csv_cell(r.predicted_stderr),
-            format!("{:?}", e.point),
-            super::csv_cell(e.stderr),
-            format!("{:?}", e.ci95[0]),
-            format!("{:?}", e.ci95[1]),
-            e.runs.to_string(),
+        ];
+        record.extend(super::estimate_cells(&r.simulated_overhead));
+        record.extend([
             super::csv_cell(r.z),
             r.agrees.to_string(),
-            format!("{:?}", d.point),
-            super::csv_cell(d.stderr),
-            format!("{:?}", d.ci95[0]),
-            format!("{:?}", d.ci95[1]),
+            d_point,
+            d_stderr,
+            d_lo,
+            d_hi,
             super::csv_cell(r.predicted_diff),
             super::csv_cell(r.diff_z),
-        ]
+        ]);
+        record
     });
     super::csv_document(header, records)
 }
@@ -351,16 +350,11 @@ pub fn verdict_paragraph(v: &RenewalValidation) -> String {
         v.policies.life.shape(),
         format_duration(v.policies.life.mean()),
     );
-    if disagree.is_empty() {
-        s.push_str(&format!(
-            "Every prediction agrees with its simulation (|z| < {Z_AGREES})."
-        ));
-    } else {
-        s.push_str(&format!(
-            "Predictions NOT confirmed (|z| >= {Z_AGREES}): {}.",
-            disagree.join(", ")
-        ));
-    }
+    s.push_str(&super::validate::listed(
+        &disagree,
+        &format!("Every prediction agrees with its simulation (|z| < {Z_AGREES})."),
+        &format!("Predictions NOT confirmed (|z| >= {Z_AGREES})"),
+    ));
     let diffs: Vec<String> = v
         .results
         .iter()

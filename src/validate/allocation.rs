@@ -6,8 +6,8 @@
 //! intervals are paired run by run.
 
 use super::{
-    ValidateError, enough_runs, exponential_failures, grid_size, optimum, paired, paired_bytes,
-    paired_walls, scaled, simulated_intervals, z_of,
+    PairedCheck, ValidateError, enough_runs, exponential_failures, grid_size, optimum, paired,
+    paired_bytes, scaled, simulated_intervals, z_of,
 };
 use crate::failure::Lifetime;
 use crate::finite::renewal_allocation;
@@ -225,24 +225,20 @@ pub fn check(c: &AllocationCheck) -> Result<(), ValidateError> {
     c.predictions(&[]).map(|_| ())
 }
 
-/// The memory one run of [`per_run`] keeps until [`finish`]: a saved work per interval.
+/// The memory one run of [`super::paired_runs`] keeps until [`finish`]: a saved work per interval.
 pub fn kept_bytes(c: &AllocationCheck) -> Result<u64, ValidateError> {
     Ok(paired_bytes(c.intervals().len()))
 }
 
-/// The work saved by the limit in runs `range` at every simulated interval (one shard's
-/// slice), in run order.
-pub fn per_run(
-    c: &AllocationCheck,
-    threads: usize,
-    range: std::ops::Range<u64>,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let configs = configs(c)?;
-    let run_bytes = configs.iter().map(Scenario::run_bytes).max().unwrap_or(0);
-    paired_walls(&configs, range, threads, run_bytes, tick, |config, i| {
-        Ok(simulate_run(config, c.options.seed, i)?.saved_work)
-    })
+/// Every simulated interval in the allocation; a run measures the work saved by the limit.
+impl PairedCheck for AllocationCheck {
+    type Candidate = PeriodicConfig;
+    fn candidates(&self) -> Result<Vec<PeriodicConfig>, ValidateError> {
+        configs(self)
+    }
+    fn measure(&self, config: &PeriodicConfig, run: u64) -> Result<Nanos, ValidateError> {
+        Ok(simulate_run(config, self.options.seed, run)?.saved_work)
+    }
 }
 
 /// Saved work at one simulated interval.
@@ -305,7 +301,7 @@ pub struct AllocationValidation {
 /// Predictions within this of an outcome every run shares agree (s): the model's precision.
 const ALIKE_TOLERANCE_S: f64 = 1e-3;
 
-/// The validation from every run's saved work (what [`per_run`] gives for all runs).
+/// The validation from every run's saved work (what [`super::paired_runs`] gives for all runs).
 pub fn finish(
     c: &AllocationCheck,
     per_run: Vec<Vec<Nanos>>,
@@ -409,6 +405,7 @@ impl AllocationValidation {
 mod tests {
     use super::*;
     use crate::finite::AllocationInputs;
+    use crate::validate::paired_runs;
 
     fn check(life: Option<Lifetime>) -> AllocationCheck {
         let mut inputs = IntervalInputs::single(6.0 * 3600.0, 300.0, 300.0);
@@ -435,11 +432,11 @@ mod tests {
         let taus = c.intervals();
         assert!(taus.windows(2).all(|w| w[0].0 < w[1].0), "{taus:?}");
         assert_eq!(taus.iter().filter(|t| t.1).count(), 5);
-        let runs = per_run(&c, 1, 0..30, &|| {}).unwrap();
+        let runs = paired_runs(&c, 1, 0..30, &|| {}).unwrap();
         // Threads and slices change nothing.
         let split: Vec<Vec<Nanos>> = [0..11, 11..30]
             .into_iter()
-            .flat_map(|r| per_run(&c, 2, r, &|| {}).unwrap())
+            .flat_map(|r| paired_runs(&c, 2, r, &|| {}).unwrap())
             .collect();
         assert_eq!(runs, split);
         // No run saves more than the failure-free bound, T - L + C less the plan's checkpoints.

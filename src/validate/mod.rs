@@ -468,6 +468,36 @@ pub(crate) fn paired_walls<C: Sync>(
     })
 }
 
+/// A validation on common random numbers whose candidates (patterns, policies, intervals in an
+/// allocation) are simulator configs: it names them and what one run of one measures, and
+/// [`paired_runs`] runs them all on the same failures.
+pub trait PairedCheck: Sync {
+    /// One candidate's simulator config.
+    type Candidate: Scenario + Sync;
+    /// The candidates in report order, checked before any run.
+    fn candidates(&self) -> Result<Vec<Self::Candidate>, ValidateError>;
+    /// What run `run` of `candidate` measures: its wall time, or the work it saves.
+    fn measure(&self, candidate: &Self::Candidate, run: u64) -> Result<Nanos, ValidateError>;
+}
+
+/// What runs `range` of every candidate of `check` measure (one shard's slice), in run order.
+pub fn paired_runs<P: PairedCheck>(
+    check: &P,
+    threads: usize,
+    range: std::ops::Range<u64>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Vec<Nanos>>, ValidateError> {
+    let candidates = check.candidates()?;
+    let run_bytes = candidates
+        .iter()
+        .map(Scenario::run_bytes)
+        .max()
+        .unwrap_or(0);
+    paired_walls(&candidates, range, threads, run_bytes, tick, |c, i| {
+        check.measure(c, i)
+    })
+}
+
 /// Every candidate's overhead run by run, `[candidate][run]`: wall time over `work(candidate)`
 /// (ns). Shard files are only as good as their content, so `per_run` must hold `runs` runs of
 /// all `n` candidates (`what` names them in the refusal) rather than be indexed out of range.

@@ -4,7 +4,7 @@
 //! one more or one less) runs at `w`; all with common random numbers, so that each pattern's
 //! regret against the empirical optimum is paired run by run.
 
-use super::{ValidateError, grid, overheads, paired, paired_walls, scaled, z_of};
+use super::{PairedCheck, ValidateError, grid, overheads, paired, scaled, z_of};
 use crate::model::multilevel::{Levels, MultilevelError, Pattern};
 use crate::sim::multilevel::{self as msim, MultilevelConfig};
 use crate::sim::run::{Scenario, SimError};
@@ -223,28 +223,24 @@ pub fn plan(
     Ok(Plan { patterns, configs })
 }
 
-/// The memory one run of [`per_run`] keeps until [`finish`]: a wall time per pattern.
+/// The memory one run of [`super::paired_runs`] keeps until [`finish`]: a wall time per pattern.
 pub fn kept_bytes(c: &PatternCheck) -> Result<u64, ValidateError> {
     let p = plan(&c.levels, &c.pattern, &c.options)?;
     Ok(super::paired_bytes(p.configs.len()))
 }
 
-/// The wall time of runs `range` under every pattern of the plan (one shard's slice), in run
-/// order.
-pub fn per_run(
-    c: &PatternCheck,
-    threads: usize,
-    range: std::ops::Range<u64>,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let p = plan(&c.levels, &c.pattern, &c.options)?;
-    let run_bytes = p.configs.iter().map(Scenario::run_bytes).max().unwrap_or(0);
-    paired_walls(&p.configs, range, threads, run_bytes, tick, |config, i| {
-        Ok(msim::simulate_run(config, c.options.seed, i)?.wall)
-    })
+/// Every pattern of the plan; a run measures the job's wall time.
+impl PairedCheck for PatternCheck {
+    type Candidate = MultilevelConfig;
+    fn candidates(&self) -> Result<Vec<MultilevelConfig>, ValidateError> {
+        Ok(plan(&self.levels, &self.pattern, &self.options)?.configs)
+    }
+    fn measure(&self, config: &MultilevelConfig, run: u64) -> Result<Nanos, ValidateError> {
+        Ok(msim::simulate_run(config, self.options.seed, run)?.wall)
+    }
 }
 
-/// The validation from every run's wall times (what [`per_run`] gives for all runs).
+/// The validation from every run's wall times (what [`super::paired_runs`] gives for all runs).
 pub fn finish(
     c: &PatternCheck,
     per_run: Vec<Vec<Nanos>>,
@@ -304,6 +300,7 @@ pub fn finish(
 mod tests {
     use super::*;
     use crate::model::multilevel::Level;
+    use crate::validate::paired_runs;
 
     #[test]
     fn neighbours_move_one_ratio() {
@@ -346,7 +343,7 @@ mod tests {
             pattern: best.clone(),
             options: o,
         };
-        let runs = per_run(&c, 1, 0..o.runs, &|| {}).unwrap();
+        let runs = paired_runs(&c, 1, 0..o.runs, &|| {}).unwrap();
         let v = finish(&c, runs).unwrap();
         assert_eq!(v.verdict.interval_s, best.interval());
         assert_eq!(

@@ -5,7 +5,7 @@
 //! in the same order whatever the policy, so each policy's difference to the schedule is paired
 //! run by run, and its confidence interval is far tighter than the means' own.
 
-use super::{ValidateError, overheads, paired, paired_walls, z_of};
+use super::{PairedCheck, ValidateError, overheads, paired, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
 use crate::model::finite_renewal::{
@@ -327,29 +327,26 @@ pub fn configs(
         .collect()
 }
 
-/// The memory one run of [`per_run`] keeps until [`finish`]: a wall time per policy.
+/// The memory one run of [`super::paired_runs`] keeps until [`finish`]: a wall time per policy.
 pub fn kept_bytes(c: &PolicyCheck) -> Result<u64, ValidateError> {
     Ok(super::paired_bytes(c.policies.policies.len()))
 }
 
-/// The wall time of runs `range` under every policy (one shard's slice), in run order. Each
-/// run's failures are the same for every policy: the clock draws the times between failures
-/// from `run_rng(seed, run)` one by one, as the job reaches them, and nothing else draws from
-/// it, so a policy only decides how many of the same draws it consumes.
-pub fn per_run(
-    c: &PolicyCheck,
-    threads: usize,
-    range: std::ops::Range<u64>,
-    tick: &(dyn Fn() + Sync),
-) -> Result<Vec<Vec<Nanos>>, ValidateError> {
-    let configs = configs(&c.policies, &c.options)?;
-    let run_bytes = configs.iter().map(Scenario::run_bytes).max().unwrap_or(0);
-    paired_walls(&configs, range, threads, run_bytes, tick, |config, i| {
-        Ok(config.run(c.options.seed, i)?.wall)
-    })
+/// Every policy; a run measures the job's wall time. Each run's failures are the same for
+/// every policy: the clock draws the times between failures from `run_rng(seed, run)` one by
+/// one, as the job reaches them, and nothing else draws from it, so a policy only decides how
+/// many of the same draws it consumes.
+impl PairedCheck for PolicyCheck {
+    type Candidate = ScheduleConfig;
+    fn candidates(&self) -> Result<Vec<ScheduleConfig>, ValidateError> {
+        configs(&self.policies, &self.options)
+    }
+    fn measure(&self, config: &ScheduleConfig, run: u64) -> Result<Nanos, ValidateError> {
+        Ok(config.run(self.options.seed, run)?.wall)
+    }
 }
 
-/// The validation from every run's wall times (what [`per_run`] gives for all runs).
+/// The validation from every run's wall times (what [`super::paired_runs`] gives for all runs).
 pub fn finish(
     c: &PolicyCheck,
     per_run: Vec<Vec<Nanos>>,
@@ -430,6 +427,7 @@ mod tests {
     use super::*;
     use crate::failure::Shape;
     use crate::model::finite_renewal::GRIDS_S;
+    use crate::validate::paired_runs;
 
     #[test]
     fn policies_are_the_models_and_every_run_is_paired() {
@@ -457,11 +455,11 @@ mod tests {
             policies: p.clone(),
             options: o,
         };
-        let runs = per_run(&c, 1, 0..o.runs, &|| {}).unwrap();
+        let runs = paired_runs(&c, 1, 0..o.runs, &|| {}).unwrap();
         // Threads and slices change nothing.
         let split: Vec<Vec<Nanos>> = [0..7, 7..30]
             .into_iter()
-            .flat_map(|r| per_run(&c, 2, r, &|| {}).unwrap())
+            .flat_map(|r| paired_runs(&c, 2, r, &|| {}).unwrap())
             .collect();
         assert_eq!(runs, split);
         let v = finish(&c, runs.clone()).unwrap();
