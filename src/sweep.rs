@@ -136,6 +136,9 @@ impl SweepRange {
     /// assert_eq!(r.values(), [1.0, 10.0, 100.0]);
     /// let r = SweepRange { lo: 0.0, hi: 1.0, points: 5, log: false };
     /// assert_eq!(r.values(), [0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// // A ratio past f64 (before: `inf` in the middle): the geometric mean, as on any range.
+    /// let r = SweepRange { lo: 1e-308, hi: 300.0, points: 3, log: true };
+    /// assert!((r.values()[1] / (1e-308f64.sqrt() * 300f64.sqrt()) - 1.0).abs() < 1e-12);
     /// ```
     pub fn values(&self) -> Vec<f64> {
         let n = self.points.max(2);
@@ -143,7 +146,7 @@ impl SweepRange {
             .map(|i| {
                 let f = i as f64 / (n - 1) as f64;
                 if self.log {
-                    self.lo * (self.hi / self.lo).powf(f)
+                    log_between(self.lo, self.hi, f)
                 } else {
                     self.lo + (self.hi - self.lo) * f
                 }
@@ -153,6 +156,18 @@ impl SweepRange {
         v[0] = self.lo;
         v[n - 1] = self.hi;
         v
+    }
+}
+
+/// The point a fraction `f` of the way from `lo` to `hi` (both positive) on a log scale. A range
+/// whose ratio passes f64 (`1e-308..300`) is spaced in logs, whose sum cannot overflow; any
+/// other keeps the ratio's form, which the published sweeps were computed with.
+fn log_between(lo: f64, hi: f64, f: f64) -> f64 {
+    let ratio = hi / lo;
+    if ratio.is_finite() {
+        lo * ratio.powf(f)
+    } else {
+        (lo.ln() + (hi.ln() - lo.ln()) * f).exp()
     }
 }
 
@@ -510,7 +525,7 @@ fn curves(inputs: &IntervalInputs, base: &IntervalAnswer, spec: &SweepSpec) -> V
     }
     let n = 200;
     let taus: Vec<f64> = (0..n)
-        .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
+        .map(|i| log_between(lo, hi, i as f64 / (n - 1) as f64))
         .collect();
     let mut out = Vec::new();
     if let Ok(reference) = interval::reference_model(inputs) {

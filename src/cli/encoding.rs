@@ -174,10 +174,10 @@ pub struct EncodeArgs {
     #[command(flatten)]
     pub scheme: SchemeSizeArgs,
     /// Number of processors that fail together, chosen from the seed.
-    #[arg(long, conflicts_with = "fail_set")]
+    #[arg(long, value_name = "K", conflicts_with = "fail_set", value_parser = super::parse::whole::<usize>)]
     pub fail: Option<usize>,
     /// The failed processors, as a list (`0,5,9`).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_name = "P,...", value_delimiter = ',', value_parser = processor)]
     pub fail_set: Option<Vec<usize>>,
     /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy.
     #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
@@ -194,6 +194,15 @@ pub struct EncodeArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// One item of `--fail-set`: a processor index.
+fn processor(s: &str) -> Result<usize, String> {
+    const LIST: &str = "give processor indices separated by commas (0,5,9)";
+    if s.trim().is_empty() {
+        return Err(format!("an empty item: {LIST}"));
+    }
+    super::parse::whole::<usize>(s).map_err(|e| format!("{e}: {LIST}"))
 }
 
 /// Runs `ckpt encode` and returns the text to print.

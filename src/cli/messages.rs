@@ -57,6 +57,15 @@ pub fn clap_line(e: &clap::Error, first: &str) -> String {
             // clap's wording ends its first line with a colon; the names follow it.
             line = line.replacen("provided ", "provided: ", 1);
         }
+        // clap lists two or more conflicting arguments under a first line that ends in a colon.
+        ErrorKind::ArgumentConflict if line.ends_with(':') && !detail.is_empty() => {
+            let names: Vec<&str> = detail
+                .iter()
+                .copied()
+                .filter(|l| !l.starts_with("tip:"))
+                .collect();
+            line = format!("{line} {}", names.join(", "));
+        }
         _ => {
             if let Some(tip) = detail.iter().find(|l| l.starts_with("tip:")) {
                 line = format!("{line} ({tip})");

@@ -167,9 +167,12 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
     use ckpt::sim::stencil::SimError as StencilError;
     match e {
         JobError::Sim(e) => simulate::sim_error(e),
-        JobError::Stencil(e @ (StencilError::TooManyFailures | StencilError::Hopeless { .. })) => {
-            CliError::NoAnswer(e.to_string())
-        }
+        JobError::Stencil(
+            e @ (StencilError::TooManyFailures
+            | StencilError::TooLong
+            | StencilError::Hopeless { .. }
+            | StencilError::GlobalHopeless { .. }),
+        ) => CliError::NoAnswer(e.to_string()),
         JobError::Stencil(StencilError::TooManyRuns(e)) => simulate::sim_error(e),
         JobError::Stencil(e) => CliError::Internal(e.to_string()),
         JobError::Sweep(e) => sweep::sweep_error(e),

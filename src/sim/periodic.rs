@@ -196,25 +196,63 @@ impl PeriodicConfig {
     /// With exponential failures the expected number of failures is known in closed form
     /// (per segment of wall time T: e^(R/M) (e^(T/M) - 1)); refuse up front a job that would
     /// need more than [`MAX_FAILURES_PER_RUN`] on average instead of running into the cap.
+    /// With partners and exponential nodes, a lower bound takes its place: every node is alive
+    /// after an interruption and lifetimes forget their age, so a fresh system survives a
+    /// segment of length T with probability `p = e^(-(N-P) x) (e^(-x) (2 - e^(-x)))^P`,
+    /// `x = T/m` (each unpartnered node must live through it, and one of each pair), no
+    /// attempt survives with more, and a segment then meets at least `1/p - 1` failures.
     fn check_progress(&self) -> Result<(), SimError> {
-        let m = match &self.failures {
-            Failures::Platform(l) if l.shape().is_exponential() => l.mean(),
+        let t = ns_to_secs(self.interval) + ns_to_secs(self.cost);
+        let ln_segments = (self.work as f64 / self.interval as f64).ceil().ln();
+        let (ln_failures, what, m) = match &self.failures {
+            Failures::Platform(l) if l.shape().is_exponential() => {
+                let m = l.mean();
+                (
+                    exact_ln_failures(m, t, self.restart, ln_segments),
+                    "MTBF",
+                    m,
+                )
+            }
             Failures::Nodes {
                 node,
                 nodes,
                 partners: 0,
-            } if node.shape().is_exponential() => node.mean() / *nodes as f64,
+            } if node.shape().is_exponential() => {
+                let m = node.mean() / *nodes as f64;
+                (
+                    exact_ln_failures(m, t, self.restart, ln_segments),
+                    "MTBF",
+                    m,
+                )
+            }
+            Failures::Nodes {
+                node,
+                nodes,
+                partners,
+            } if node.shape().is_exponential() => {
+                let x = t / node.mean();
+                let ln_pair = -x + (2.0 - (-x).exp()).ln();
+                let ln_p =
+                    -(nodes.saturating_sub(*partners) as f64) * x + *partners as f64 * ln_pair;
+                // ln(1/p - 1) = -ln p + ln(1 - p).
+                let ln_q = -ln_p + crate::failure::log1mexp(-ln_p);
+                (ln_segments + ln_q, "node MTBF", node.mean())
+            }
             _ => return Ok(()),
         };
-        let t = ns_to_secs(self.interval) + ns_to_secs(self.cost);
-        let segments = (self.work as f64 / self.interval as f64).ceil();
-        // ln of the expected failures, kept in log space so that nothing overflows.
-        let ln_failures =
-            ns_to_secs(self.restart) / m + t / m + crate::failure::log1mexp(t / m) + segments.ln();
-        if ln_failures > (MAX_FAILURES_PER_RUN as f64).ln() {
+        // NaN too: a bound that cannot be computed is no promise of progress.
+        if !(ln_failures <= (MAX_FAILURES_PER_RUN as f64).ln()) {
+            let bound = if what == "MTBF" { "about" } else { "at least" };
+            let many = if ln_failures.is_finite() {
+                format!("{bound} e^{ln_failures:.1}")
+            } else {
+                // Past what f64 holds: e^709.8.
+                "more than e^709".into()
+            };
             return Err(SimError::NoProgress(format!(
-                "about e^{ln_failures:.1} failures expected per run (over {MAX_FAILURES_PER_RUN}): \
-                 the MTBF ({m}s) is too short for this interval, cost and restart to finish"
+                "{many} failures expected per run (over {MAX_FAILURES_PER_RUN}): \
+                 the {what} ({}s) is too short for this interval, cost and restart to finish",
+                seconds_text(m)
             )));
         }
         Ok(())
@@ -223,6 +261,22 @@ impl PeriodicConfig {
     /// True when every run is the same (a trace): one run says it all.
     pub fn is_deterministic(&self) -> bool {
         matches!(self.failures, Failures::Trace { .. })
+    }
+}
+
+/// ln of the expected failures of `e^(ln_segments)` segments of wall time `t` under
+/// exponential failures of mean `m`, restart `restart`: kept in logs so that nothing overflows.
+fn exact_ln_failures(m: f64, t: f64, restart: Nanos, ln_segments: f64) -> f64 {
+    ns_to_secs(restart) / m + t / m + crate::failure::log1mexp(t / m) + ln_segments
+}
+
+/// Seconds as a message writes them: plainly in the range people type, else in scientific
+/// notation (an MTBF of 1e-308 s is not 300 digits).
+fn seconds_text(s: f64) -> String {
+    if (1e-3..1e15).contains(&s) {
+        format!("{s}")
+    } else {
+        format!("{s:.3e}")
     }
 }
 
@@ -617,6 +671,10 @@ fn run_chunks(
 struct Stream<'a, 'r> {
     rng: &'r mut ChaCha8Rng,
     clock: Clock<'a>,
+    /// The absorbed failures before the interruption the job last reached: all counted.
+    absorbed_reached: u64,
+    /// Those after it, up to `next`: counted once the run's end is known. A partnered node is
+    /// absorbed at most once between two interruptions, so these are at most the nodes.
     absorbed: Vec<Nanos>,
     next: Nanos,
 }
@@ -631,6 +689,7 @@ impl<'a, 'r> Stream<'a, 'r> {
         Ok(Stream {
             rng,
             clock,
+            absorbed_reached: 0,
             absorbed,
             next,
         })
@@ -652,6 +711,9 @@ impl<'a, 'r> Stream<'a, 'r> {
             if out.failures > MAX_FAILURES_PER_RUN {
                 return Err(too_many());
             }
+            // The job has reached the interruption at `t`, and with it every failure before.
+            self.absorbed_reached += self.absorbed.len() as u64;
+            self.absorbed.clear();
             self.next = self.clock.next(self.rng, &mut self.absorbed);
             let done = t
                 .checked_add(cfg.restart)
@@ -686,7 +748,9 @@ impl<'a, 'r> Stream<'a, 'r> {
     fn finish(&self, out: &mut PeriodicRun, t: Nanos) {
         out.wall = t;
         // Failures first within an instant: one at the job's last instant counts.
-        out.node_failures = out.failures + self.absorbed.partition_point(|&a| a <= t) as u64;
+        out.node_failures = out.failures
+            + self.absorbed_reached
+            + self.absorbed.partition_point(|&a| a <= t) as u64;
         out.events += out.node_failures;
     }
 }
@@ -895,7 +959,6 @@ impl Scenario for PeriodicConfig {
         if self.signal_lead.is_none() {
             check_walltime(self.walltime, self.work)?;
         }
-        self.check_progress()?;
         match &self.failures {
             Failures::Platform(_) => {}
             Failures::Nodes {
@@ -980,7 +1043,8 @@ impl Scenario for PeriodicConfig {
                 }
             }
         }
-        Ok(())
+        // After the ranges: the bound reads `nodes - partners`.
+        self.check_progress()
     }
     /// Reduces runs (in run order) to figures.
     fn summarize(&self, runs: &[PeriodicRun]) -> PeriodicFigures {
@@ -1230,6 +1294,57 @@ mod tests {
         };
         assert!(fine.validate().is_ok());
     }
+
+    /// With partners the refusal bounds the failures by `1/p - 1` a segment, `p` the chance
+    /// that a fresh system lives through it: `e^(-(N-P)x) (e^(-x)(2 - e^(-x)))^P`. One segment
+    /// from a fresh start with no restart meets exactly that many on average (each attempt
+    /// starts with every node alive, and lifetimes forget their age).
+    #[test]
+    fn partnered_nodes_meet_the_bound_the_refusal_uses() {
+        let (m, nodes, partners) = (3600.0, 3u64, 2u64);
+        let cfg = PeriodicConfig {
+            work: 1800 * S,
+            interval: 1800 * S,
+            cost: 60 * S,
+            restart: 0,
+            failures: Failures::Nodes {
+                node: Lifetime::exponential(m).unwrap(),
+                nodes,
+                partners,
+            },
+            final_checkpoint: true,
+            walltime: None,
+            asynchronous: None,
+            signal_lead: None,
+        };
+        let x = 1860.0 / m;
+        let pair = (-x).exp() * (2.0 - (-x).exp());
+        let p = (-((nodes - partners) as f64) * x).exp() * pair.powi(partners as i32);
+        let expected = 1.0 / p - 1.0;
+        let failures: Vec<f64> = (0..20_000)
+            .map(|i| simulate_run(&cfg, 7, i).unwrap().failures as f64)
+            .collect();
+        let e = Estimate::from_samples(&failures);
+        let z = (e.point - expected) / e.stderr.unwrap();
+        assert!(z.abs() < 4.0, "{} vs {expected}: z = {z}", e.point);
+        // 256 pairs of nodes of MTBF 1 s over 2-s segments: about e^352 failures, refused.
+        let hopeless = PeriodicConfig {
+            work: S,
+            interval: S,
+            cost: S,
+            failures: Failures::Nodes {
+                node: Lifetime::exponential(1.0).unwrap(),
+                nodes: 256,
+                partners: 256,
+            },
+            ..cfg
+        };
+        match hopeless.validate() {
+            Err(SimError::NoProgress(m)) => assert!(m.contains("at least e^352.5"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn exp_cfg(m: f64, work: f64, tau: f64, cost: f64, restart: f64) -> PeriodicConfig {
         PeriodicConfig {
             work: secs_to_ns(work),

@@ -169,8 +169,10 @@ pub fn per_run(
     tick: &(dyn Fn() + Sync),
 ) -> Result<Vec<Vec<RunFigures>>, ValidateError> {
     check(cfg)?;
-    stencil::check_feasible(cfg).map_err(|e| ValidateError::Conflict(e.to_string()))?;
     let configs = variants(cfg);
+    for c in &configs {
+        stencil::check_feasible(c).map_err(|e| ValidateError::Conflict(e.to_string()))?;
+    }
     let kept = kept_for(configs.len(), cfg.workers);
     crate::sim::run::check_results(range.end.saturating_sub(range.start), kept)?;
     let layouts: Vec<_> = configs.iter().map(stencil::layout).collect();

@@ -175,6 +175,24 @@ fn clap_errors_name_what_is_missing_and_keep_tips() {
     refused(&["intervall"], &["similar subcommand exists: 'interval'"]);
 }
 
+/// Before: "cannot be used with:; see --help", where clap lists two or more conflicting
+/// arguments on lines of their own.
+#[test]
+fn every_conflicting_argument_is_named() {
+    refused(
+        &[
+            "interval",
+            "--level",
+            "cost=5s,restart=10s",
+            "--ack-time",
+            "3ns",
+            "--checksums",
+            "2",
+        ],
+        &["cannot be used with: --ack-time <DURATION>, --checksums <N>; see --help"],
+    );
+}
+
 /// Before: "unexpected argument '-1' found" (the option and its rule were not named).
 #[test]
 fn negative_values_name_the_option() {
@@ -304,7 +322,7 @@ fn a_missing_argument_is_not_an_invalid_value() {
         ),
         (
             &["encode", "--scheme", "mirror", "--procs", "8"][..],
-            "--fail <FAIL>: a failure count",
+            "--fail <K>: a failure count",
         ),
         (
             &["interval", "--mtbf", "1d", "--scheme", "mirror"][..],
@@ -406,6 +424,35 @@ fn whole_number_flags_say_what_they_accept() {
             &[flag, &format!("`{big}` is too large: at most {max}")],
         );
     }
+    // `encode --fail` and each item of `--fail-set`, which the cases above cannot repeat.
+    let encode = [
+        "encode",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "8",
+        "--checksums",
+        "2",
+    ];
+    for value in ["x", "-1", "2.5"] {
+        refused(
+            &[&encode[..], &["--fail", value]].concat(),
+            &["--fail <K>", &format!("`{value}` is not a whole number;")],
+        );
+        refused(
+            &[&encode[..], &["--fail-set", &format!("0,{value}")]].concat(),
+            &[
+                "--fail-set",
+                &format!(
+                    "`{value}` is not a whole number: give processor indices separated by commas"
+                ),
+            ],
+        );
+    }
+    refused(
+        &[&encode[..], &["--fail-set", "1,,2"]].concat(),
+        &["--fail-set", "an empty item: give processor indices"],
+    );
 }
 
 /// Before: "invalid digit found in string".

@@ -130,7 +130,10 @@ impl Summary {
 /// at least once, so a run lasts at least (tasks x process cost / workers) and meets on average
 /// at least that over the MTBF in failures. Beyond [`run::MAX_FAILURES`] each run would be
 /// stopped there (Poisson counts that large hardly deviate from their mean), after minutes of
-/// work per run.
+/// work per run. Under global rollback every failure cancels every execution in progress, so
+/// the first task completes only after a stretch of its process cost `P` without failures,
+/// which a Poisson process of mean `M` reaches after `e^(P/M) - 1` failures on average: past
+/// the same cap, refused too.
 pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
     let Failures::Poisson { mtbf } = cfg.failures else {
         return Ok(());
@@ -144,6 +147,18 @@ pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
             mtbf_s: mtbf as f64 * 1e-9,
             expected: expected.min(f64::MAX),
         });
+    }
+    if cfg.recovery == Recovery::Global && cfg.process_cost > 0 {
+        let x = cfg.process_cost as f64 / mtbf as f64;
+        // ln(e^x - 1), without overflow.
+        let ln_expected = x + crate::failure::log1mexp(x);
+        if ln_expected > (run::MAX_FAILURES as f64).ln() {
+            return Err(SimError::GlobalHopeless {
+                mtbf_s: mtbf as f64 * 1e-9,
+                process_s: cfg.process_cost as f64 * 1e-9,
+                ln_expected,
+            });
+        }
     }
     Ok(())
 }
@@ -215,12 +230,31 @@ mod feasibility {
     fn refuses_only_beyond_the_failure_cap() {
         // 65536 tasks x 7.1 s / 128 workers = 3635.2 s of work per worker: 10^6 failures at
         // an MTBF of 3.6352 ms.
-        assert!(check_feasible(&cfg(3_635_000)).is_err());
-        assert!(check_feasible(&cfg(3_636_000)).is_ok());
+        // Dependency-aware rollback: the work-per-worker bound alone.
+        let dependency = |mtbf| StencilConfig {
+            recovery: Recovery::Dependency,
+            ..cfg(mtbf)
+        };
+        assert!(check_feasible(&dependency(3_635_000)).is_err());
+        assert!(check_feasible(&dependency(3_636_000)).is_ok());
+        assert!(check_feasible(&dependency(0)).is_err());
         assert!(check_feasible(&cfg(0)).is_err());
         assert!(check_feasible(&cfg(1_800_000_000_000)).is_ok());
         let mut none = cfg(1);
         none.failures = Failures::None;
         assert!(check_feasible(&none).is_ok());
+    }
+
+    /// Global rollback needs a stretch of P = 7.1 s without failures: e^(P/M) - 1 = 10^6 at
+    /// M = P / ln(10^6 + 1) = 0.513912 s (by hand: ln(1000001) = 13.815512).
+    #[test]
+    fn global_rollback_refuses_beyond_the_first_failure_free_stretch() {
+        assert!(matches!(
+            check_feasible(&cfg(513_900_000)),
+            Err(SimError::GlobalHopeless { .. })
+        ));
+        assert!(check_feasible(&cfg(513_930_000)).is_ok());
+        let e = check_feasible(&cfg(100_000_000)).unwrap_err().to_string();
+        assert!(e.contains("e^71.0 failures"), "{e}");
     }
 }

@@ -41,6 +41,26 @@ pub enum SimError {
         /// The failures a run meets on average, at the least.
         expected: f64,
     },
+    /// Under global rollback every failure cancels every execution in progress, so a task
+    /// completes only in a stretch without failures as long as its processing: told before
+    /// any run.
+    #[error(
+        "the MTBF ({mtbf_s} s) is too short to finish under global rollback: every failure cancels every execution in progress, so a task completes only in a stretch of {process_s} s (its process cost) without failures, and the first such stretch comes after about e^{ln_expected:.1} failures on average (e^(P/M) - 1), over the limit of {MAX_FAILURES}; dependency-aware rollback cancels only what a failure touches"
+    )]
+    GlobalHopeless {
+        /// The system MTBF, in seconds.
+        mtbf_s: f64,
+        /// The process cost of one task, in seconds.
+        process_s: f64,
+        /// The natural log of the failures expected before the first task completes.
+        ln_expected: f64,
+    },
+    /// A run passed the 584 years that simulated time can count before its last task
+    /// completed.
+    #[error(
+        "the MTBF is too short to finish: the run passed 584 years of simulated time before the last task completed"
+    )]
+    TooLong,
     /// More runs than their kept figures leave memory for, told before any run.
     #[error(transparent)]
     TooManyRuns(#[from] crate::sim::run::SimError),
@@ -1190,6 +1210,10 @@ pub fn simulate(
             Some(t) if t < next_event => t,
             _ => next_event,
         };
+        // Ends are due at a saturated time when they would fall past what u64 ns count.
+        if s.now == Nanos::MAX {
+            return Err(SimError::TooLong);
+        }
     }
 }
 
@@ -1219,6 +1243,23 @@ mod tests {
             failures,
             output_bytes: None,
         }
+    }
+
+    /// Before: a run longer than u64 ns can count ended at the saturated clock, 18446744073.7 s,
+    /// and was reported as a makespan.
+    #[test]
+    fn a_run_past_584_years_is_an_error() {
+        let year = 31_557_600 * S;
+        let mut cfg = small(1, true, Recovery::Dependency, Failures::None);
+        cfg.process_cost = 300 * year;
+        let l = layout(&cfg);
+        // 16 tasks on 2 workers: 8 x 300 years at the least.
+        assert_eq!(
+            simulate(&l, &cfg, FailureStream::None),
+            Err(SimError::TooLong)
+        );
+        cfg.process_cost = 70 * year;
+        assert!(simulate(&l, &cfg, FailureStream::None).is_ok());
     }
 
     /// A run's own state is a little over eight bytes a task: an eight-byte state, a requeued
