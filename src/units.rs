@@ -230,6 +230,23 @@ fn exact_nanos(s: &str) -> Option<u64> {
 /// computed from an accepted duration can be simulated and printed.
 pub const MAX_DURATION_S: f64 = 500.0 * YEAR_S;
 
+/// A figure of seconds for a message, in scientific notation to four digits: `2.500e10 s`, or `more than
+/// 1.8e308 s` for one that overflowed f64 (a size over a bandwidth of 1e-300 B/s), so that no
+/// message reads `inf`.
+///
+/// ```
+/// use ckpt::units::seconds_in_message;
+/// assert_eq!(seconds_in_message(2.5e10), "2.500e10 s");
+/// assert_eq!(seconds_in_message(f64::INFINITY), "more than 1.8e308 s");
+/// ```
+pub fn seconds_in_message(seconds: f64) -> String {
+    if seconds.is_finite() {
+        format!("{seconds:.3e} s")
+    } else {
+        "more than 1.8e308 s".into()
+    }
+}
+
 /// One year, in seconds: 365.25 days, as `y` is read.
 pub const YEAR_S: f64 = 365.25 * 86400.0;
 

@@ -303,7 +303,8 @@ impl UploadArgs {
                 arg: "--bandwidth",
                 value: format!("{bandwidth:e} B/s"),
                 accepted: format!(
-                    "a bandwidth that uploads --ckpt-bytes within 500 years (this one takes {upload_s:e} s)"
+                    "a bandwidth that uploads --ckpt-bytes within 500 years (this one takes {})",
+                    ckpt::units::seconds_in_message(upload_s)
                 ),
             },
             CostError::NotPositive { total } => CliError::Invalid {

@@ -233,9 +233,13 @@ pub fn interval(args: &IntervalArgs) -> Result<String, CliError> {
         ));
     }
     let (a, w) = (&args.asynchronous, &args.allocation);
-    if a.async_write.is_some() || a.async_slowdown.is_some() || w.walltime.is_some() {
+    if a.async_write.is_some()
+        || a.async_slowdown.is_some()
+        || w.walltime.is_some()
+        || w.signal_margin.is_some()
+    {
         return Err(CliError::Conflict(
-            "--async-write, --async-slowdown and --walltime apply to one level: the multi-level model has synchronous checkpoints and no allocation; drop them with --level".into(),
+            "--async-write, --async-slowdown, --walltime and --signal-margin apply to one level: the multi-level model has synchronous checkpoints and no allocation; drop them with --level".into(),
         ));
     }
     let levels = levels(specs, args.model.downtime)?;

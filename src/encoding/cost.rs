@@ -120,11 +120,14 @@ pub fn checkpoint_cost(
     params.validate()?;
     if scheme.kind.is_neighbour() {
         let t = params.transfer();
-        return Ok(CostBreakdown {
-            transfer_s: Some(t),
-            reduction: None,
-            total_s: t,
-        });
+        return within_bound(
+            params,
+            CostBreakdown {
+                transfer_s: Some(t),
+                reduction: None,
+                total_s: t,
+            },
+        );
     }
     let p = scheme.group_size() + 1;
     let step = params.transfer() + params.per_element();
@@ -145,17 +148,56 @@ pub fn checkpoint_cost(
     };
     let reductions = scheme.checksums;
     let total_s = reductions as f64 * (one + scale_s);
-    Ok(CostBreakdown {
-        transfer_s: None,
-        reduction: Some(ReductionCost {
-            group_procs: p,
-            reductions,
-            tree_s,
-            pipeline_s,
-            algorithm,
-            scale_s,
-        }),
-        total_s,
+    within_bound(
+        params,
+        CostBreakdown {
+            transfer_s: None,
+            reduction: Some(ReductionCost {
+                group_procs: p,
+                reductions,
+                tree_s,
+                pipeline_s,
+                algorithm,
+                scale_s,
+            }),
+            total_s,
+        },
+    )
+}
+
+/// Refuses a checkpoint longer than the longest duration the models and simulators take
+/// (500 years), or one whose figures overflow, naming the input whose part of one transfer
+/// step is largest: that is the one to change.
+fn within_bound(params: &CostParams, cost: CostBreakdown) -> Result<CostBreakdown, EncodingError> {
+    if cost.total_s.is_finite() && cost.total_s <= crate::units::MAX_DURATION_S {
+        return Ok(cost);
+    }
+    let mut parts = vec![
+        (
+            "--bandwidth",
+            params.bytes_per_proc / params.bandwidth,
+            format!("{:e} B/s", params.bandwidth),
+        ),
+        (
+            "--latency",
+            params.latency,
+            crate::units::seconds_in_message(params.latency),
+        ),
+        (
+            "--flops",
+            params.per_element(),
+            format!("{:e}", params.flops.unwrap_or(f64::INFINITY)),
+        ),
+    ];
+    let worst = (1..parts.len()).fold(0, |w, i| if parts[i].1 > parts[w].1 { i } else { w });
+    let (arg, _, value) = parts.swap_remove(worst);
+    Err(EncodingError::Invalid {
+        arg,
+        value,
+        accepted: format!(
+            "figures with which one checkpoint of this scheme takes at most 500 years (this one takes {})",
+            crate::units::seconds_in_message(cost.total_s)
+        ),
     })
 }
 
@@ -208,6 +250,32 @@ mod tests {
             latency,
             flops,
         }
+    }
+
+    /// A checkpoint past 500 years (or one that overflows to infinity) is refused, naming
+    /// the figure that makes it so long; 1 GB at 1e-300 B/s is 1e309 s, past f64's range.
+    #[test]
+    fn a_checkpoint_past_500_years_names_the_slow_figure() {
+        let pair = SchemeSpec::new(SchemeKind::Pair, 2, None, None).unwrap();
+        let mut p = params(0.0, None);
+        p.bandwidth = 1e-300;
+        let e = checkpoint_cost(&pair, &p).unwrap_err();
+        assert!(
+            matches!(&e, EncodingError::Invalid { arg: "--bandwidth", accepted, .. } if accepted.contains("more than 1.8e308 s")),
+            "{e}"
+        );
+        // 1e9 bytes at 1e-3 flop/s, 8 bytes an element: 1.25e11 s of arithmetic a step.
+        let weighted = SchemeSpec::new(SchemeKind::Weighted, 64, None, Some(2)).unwrap();
+        let mut slow = params(0.0, Some(1e-3));
+        assert!(
+            checkpoint_cost(&weighted, &slow)
+                .is_err_and(|e| matches!(e, EncodingError::Invalid { arg: "--flops", .. }))
+        );
+        // Just under the bound is accepted: one transfer of 499 years.
+        slow.flops = None;
+        slow.bandwidth = 1e9 / (499.0 * crate::units::YEAR_S);
+        let c = checkpoint_cost(&pair, &slow).unwrap();
+        assert!((c.total_s - 499.0 * crate::units::YEAR_S).abs() < 1.0);
     }
 
     #[test]

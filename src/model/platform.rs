@@ -39,7 +39,8 @@ pub enum CostError {
     /// The upload alone takes longer than any duration a user may give (a bandwidth far too
     /// small for the size).
     #[error(
-        "uploading {bytes:e} bytes at {bandwidth:e} B/s takes {upload_s:e} s, beyond 500 years"
+        "uploading {bytes:e} bytes at {bandwidth:e} B/s takes {}, beyond 500 years",
+        crate::units::seconds_in_message(*upload_s)
     )]
     UploadTooLong {
         /// The checkpoint size (bytes).

@@ -458,7 +458,14 @@ impl Renewal {
         }
         if lo > 0.0 {
             for _ in 0..30 {
-                let mid = (lo * hi).sqrt();
+                // Root by root where the product of two horizons near f64's top overflows
+                // (the product's root elsewhere, as the published schedules were computed).
+                let product = lo * hi;
+                let mid = if product.is_finite() {
+                    product.sqrt()
+                } else {
+                    lo.sqrt() * hi.sqrt()
+                };
                 if small(mid) {
                     hi = mid;
                 } else {
@@ -1388,6 +1395,16 @@ mod tests {
         };
         assert!(age_s > 590.0 && horizon_s < 620.0, "{age_s} {horizon_s}");
         assert!(e.to_string().contains("larger cost"), "{e}");
+        // A horizon near f64's top (lognormal 30, mean a minute: a median of e^-450 s and a
+        // tail to 1e300 s): the bisection between two such horizons once overflowed, and the
+        // message read `of inf s to cover`.
+        let wide = job(Shape::LogNormal { sigma: 30.0 }, 60.0, 3600.0, 0.0);
+        let e = wide.schedule().unwrap_err();
+        let ModelError::GridTooLarge { horizon_s, .. } = e else {
+            panic!("{e}");
+        };
+        assert!(horizon_s.is_finite(), "{horizon_s}");
+        assert!(!e.to_string().contains("inf"), "{e}");
         // A restart that is never survived.
         let life = Lifetime::new(Shape::Weibull { shape: 3.0 }, 600.0).unwrap();
         assert!(matches!(

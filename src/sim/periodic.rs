@@ -1303,19 +1303,12 @@ mod tests {
     fn partnered_nodes_meet_the_bound_the_refusal_uses() {
         let (m, nodes, partners) = (3600.0, 3u64, 2u64);
         let cfg = PeriodicConfig {
-            work: 1800 * S,
-            interval: 1800 * S,
-            cost: 60 * S,
-            restart: 0,
             failures: Failures::Nodes {
                 node: Lifetime::exponential(m).unwrap(),
                 nodes,
                 partners,
             },
-            final_checkpoint: true,
-            walltime: None,
-            asynchronous: None,
-            signal_lead: None,
+            ..exp_cfg(m, 1800.0, 1800.0, 60.0, 0.0)
         };
         let x = 1860.0 / m;
         let pair = (-x).exp() * (2.0 - (-x).exp());

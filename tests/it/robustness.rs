@@ -193,6 +193,56 @@ fn every_conflicting_argument_is_named() {
     );
 }
 
+/// Before: `--signal-margin` beside `--level` was silently dropped; a diskless scheme's
+/// checkpoint over a bandwidth of 1e-300 B/s read "cost = inf: a positive, finite number"
+/// without a flag; an upload that overflowed read "this one takes inf s".
+#[test]
+fn overflowing_costs_and_dropped_flags_are_refused_by_name() {
+    refused(
+        &[
+            "interval",
+            "--level",
+            "cost=1m,mtbf=1d",
+            "--level",
+            "cost=10m,mtbf=2d",
+            "--signal-margin",
+            "1h",
+        ],
+        &["--signal-margin apply to one level"],
+    );
+    let scheme = [
+        "interval",
+        "--scheme",
+        "pair",
+        "--procs",
+        "2",
+        "--ckpt-bytes",
+        "1GiB",
+        "--bandwidth",
+        "1e-300",
+        "--mtbf",
+        "1d",
+    ];
+    let line = refused(
+        &scheme,
+        &["'1e-300 B/s' for '--bandwidth", "more than 1.8e308 s"],
+    );
+    assert!(!line.contains("inf"), "{line}");
+    let line = refused(
+        &[
+            "interval",
+            "--mtbf",
+            "1d",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1e-300",
+        ],
+        &["--bandwidth", "more than 1.8e308 s"],
+    );
+    assert!(!line.contains("inf"), "{line}");
+}
+
 /// Before: "unexpected argument '-1' found" (the option and its rule were not named).
 #[test]
 fn negative_values_name_the_option() {
