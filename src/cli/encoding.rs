@@ -45,6 +45,12 @@ fn flops(s: &str) -> Result<f64, String> {
     })
 }
 
+fn residual(s: &str) -> Result<f64, String> {
+    s.trim().parse::<f64>().map_err(|_| {
+        format!("`{s}` is not a number: a relative residual between 0 and 1 (`1e-10`)")
+    })
+}
+
 fn parse_matrix(s: &str) -> Result<MatrixKind, String> {
     s.parse::<MatrixKind>()
         .map_err(|_| "accepted: gaussian, vandermonde or cauchy".to_string())
@@ -307,7 +313,7 @@ pub struct PcgArgs {
     #[arg(long, value_name = "N", default_value_t = 150, value_parser = super::parse::whole::<usize>)]
     pub at: usize,
     /// Stop at this relative residual.
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, value_name = "RESIDUAL", default_value_t = 1e-10, value_parser = residual)]
     pub tol: f64,
     /// Give up after this many iterations.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = super::parse::whole::<usize>)]

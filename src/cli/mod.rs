@@ -171,7 +171,8 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
             e @ (StencilError::TooManyFailures
             | StencilError::TooLong
             | StencilError::Hopeless { .. }
-            | StencilError::GlobalHopeless { .. }),
+            | StencilError::GlobalHopeless { .. }
+            | StencilError::LoneWorkerHopeless { .. }),
         ) => CliError::NoAnswer(e.to_string()),
         JobError::Stencil(StencilError::TooManyRuns(e)) => simulate::sim_error(e),
         JobError::Stencil(e) => CliError::Internal(e.to_string()),

@@ -243,6 +243,42 @@ fn overflowing_costs_and_dropped_flags_are_refused_by_name() {
     assert!(!line.contains("inf"), "{line}");
 }
 
+/// Before: `pcg --tol ''` read "cannot parse float from empty string"; a lone stencil worker
+/// under a short MTBF ran a minute to the failure cap instead of being refused at once.
+#[test]
+fn a_residual_and_a_lone_worker_are_refused_at_once() {
+    let pcg = [
+        "pcg", "--grid", "64", "--procs", "16", "--scheme", "mirror", "--fail", "1",
+    ];
+    for value in ["", "x"] {
+        refused(
+            &[&pcg[..], &["--tol", value]].concat(),
+            &["--tol <RESIDUAL>", "is not a number: a relative residual"],
+        );
+    }
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "64",
+            "--rows",
+            "64",
+            "--workers",
+            "1",
+            "--level",
+            "3",
+            "--process-cost",
+            "7.1",
+            "--backup-cost",
+            "1ms",
+            "--mtbf",
+            "30m",
+        ],
+        &["with one worker", "29081.6 s", "e^16.2 failures"],
+    );
+}
+
 /// Before: "unexpected argument '-1' found" (the option and its rule were not named).
 #[test]
 fn negative_values_name_the_option() {

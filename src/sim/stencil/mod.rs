@@ -154,8 +154,19 @@ pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
         let ln_expected = x + crate::failure::log1mexp(x);
         if ln_expected > (run::MAX_FAILURES as f64).ln() {
             return Err(SimError::GlobalHopeless {
-                mtbf_s: mtbf as f64 * 1e-9,
-                process_s: cfg.process_cost as f64 * 1e-9,
+                mtbf_s: crate::units::ns_to_secs(mtbf),
+                process_s: crate::units::ns_to_secs(cfg.process_cost),
+                ln_expected,
+            });
+        }
+    }
+    if cfg.workers == 1 && least > 0.0 {
+        let x = least / mtbf as f64;
+        let ln_expected = x + crate::failure::log1mexp(x);
+        if ln_expected > (run::MAX_FAILURES as f64).ln() {
+            return Err(SimError::LoneWorkerHopeless {
+                mtbf_s: crate::units::ns_to_secs(mtbf),
+                work_s: least / 1e9,
                 ln_expected,
             });
         }
@@ -256,5 +267,49 @@ mod feasibility {
         assert!(check_feasible(&cfg(513_930_000)).is_ok());
         let e = check_feasible(&cfg(100_000_000)).unwrap_err().to_string();
         assert!(e.contains("e^71.0 failures"), "{e}");
+    }
+
+    /// One worker, its own guard: a failure loses everything and the run starts over, so a run
+    /// needs one failure-free stretch of all its work `W` (no transfers: every input is its
+    /// own; no backup cost here). A Poisson process meets `e^(W/M) - 1` failures on average
+    /// before its first gap of `W`; the simulated mean agrees, and the refusal uses that bound.
+    #[test]
+    fn a_lone_worker_needs_one_failure_free_stretch_of_all_its_work() {
+        let lone = |mtbf| StencilConfig {
+            width: 4,
+            rows: 4,
+            workers: 1,
+            level: 2,
+            backup_cost: 0,
+            transfer_cost: 0,
+            process_cost: 1_000_000_000,
+            recovery: Recovery::Dependency,
+            ..cfg(mtbf)
+        };
+        // W = 16 s, M = 8 s: e^2 - 1 = 6.389 failures a run.
+        let c = lone(8_000_000_000);
+        let failures: Vec<f64> = simulate_runs(&c, 11, 4000, 1, &|| {})
+            .unwrap()
+            .iter()
+            .map(|r| r.failures as f64)
+            .collect();
+        let e = crate::sim::stats::Estimate::from_samples(&failures);
+        let expected = 2f64.exp() - 1.0;
+        let z = (e.point - expected) / e.stderr.unwrap();
+        assert!(z.abs() < 4.0, "{} vs {expected}: z = {z}", e.point);
+        // e^(16/M) - 1 = 10^6 at M = 16 / ln(1000001) = 1.158115 s.
+        assert!(matches!(
+            check_feasible(&lone(1_158_000_000)),
+            Err(SimError::LoneWorkerHopeless { .. })
+        ));
+        assert!(check_feasible(&lone(1_158_200_000)).is_ok());
+        // Two workers keep each other's checkpoints: the bound does not apply.
+        assert!(
+            check_feasible(&StencilConfig {
+                workers: 2,
+                ..lone(1_158_000_000)
+            })
+            .is_ok()
+        );
     }
 }

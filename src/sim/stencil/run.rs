@@ -55,6 +55,20 @@ pub enum SimError {
         /// The natural log of the failures expected before the first task completes.
         ln_expected: f64,
     },
+    /// With one worker, its own guard, a failure loses every output and every checkpoint, so a
+    /// run completes only in one stretch without failures as long as all its processing:
+    /// told before any run.
+    #[error(
+        "the MTBF ({mtbf_s} s) is too short to finish with one worker: a lone worker is its own guard, so every failure loses every output and checkpoint and the run starts over; it completes only in a stretch of at least {work_s} s (tasks x process cost) without failures, and the first such stretch comes after about e^{ln_expected:.1} failures on average (e^(W/M) - 1), over the limit of {MAX_FAILURES}; with two or more workers a checkpoint survives on its guard"
+    )]
+    LoneWorkerHopeless {
+        /// The system MTBF, in seconds.
+        mtbf_s: f64,
+        /// Tasks times the process cost, in seconds.
+        work_s: f64,
+        /// The natural log of the failures expected before a run completes, at the least.
+        ln_expected: f64,
+    },
     /// A run passed the 584 years that simulated time can count before its last task
     /// completed.
     #[error(
