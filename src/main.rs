@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             }
             // One line naming the argument, the value and what is accepted; clap's own
             // rendering adds a usage block and a tip that scripts do not want.
-            let text = e.to_string();
+            let text = cli::messages::clap_text(&e);
             let line = text
                 .lines()
                 .find(|l| !l.trim().is_empty())

@@ -191,7 +191,7 @@ impl SweepSpec {
     /// ```
     pub fn parse(text: &str, points: usize, log: bool) -> Result<SweepSpec, SweepError> {
         let err = || SweepError::Spec {
-            value: text.to_string(),
+            value: crate::text::shown(text),
         };
         let (name, range) = text.split_once('=').ok_or_else(err)?;
         let param = SweepParam::from_str(name.trim()).map_err(|_| err())?;

@@ -38,8 +38,23 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
 /// assert_eq!(ckpt::text::shown("a\nb"), "a\\nb");
 /// ```
 pub fn shown(text: &str) -> String {
-    let escaped: String = text
-        .chars()
+    let escaped = escaped(text);
+    if escaped.chars().count() > 80 {
+        let head: String = escaped.chars().take(60).collect();
+        format!("{head}...")
+    } else {
+        escaped
+    }
+}
+
+/// `text` with its control characters escaped (a newline as `\n`) and nothing cut: a value
+/// typed on the command line, quoted whole in a one-line refusal.
+///
+/// ```
+/// assert_eq!(ckpt::text::escaped("mt\nbf=1h..7d"), "mt\\nbf=1h..7d");
+/// ```
+pub fn escaped(text: &str) -> String {
+    text.chars()
         .flat_map(|c| {
             if c.is_control() {
                 c.escape_default().collect::<Vec<_>>()
@@ -47,13 +62,7 @@ pub fn shown(text: &str) -> String {
                 vec![c]
             }
         })
-        .collect();
-    if escaped.chars().count() > 80 {
-        let head: String = escaped.chars().take(60).collect();
-        format!("{head}...")
-    } else {
-        escaped
-    }
+        .collect()
 }
 
 #[cfg(test)]

@@ -35,6 +35,26 @@ fn hyphen_values(cmd: clap::Command) -> clap::Command {
     .mut_subcommands(hyphen_values)
 }
 
+/// clap's text of `e`, with every value or argument that holds a control character (a newline
+/// typed inside quotes) escaped, so that the refusal stays one line and shows the whole value.
+pub fn clap_text(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let mut text = e.to_string();
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        let given: Vec<&String> = match e.get(kind) {
+            Some(ContextValue::String(v)) => vec![v],
+            Some(ContextValue::Strings(v)) => v.iter().collect(),
+            _ => Vec::new(),
+        };
+        for v in given {
+            if v.chars().any(char::is_control) {
+                text = text.replace(v.as_str(), &ckpt::text::escaped(v));
+            }
+        }
+    }
+    text
+}
+
 /// The one line printed for clap's error `e`, whose first line (with the accepted values, if
 /// clap listed them) is `first`.
 pub fn clap_line(e: &clap::Error, first: &str) -> String {
@@ -84,6 +104,7 @@ pub fn clap_line(e: &clap::Error, first: &str) -> String {
 /// argument that is not one flag of that command (a file, a group of flags) is named as given.
 pub fn invalid_line(path: &[String], arg: &str, value: &str, accepted: &str) -> String {
     let named = label(path, arg);
+    let value = ckpt::text::escaped(value);
     format!("invalid value '{value}' for '{named}': {accepted}; see --help")
 }
 

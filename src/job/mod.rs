@@ -147,6 +147,12 @@ pub trait Task {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(std::mem::size_of::<Self::Item>() as u64)
     }
+    /// Checks one item read back from a shard file against the job: a hand-edited file with a
+    /// recomputed digest could carry any shape (a stride per level too many), which the report
+    /// must never index out of. `Err` says what does not match.
+    fn check_item(&self, _item: &Self::Item) -> Result<(), String> {
+        Ok(())
+    }
     /// The items of the slice, in order.
     fn compute(&self, slice: &Slice) -> Result<Vec<Self::Item>, JobError>;
     /// The command's output from every item, in order.
@@ -427,7 +433,7 @@ fn finish_task<T: Task>(
         let (name, text) = file?;
         gathered.add(&name, &text)?;
     }
-    task.finish(gathered.results()?)
+    task.finish(gathered.results(|item| task.check_item(item))?)
 }
 
 /// Checks that `files` (name, text) are all the slices of one job, and finishes it as one

@@ -183,7 +183,7 @@ impl Shard {
     /// ```
     pub fn parse(text: &str) -> Result<Shard, ShardError> {
         let err = || ShardError::Spec {
-            value: text.to_string(),
+            value: crate::text::shown(text),
         };
         let (i, n) = text.trim().split_once('/').ok_or_else(err)?;
         // Digits only: `u64::from_str` would also take a sign (`+0/3`).
@@ -346,8 +346,9 @@ pub struct Gathered<T> {
     count: u64,
     total: u64,
     digest: String,
-    // By slice index; a map, since a count is only as trustworthy as the file it came from.
-    slices: std::collections::BTreeMap<u64, Vec<T>>,
+    // By slice index, with the file's name; a map, since a count is only as trustworthy as the
+    // file it came from.
+    slices: std::collections::BTreeMap<u64, (String, Vec<T>)>,
 }
 
 impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
@@ -407,8 +408,9 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
         self.insert(name, h.shard, text)
     }
 
-    /// Every slice's results in run order, once each slice is there.
-    pub fn results(self) -> Result<Vec<T>, ShardError> {
+    /// Every slice's results in run order, once each slice is there, each passed by `check`
+    /// (the job's own check of a result's shape; its `Err` names what does not match).
+    pub fn results(self, check: impl Fn(&T) -> Result<(), String>) -> Result<Vec<T>, ShardError> {
         let count = self.count;
         if let Some(index) = (0..count).find(|i| !self.slices.contains_key(i)) {
             return Err(ShardError::Missing {
@@ -417,8 +419,21 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
                 first: self.first,
             });
         }
-        let mut out = Vec::with_capacity(self.slices.values().map(Vec::len).sum());
-        for slice in self.slices.into_values() {
+        let mut out = Vec::with_capacity(self.slices.values().map(|(_, r)| r.len()).sum());
+        for (name, slice) in self.slices.into_values() {
+            if let Some((i, why)) = slice
+                .iter()
+                .enumerate()
+                .find_map(|(i, r)| check(r).err().map(|why| (i, why)))
+            {
+                return Err(ShardError::NotShard {
+                    file: name,
+                    why: format!(
+                        "its result {} does not fit its job: {why}; the file was edited or damaged",
+                        i + 1
+                    ),
+                });
+            }
             out.extend(slice);
         }
         Ok(out)
@@ -465,7 +480,8 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
                 what: "results",
             });
         }
-        self.slices.insert(shard.index, f.results);
+        self.slices
+            .insert(shard.index, (name.to_string(), f.results));
         Ok(())
     }
 }
@@ -629,7 +645,7 @@ pub(super) mod tests {
         for (name, text) in &files[1..] {
             g.add(name, text)?;
         }
-        g.results()
+        g.results(|_| Ok(()))
     }
 
     #[test]

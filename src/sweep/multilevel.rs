@@ -160,6 +160,20 @@ pub fn points(
     })
 }
 
+/// Checks a point read back from a shard file against `sweep`: one stride per level, which
+/// the report indexes by level.
+pub fn check_point(sweep: &LevelSweep, point: &LevelSweepPoint) -> Result<(), String> {
+    let levels = sweep.levels.levels().len();
+    if point.strides.len() == levels {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} strides for {levels} levels",
+            point.strides.len()
+        ))
+    }
+}
+
 /// The sweep from all its points.
 pub fn finish(
     sweep: &LevelSweep,

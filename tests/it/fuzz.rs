@@ -1,5 +1,6 @@
 //! Generated-input fuzz tests of every parser a user's text reaches: durations, sizes and
-//! bandwidths (`ckpt::units`), failure traces, the stencil INI, failure logs and shard files.
+//! bandwidths (`ckpt::units`), failure traces, the stencil INI, failure logs, sweep ranges
+//! (`--vary`), shard slices (`--shard I/N`) and shard files.
 //! Each takes committed files (or typical values) and mutates them at random: no input may
 //! panic or hang, every error is one line, and accepted values round-trip where that is
 //! meaningful. About 256 cases per parser keep the suite quick; for a longer run:
@@ -217,6 +218,51 @@ proptest! {
         }
     }
 
+    /// `--vary PARAM=LO..HI`: never a panic; an accepted range gives finite values that
+    /// start at LO, end at HI, increase, and number at most `--points`.
+    #[test]
+    fn sweep_ranges_never_panic(seed in prop::sample::select(vec![
+        "mtbf=1h..7d", "cost=1s..1h", "restart=0..10m", "procs=1..1024", "replicas=1..8",
+        "interval=1m..1d", "mtbf=1e-300..1e300",
+    ]), e in edits(), points in 0usize..400, log in any::<bool>()) {
+        let t = mutate(seed, &e);
+        match ckpt::sweep::SweepSpec::parse(&t, points, log) {
+            Ok(spec) => {
+                let v = spec.values();
+                prop_assert!(!v.is_empty() && v.len() <= points, "{t:?}: {} values", v.len());
+                prop_assert!(v.iter().all(|x| x.is_finite()), "{t:?}: {v:?}");
+                prop_assert!(v.windows(2).all(|w| w[0] <= w[1]), "{t:?}: {v:?}");
+                let (lo, hi) = (spec.range.lo, spec.range.hi);
+                let ends = if spec.param.is_duration() { (lo, hi) } else { (lo.round(), hi.round()) };
+                prop_assert_eq!((v[0], v[v.len() - 1]), ends, "{:?}", t);
+            }
+            Err(err) => one_line(&err)?,
+        }
+    }
+
+    /// `--shard I/N`: never a panic; the `N` slices of any total cover it once, in order.
+    #[test]
+    fn shard_slices_cover_the_runs_once(
+        seed in prop::sample::select(vec!["0/1", "2/8", "17/100", "0/18446744073709551615"]),
+        e in edits(),
+        count in 1u64..64,
+        total in 0u64..10_000,
+    ) {
+        use ckpt::job::shard::Shard;
+        let t = mutate(seed, &e);
+        match Shard::parse(&t) {
+            Ok(s) => prop_assert!(s.index < s.count, "{t:?}"),
+            Err(err) => one_line(&err)?,
+        }
+        let mut next = 0;
+        for index in 0..count {
+            let r = Shard { index, count }.range(total);
+            prop_assert_eq!(r.start, next);
+            next = r.end;
+        }
+        prop_assert_eq!(next, total);
+    }
+
     #[test]
     fn shard_files_never_panic(e in edits()) {
         let t = mutate(&read_package_file("data/examples/shard-format-1.json"), &e);
@@ -347,5 +393,34 @@ proptest! {
         if let Err(err) = ckpt::job::merge([Ok(("s.json".to_string(), edited))], None) {
             one_line(&err)?;
         }
+    }
+}
+
+/// Found by the test above at 20 000 cases: a multi-level sweep's job cut to one level (and
+/// given its digest) while its points keep two strides made the report index past the levels.
+/// The merge checks every result against its job and names the file.
+#[test]
+fn a_result_that_does_not_fit_its_edited_job_is_refused() {
+    let text = whole_shards()
+        .iter()
+        .find(|t| t.contains("\"command\":\"sweep-multilevel\""))
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    let first = v["job"]["levels"]["levels"][0].clone();
+    v["job"]["levels"]["levels"] = serde_json::json!([first]);
+    v["job"]["restart_follows_cost"] = serde_json::json!([true]);
+    v["job"]["level"] = serde_json::json!(0);
+    let job: ckpt::job::Job = serde_json::from_value(v["job"].clone()).unwrap();
+    v["digest"] = ckpt::job::shard::digest(&job).into();
+    match ckpt::job::merge([Ok(("s.json".to_string(), v.to_string()))], None) {
+        Err(e) => {
+            let m = e.to_string();
+            assert!(
+                m.starts_with("s.json: ")
+                    && m.contains("result 1 does not fit its job: 2 strides for 1 levels"),
+                "{m}"
+            );
+        }
+        Ok(o) => panic!("merged: {}", o.text),
     }
 }

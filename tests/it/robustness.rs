@@ -279,6 +279,46 @@ fn a_residual_and_a_lone_worker_are_refused_at_once() {
     );
 }
 
+/// Before: a value with a newline in it (typed inside quotes) cut the refusal at the newline
+/// (`invalid value '1; see --help`), and `--vary`'s and `--shard`'s refusals spread over two
+/// lines; the value is now shown whole, its control characters escaped.
+#[test]
+fn a_value_with_a_newline_is_shown_escaped_on_one_line() {
+    refused(
+        &["interval", "--mtbf", "1\nd", "--cost", "5m"],
+        &[
+            "invalid value '1\\nd' for '--mtbf <DURATION>'",
+            "`1\\nd` is not a duration",
+        ],
+    );
+    refused(
+        &["interval", "--mt\nbf", "1d"],
+        &["unexpected argument '--mt\\nbf'"],
+    );
+    refused(
+        &[
+            "interval", "--mtbf", "1d", "--cost", "5m", "--scheme", "pa\nir",
+        ],
+        &["invalid value 'pa\\nir' for '--scheme"],
+    );
+    let out = crate::common::temp_path("newline-sweep");
+    let dir = out.to_str().unwrap();
+    refused(
+        &[
+            "sweep",
+            "--mtbf",
+            "1d",
+            "--cost",
+            "5m",
+            "--vary",
+            "mt\nbf=1h..7d",
+            "--out",
+            dir,
+        ],
+        &["mt\\nbf=1h..7d"],
+    );
+}
+
 /// Before: "unexpected argument '-1' found" (the option and its rule were not named).
 #[test]
 fn negative_values_name_the_option() {
