@@ -7,7 +7,10 @@
 //! - `stencil_whole_run/L{level}_{strategy}`: the layout and one run, levels 1 to 6, both
 //!   strategies (level 1 is the slowest: every task is a checkpoint task);
 //! - `stencil_1000_runs_2_threads/L6_global`: 1000 runs in parallel on 2 threads over one
-//!   layout, as `--runs 1000` does (target: under 60 s).
+//!   layout, as `--runs 1000` does (target: under 60 s);
+//! - `stencil_sparse_workers/2^20_workers`: one run of 64 x 64 tasks of a day each on 2^20
+//!   workers under a Poisson MTBF of 30 min (about 3000 failures), where nearly every worker
+//!   is idle: what each failure's recovery step costs when it must not walk every worker.
 
 use ckpt::rng::run_rng;
 use ckpt::sim::engine::run_parallel;
@@ -94,5 +97,38 @@ fn thousand_runs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, layout_cold, whole_run, thousand_runs);
+fn sparse_workers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("stencil_sparse_workers");
+    g.sample_size(10);
+    let s: Nanos = 1_000_000_000;
+    let cfg = StencilConfig {
+        width: 64,
+        rows: 64,
+        workers: 1 << 20,
+        level: 3,
+        recovery: Recovery::Dependency,
+        process_cost: 86_400 * s,
+        failures: Failures::Poisson { mtbf: 1800 * s },
+        ..paper(3, Recovery::Dependency)
+    };
+    let l = layout(&cfg);
+    g.bench_function("2^20_workers", |b| {
+        b.iter(|| {
+            black_box(
+                simulate(&l, &cfg, FailureStream::new(&cfg, run_rng(0, 0)))
+                    .unwrap()
+                    .makespan,
+            )
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    layout_cold,
+    whole_run,
+    thousand_runs,
+    sparse_workers
+);
 criterion_main!(benches);

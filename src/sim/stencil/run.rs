@@ -1178,9 +1178,20 @@ pub fn simulate(
                     Recovery::Global => s.recover_global(),
                     Recovery::Dependency => s.recover_dependency(),
                 }
-                for w in 0..cfg.workers {
-                    if let Act::Waiting(_) = s.workers[w as usize].act {
-                        s.stop(w);
+                // Only busy workers can wait: walking the idle bitmap's complement skips the
+                // idle ones 64 at a time (a million workers on a small grid are nearly all
+                // idle, and this ran at every failure). Index order, as the rules say.
+                for word in 0..s.idle.len() {
+                    let mut busy = !s.idle[word];
+                    while busy != 0 {
+                        let w = (word * 64) as u32 + busy.trailing_zeros();
+                        busy &= busy - 1;
+                        if w >= cfg.workers {
+                            break;
+                        }
+                        if let Act::Waiting(_) = s.workers[w as usize].act {
+                            s.stop(w);
+                        }
                     }
                 }
                 s.ready.clear();
