@@ -39,16 +39,26 @@ fn parse_scheme(s: &str) -> Result<SchemeKind, String> {
         .map_err(|_| format!("accepted: {}", ckpt::encoding::scheme::SCHEME_NAMES))
 }
 
+// Range checked here, not after parsing, so that a refusal quotes what was typed (`1e400`),
+// not the infinity it reads as.
 fn flops(s: &str) -> Result<f64, String> {
-    s.trim().parse::<f64>().map_err(|_| {
-        format!("`{s}` is not a number: a positive rate of operations per second (`1e10`)")
-    })
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(_) => Err("a positive, finite rate of operations per second (`1e10`)".into()),
+        Err(_) => Err(format!(
+            "`{s}` is not a number: a positive rate of operations per second (`1e10`)"
+        )),
+    }
 }
 
 fn residual(s: &str) -> Result<f64, String> {
-    s.trim().parse::<f64>().map_err(|_| {
-        format!("`{s}` is not a number: a relative residual between 0 and 1 (`1e-10`)")
-    })
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        Ok(_) => Err("a relative residual between 0 and 1 (`1e-10`)".into()),
+        Err(_) => Err(format!(
+            "`{s}` is not a number: a relative residual between 0 and 1 (`1e-10`)"
+        )),
+    }
 }
 
 fn parse_matrix(s: &str) -> Result<MatrixKind, String> {

@@ -256,6 +256,41 @@ fn a_residual_and_a_lone_worker_are_refused_at_once() {
             &["--tol <RESIDUAL>", "is not a number: a relative residual"],
         );
     }
+    // Out of range: the refusal quotes what was typed, not the infinity `1e400` reads as.
+    for value in ["1e400", "2", "0"] {
+        refused(
+            &[&pcg[..], &["--tol", value]].concat(),
+            &[
+                &format!("invalid value '{value}' for '--tol <RESIDUAL>'"),
+                "between 0 and 1",
+            ],
+        );
+    }
+    let weighted = [
+        "interval",
+        "--mtbf",
+        "1d",
+        "--scheme",
+        "weighted",
+        "--checksums",
+        "2",
+        "--procs",
+        "8",
+        "--ckpt-bytes",
+        "1GiB",
+        "--bandwidth",
+        "1GB/s",
+        "--flops",
+    ];
+    for value in ["1e400", "-1", "0"] {
+        refused(
+            &[&weighted[..], &[value]].concat(),
+            &[
+                &format!("invalid value '{value}' for '--flops <FLOPS>'"),
+                "positive, finite rate",
+            ],
+        );
+    }
     refused(
         &[
             "simulate",
