@@ -22,6 +22,16 @@ pub fn log1mexp(x: f64) -> f64 {
     }
 }
 
+/// `ln(e^x - 1)` for `x > 0`, finite far beyond where `e^x` overflows: the log of the failures
+/// a Poisson process meets, on average, before its first gap of `x` means.
+pub(crate) fn ln_expm1(x: f64) -> f64 {
+    if x < 1.0 {
+        x.exp_m1().ln()
+    } else {
+        x + log1mexp(x)
+    }
+}
+
 /// `ln(e^a + e^b)` without overflow: a sum of probabilities or counts kept in logs. Either may
 /// be `-inf` (a zero term); an infinite term gives `+inf`.
 ///

@@ -6,8 +6,8 @@
 mod dist;
 
 pub(crate) use dist::Cut;
-pub(crate) use dist::ln_phi;
 pub use dist::{Lifetime, MAX_SHAPE, Shape, gamma_p, gamma_q, ln_add_exp, log1mexp};
+pub(crate) use dist::{ln_expm1, ln_phi};
 
 use thiserror::Error;
 

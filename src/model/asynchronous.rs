@@ -17,9 +17,9 @@
 //! write time moves the optimum only through the slowdown.
 
 use super::chunks::{attempts, recovery, truncated_exponential};
-use super::daly::{higher_order, ln_expm1, neg_u_plus_ln1m};
+use super::daly::{higher_order, neg_u_plus_ln1m};
 use super::{CostModel, DalyInputs, ModelError, nonnegative, positive};
-use crate::failure::log1mexp;
+use crate::failure::{ln_expm1, log1mexp};
 
 /// The asynchronous cost model (row name `async-complete`).
 ///

@@ -8,8 +8,9 @@
 //! branch), i.e. `W` over Daly's exact optimal interval; the best whole count is `floor(K0)` or
 //! `ceil(K0)`.
 
-use super::daly::{exact_optimum, ln_expm1};
+use super::daly::exact_optimum;
 use super::{DalyInputs, ModelError, positive};
+use crate::failure::ln_expm1;
 
 /// Most chunks the model will count: beyond 2^53 a count is no longer an exact f64.
 pub const MAX_CHUNKS: u64 = 1 << 53;

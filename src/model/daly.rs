@@ -2,7 +2,7 @@
 //! estimate (2006), and the exact optimum of the complete model through Lambert's W.
 
 use super::{CostModel, DalyInputs, Estimator, ModelError};
-use crate::failure::log1mexp;
+use crate::failure::ln_expm1;
 
 /// Daly's first-order interval `sqrt(2 delta (M + R)) - delta`; not applicable where it is not
 /// positive (`delta >= 2 (M + R)`).
@@ -133,15 +133,6 @@ pub fn exact(name: &'static str, delta: f64, mtbf: f64) -> Estimator {
         exact_optimum(delta, mtbf),
         "needs a positive cost and MTBF",
     )
-}
-
-/// `ln(e^x - 1)` for `x > 0`, finite far beyond where `e^x` overflows.
-pub(crate) fn ln_expm1(x: f64) -> f64 {
-    if x < 1.0 {
-        x.exp_m1().ln()
-    } else {
-        x + log1mexp(x)
-    }
 }
 
 /// Daly's complete model with downtime (Bougeret et al.):

@@ -234,8 +234,8 @@ impl PeriodicConfig {
                 let ln_pair = -x + (2.0 - (-x).exp()).ln();
                 let ln_p =
                     -(nodes.saturating_sub(*partners) as f64) * x + *partners as f64 * ln_pair;
-                // ln(1/p - 1) = -ln p + ln(1 - p).
-                let ln_q = -ln_p + crate::failure::log1mexp(-ln_p);
+                // ln(1/p - 1) = ln(e^(-ln p) - 1).
+                let ln_q = crate::failure::ln_expm1(-ln_p);
                 (ln_segments + ln_q, "node MTBF", node.mean())
             }
             _ => return Ok(()),
@@ -267,7 +267,7 @@ impl PeriodicConfig {
 /// ln of the expected failures of `e^(ln_segments)` segments of wall time `t` under
 /// exponential failures of mean `m`, restart `restart`: kept in logs so that nothing overflows.
 fn exact_ln_failures(m: f64, t: f64, restart: Nanos, ln_segments: f64) -> f64 {
-    ns_to_secs(restart) / m + t / m + crate::failure::log1mexp(t / m) + ln_segments
+    ns_to_secs(restart) / m + crate::failure::ln_expm1(t / m) + ln_segments
 }
 
 /// Seconds as a message writes them: plainly in the range people type, else in scientific

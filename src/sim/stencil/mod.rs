@@ -148,28 +148,30 @@ pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
             expected: expected.min(f64::MAX),
         });
     }
-    if cfg.recovery == Recovery::Global && cfg.process_cost > 0 {
-        let x = cfg.process_cost as f64 / mtbf as f64;
-        // ln(e^x - 1), without overflow.
-        let ln_expected = x + crate::failure::log1mexp(x);
-        if ln_expected > (run::MAX_FAILURES as f64).ln() {
-            return Err(SimError::GlobalHopeless {
-                mtbf_s: crate::units::ns_to_secs(mtbf),
-                process_s: crate::units::ns_to_secs(cfg.process_cost),
-                ln_expected,
-            });
-        }
+    // ln of the failures before the first failure-free stretch of `ns`, where past the cap.
+    let beyond_cap = |ns: f64| {
+        let ln_expected = crate::failure::ln_expm1(ns / mtbf as f64);
+        (ln_expected > (run::MAX_FAILURES as f64).ln()).then_some(ln_expected)
+    };
+    if cfg.recovery == Recovery::Global
+        && cfg.process_cost > 0
+        && let Some(ln_expected) = beyond_cap(cfg.process_cost as f64)
+    {
+        return Err(SimError::GlobalHopeless {
+            mtbf_s: crate::units::ns_to_secs(mtbf),
+            process_s: crate::units::ns_to_secs(cfg.process_cost),
+            ln_expected,
+        });
     }
-    if cfg.workers == 1 && least > 0.0 {
-        let x = least / mtbf as f64;
-        let ln_expected = x + crate::failure::log1mexp(x);
-        if ln_expected > (run::MAX_FAILURES as f64).ln() {
-            return Err(SimError::LoneWorkerHopeless {
-                mtbf_s: crate::units::ns_to_secs(mtbf),
-                work_s: least / 1e9,
-                ln_expected,
-            });
-        }
+    if cfg.workers == 1
+        && least > 0.0
+        && let Some(ln_expected) = beyond_cap(least)
+    {
+        return Err(SimError::LoneWorkerHopeless {
+            mtbf_s: crate::units::ns_to_secs(mtbf),
+            work_s: least / 1e9,
+            ln_expected,
+        });
     }
     Ok(())
 }
