@@ -166,30 +166,78 @@ pub fn read_package_file(path: &str) -> String {
     std::fs::read_to_string(package_file(path)).unwrap()
 }
 
-/// `<temp>/<name>-<process id>`, not created: a scratch path of this test run.
-pub fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("{name}-{}", std::process::id()))
+/// A scratch folder of one test in the system's temporary folder, removed with all it holds
+/// when dropped, also when the test fails: a test run leaves nothing behind. Its name starts
+/// with the name given, so that a folder a killed run left can be told.
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// A fresh, empty folder `<temp>/<name>-<random>`.
+    pub fn new(name: &str) -> Scratch {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{name}-"))
+            .tempdir()
+            .unwrap();
+        Scratch(dir)
+    }
+
+    /// `name` inside the folder, not created: where a command may write its own folder.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    /// Writes `text` to `name` inside the folder and returns its path.
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
 }
 
-/// Writes `text` to `name` in the folder `<temp>/<folder>-<process id>` (created if need be) and
-/// returns its path. Every module names its own folder: they all run in one process.
-pub fn temp_file(folder: &str, name: &str, text: &str) -> PathBuf {
-    let dir = temp_path(folder);
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+/// A path in a scratch folder of its own, removed with the folder when dropped. It derefs to
+/// the path, and only lends it: an argument takes `&*path` (or `path.as_os_str()`), so the
+/// folder cannot go with a value moved into a command before the command runs.
+pub struct ScratchPath {
+    path: PathBuf,
+    _folder: Scratch,
+}
+
+impl std::ops::Deref for ScratchPath {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// `out` in a fresh scratch folder starting `name`, not created: where a command may write
+/// its folder or a test its file; see [`ScratchPath`].
+pub fn temp_path(name: &str) -> ScratchPath {
+    let scratch = Scratch::new(name);
+    ScratchPath {
+        path: scratch.join("out"),
+        _folder: scratch,
+    }
+}
+
+/// Writes `text` to `name` in a fresh scratch folder starting `folder`; see [`ScratchPath`].
+pub fn temp_file(folder: &str, name: &str, text: &str) -> ScratchPath {
+    let scratch = Scratch::new(folder);
+    ScratchPath {
+        path: scratch.file(name, text),
+        _folder: scratch,
+    }
 }
 
 /// Stdout of `ckpt merge` over `args` run as `n` shards, each its own process, the shard files
-/// kept as `<folder>/<name>-<i>.json` (see [`temp_file`]).
+/// written as `<name>-<i>.json` in a scratch folder starting `folder` (see [`Scratch`]).
 pub fn merged_shards(args: &[&str], n: u64, folder: &str, name: &str) -> String {
+    let scratch = Scratch::new(folder);
     let files: Vec<String> = (0..n)
         .map(|i| {
             let shard = format!("{i}/{n}");
             let mut a = args.to_vec();
             a.extend(["--shard", &shard]);
-            let path = temp_file(folder, &format!("{name}-{i}.json"), &stdout_of(&a));
+            let path = scratch.file(&format!("{name}-{i}.json"), &stdout_of(&a));
             path.display().to_string()
         })
         .collect();

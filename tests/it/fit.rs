@@ -418,7 +418,7 @@ fn per_node_flags_name_the_nodes() {
     assert!(text.contains("give --cost"), "{text}");
 }
 
-fn temp_log(name: &str, text: &str) -> PathBuf {
+fn temp_log(name: &str, text: &str) -> crate::common::ScratchPath {
     temp_file("ckpt-fit-test", name, text)
 }
 

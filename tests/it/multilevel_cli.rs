@@ -279,7 +279,6 @@ fn the_committed_sweep_report_is_reproduced() {
     assert_eq!(points[59]["value"], 600.0);
     assert_eq!(points[59]["strides"][1], Value::Null);
     assert!(points[0]["gain_pct"].as_f64() > points[59]["gain_pct"].as_f64());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -696,7 +695,6 @@ fn validate_holds_the_pattern_against_simulation() {
         &with(&["validate", "--sim", "periodic"], &MACHINE),
         &["--level", "--sim"],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -746,7 +744,6 @@ fn sweep_moves_the_strides_and_refuses_bad_ranges() {
     refused(&s("level4.cost=1m..2m"), &["--vary", "N from 1 to 3"]);
     refused(&s("level2.size=1m..2m"), &["--vary", "levelN.cost"]);
     refused(&s("level2.mtbf=2h..1h"), &["--vary", "0 < LO < HI"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Levels that fail once a century, over a job of 10 h: no run meets a failure, so every run

@@ -30,9 +30,8 @@ fn run_json(command: &str, extra: &[&str]) -> Value {
 
 /// Runs `ckpt validate` on the file's job under Weibull 0.7 failures with `extra` and `--out` a
 /// fresh scratch folder `name`; returns the folder and what the command printed.
-fn validate_weibull_into(name: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
+fn validate_weibull_into(name: &str, extra: &[&str]) -> (crate::common::ScratchPath, String) {
     let dir = crate::common::temp_path(name);
-    let _ = std::fs::remove_dir_all(&dir);
     let out = dir.display().to_string();
     let mut args = vec!["validate"];
     args.extend(JOB);
@@ -280,7 +279,7 @@ fn the_validation_report_folder_has_its_data_and_plots() {
         "ckpt-renewal-validate",
         &["--runs", "40", "--work", "100d", "--format", "json"],
     );
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+    let mut names: Vec<String> = std::fs::read_dir(&*dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -313,7 +312,6 @@ fn the_validation_report_folder_has_its_data_and_plots() {
             .any(|l| l.contains("(schedule.svg)") && l.contains("(hazard.svg)")),
         "{md}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn sweep(dist: &str, vary: &str, points: &str, dir: &str) -> Value {
@@ -373,15 +371,12 @@ fn the_shape_sweep_gains_nothing_at_the_exponential_and_most_at_small_shapes() {
     assert_eq!(v["inputs"]["dist"], "lognormal:1");
     let v = sweep("gamma:2", "shape=0.5..1.5", "2", &dir_s);
     assert_eq!(v["points"][0]["shape"], 0.5);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_input_gets_one_line_and_exit_2() {
-    let out = std::env::temp_dir()
-        .join(format!("ckpt-renewal-bad-{}", std::process::id()))
-        .display()
-        .to_string();
+    let scratch = crate::common::temp_path("ckpt-renewal-bad");
+    let out = scratch.display().to_string();
     for (extra, mentions) in [
         (
             &["sweep", "--dist", "exp", "--vary", "shape=0.5..1.5"][..],
@@ -509,5 +504,4 @@ fn the_committed_renewal_validate_report_is_fresh() {
         committed,
         "docs/validate-renewal/report.md is stale"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

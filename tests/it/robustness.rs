@@ -51,10 +51,9 @@ const WEEK_SWEEP: &[&str] = &[
 /// `interval` with a one-day MTBF and 5 min checkpoints.
 const DAILY: &[&str] = &["interval", "--mtbf", "24h", "--cost", "5m"];
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = crate::common::temp_path(&format!("ckpt-robust-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A path in a fresh scratch folder, not created; see [`crate::common::temp_path`].
+fn scratch(name: &str) -> crate::common::ScratchPath {
+    crate::common::temp_path(&format!("ckpt-robust-{name}"))
 }
 
 /// Before: clap_complete panicked (exit 101) when the reader of the pipe went away.
@@ -119,7 +118,7 @@ fn sweep_axis_ticks_are_bounded() {
         ckpt()
             .args(["sweep", "--mtbf", "24h", "--cost", "5m", "--vary", vary])
             .args(["--log", "--points", "5", "-q", "--out"])
-            .arg(&dir)
+            .arg(&*dir)
             .timeout(Duration::from_secs(60))
             .assert()
             .success();
@@ -129,7 +128,6 @@ fn sweep_axis_ticks_are_bounded() {
             assert!(md.contains("not drawn, nothing finite to draw"), "{md}");
             assert!(!dir.join("loss.svg").exists());
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -645,7 +643,7 @@ fn input_files_are_read_with_a_bound() {
 #[test]
 fn an_oversized_regular_file_is_refused() {
     let dir = scratch("oversized");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     let log = dir.join("huge.csv");
     let file = std::fs::File::create(&log).unwrap();
     file.set_len(300 << 20).unwrap();
@@ -658,7 +656,7 @@ fn an_oversized_regular_file_is_refused() {
 #[test]
 fn bom_and_cr_line_endings_are_accepted() {
     let dir = scratch("bom");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     let periodic = |file: &std::path::Path| {
         crate::common::stdout_of(&with(
             TRACED,
@@ -679,7 +677,6 @@ fn bom_and_cr_line_endings_are_accepted() {
         let b = periodic(&plain).replace(plain.to_str().unwrap(), "F");
         assert_eq!(a, b, "{name}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: 1000 runs of 10^6 failures each (848 s) before the stencil refused a hopeless MTBF.
@@ -706,7 +703,7 @@ fn hopeless_stencil_mtbf_is_refused_at_once() {
     );
     // 256 x 256 tasks of 7.1 s on 128 workers: at least 3635 s per run, about 3.6e12 failures.
     let dir = scratch("hopeless");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     let ini = dir.join("hopeless.ini");
     let text = crate::common::read_package_file("data/validate/costly-checkpoint.ini")
         .replace("MTBF = 600", "MTBF = 0.000000001");
@@ -729,7 +726,6 @@ fn hopeless_stencil_mtbf_is_refused_at_once() {
         "{:?}",
         start.elapsed()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: 150 Vandermonde checksums hung in the SVD (entries overflow); 20 said "recoverable:
@@ -841,7 +837,7 @@ fn killed_report_leaves_old_or_new_whole() {
         let mut c = Process::new(&bin);
         c.args(WEEK_SWEEP)
             .args(["--log", "--quiet", "--points", points, "--out"])
-            .arg(&dir)
+            .arg(&*dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         c
@@ -870,7 +866,7 @@ fn killed_report_leaves_old_or_new_whole() {
         .args([
             "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--out",
         ])
-        .arg(&dir)
+        .arg(&*dir)
         .output()
         .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
@@ -885,11 +881,10 @@ fn killed_report_leaves_old_or_new_whole() {
             "validate", "--mtbf", "1h", "--cost", "1m", "--runs", "20", "--quiet", "--force",
         ])
         .arg("--out")
-        .arg(&dir)
+        .arg(&*dir)
         .assert()
         .success();
     assert!(dir.join("validate.json").exists() && !dir.join("sweep.json").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: a run refused after its `--out` folder was checked (an unreadable shard, a model
@@ -944,8 +939,6 @@ fn refused_or_killed_run_leaves_no_folder() {
     } else {
         assert!(!root.join("nested").exists());
     }
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = std::fs::remove_file(&empty);
 }
 
 /// Before: `--mtbf 24 --cost 300` (hours meant) answered with overhead 729415 and nothing on
@@ -1050,9 +1043,9 @@ fn tiny_bandwidth_blames_the_bandwidth() {
 #[test]
 fn man_pages_exist_for_every_listed_command() {
     let dir = scratch("man");
-    let out = ckpt().args(["man", "--dir"]).arg(&dir).output().unwrap();
+    let out = ckpt().args(["man", "--dir"]).arg(&*dir).output().unwrap();
     assert!(out.status.success(), "{:?}", out);
-    let names: Vec<String> = std::fs::read_dir(&dir)
+    let names: Vec<String> = std::fs::read_dir(&*dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -1103,7 +1096,6 @@ fn man_pages_exist_for_every_listed_command() {
         &["man", "simulate", "nope"],
         &["COMMAND", "periodic, replicated"],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: a one-run table printed its CI as `a .. a` and its counts as `4.00` (`5.0000` in
@@ -1208,7 +1200,7 @@ fn years_echo_as_years() {
 #[test]
 fn tampered_shards_say_what_is_wrong() {
     let dir = scratch("tampered");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     let shard = |i: u32| {
         let slice = format!("{i}/2");
         let runs = ["--runs", "10", "--format", "json", "--shard", &slice];
@@ -1278,7 +1270,6 @@ fn tampered_shards_say_what_is_wrong() {
             "edited or damaged",
         ],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: `survive --scheme weighted-1d` beyond its checksum count took about 74 s per count
@@ -1338,7 +1329,7 @@ fn weighted_1d_survival_is_bounded() {
 #[test]
 fn foreign_report_folder_is_refused_before_the_work() {
     let dir = scratch("foreign-early");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     std::fs::write(dir.join("validate.json"), "{}").unwrap();
     let dir_s = dir.to_str().unwrap();
     refused(
@@ -1357,7 +1348,6 @@ fn foreign_report_folder_is_refused_before_the_work() {
         ],
         &["--out", "sweep.json", "--force"],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: a folder holding an earlier sweep report was taken to be the sweep's whatever else it
@@ -1366,7 +1356,6 @@ fn foreign_report_folder_is_refused_before_the_work() {
 #[test]
 fn another_commands_data_beside_an_earlier_report_is_kept() {
     let dir = scratch("beside-report");
-    let _ = std::fs::remove_dir_all(&dir);
     let dir_s = dir.to_str().unwrap();
     let sweep = with(WEEK_SWEEP, &["--points", "5", "--quiet", "--out", dir_s]);
     ckpt().args(&sweep).assert().success();
@@ -1379,7 +1368,6 @@ fn another_commands_data_beside_an_earlier_report_is_kept() {
     // With --force the folder is replaced, as documented.
     ckpt().args(with(&sweep, &["--force"])).assert().success();
     assert!(!dir.join("validate.json").exists());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: only `interval` warned when the cost is not small against the MTBF; `sweep`,
@@ -1431,7 +1419,6 @@ fn every_command_warns_of_a_large_cost() {
         .output()
         .unwrap();
     assert!(quiet.stderr.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Before: every run's figures were kept with no bound, so `validate` at 1000 intervals and
@@ -1480,7 +1467,7 @@ fn run_counts_whose_figures_pass_the_memory_bound_are_refused() {
 #[test]
 fn shard_files_are_read_up_to_their_own_bound() {
     let dir = scratch("oversized-shard");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     let shard = dir.join("huge.json");
     std::fs::File::create(&shard)
         .unwrap()

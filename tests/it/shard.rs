@@ -10,10 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> crate::common::ScratchPath {
     let dir = crate::common::temp_path(&format!("ckpt-shard-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&*dir).unwrap();
     dir
 }
 

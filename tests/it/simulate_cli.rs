@@ -4,9 +4,8 @@
 use crate::common::{
     REPLICATED_PAIRS, ckpt, periodic_6h, periodic_example, refused, seeded_json, temp_file, with,
 };
-use std::path::PathBuf;
 
-fn write_trace(name: &str, text: &str) -> PathBuf {
+fn write_trace(name: &str, text: &str) -> crate::common::ScratchPath {
     temp_file("ckpt-simulate-cli", name, text)
 }
 

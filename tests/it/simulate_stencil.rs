@@ -444,12 +444,13 @@ const HAND_CHECKED: &[&str] = &[
     "2",
 ];
 
-fn write_temp(name: &str, text: &str) -> std::path::PathBuf {
+fn write_temp(name: &str, text: &str) -> crate::common::ScratchPath {
     temp_file("ckpt-stencil", name, text)
 }
 
 #[test]
 fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
+    let trace = write_temp("t1.csv", "# time,worker\n5,1\n");
     let out = ckpt()
         .args(HAND_CHECKED)
         .args([
@@ -465,7 +466,7 @@ fn cli_trace_run_matches_the_hand_check_and_reports_per_worker_tasks() {
             "json",
             "--trace",
         ])
-        .arg(write_temp("t1.csv", "# time,worker\n5,1\n"))
+        .arg(&*trace)
         .output()
         .unwrap();
     assert!(

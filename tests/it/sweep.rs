@@ -213,7 +213,6 @@ fn sweep_to(vary: &str, out: &std::path::Path) -> assert_cmd::Command {
 #[test]
 fn sweep_writes_every_file() {
     let dir = crate::common::temp_path("ckpt-sweep-test");
-    let _ = std::fs::remove_dir_all(&dir);
     sweep_to("cost=10s..2h", &dir)
         .args(["--points", "8", "--log", "--quiet"])
         .assert()
@@ -230,13 +229,12 @@ fn sweep_writes_every_file() {
         let meta = std::fs::metadata(dir.join(&f)).unwrap_or_else(|_| panic!("{f} missing"));
         assert!(meta.len() > 0, "{f} empty");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_sweeps_fail_before_any_work() {
     let file = crate::common::temp_path("ckpt-not-a-dir");
-    std::fs::write(&file, b"x").unwrap();
+    std::fs::write(&*file, b"x").unwrap();
     let out = sweep_to("mtbf=1h..2d", &file.join("sub"))
         .assert()
         .code(2)
@@ -244,7 +242,6 @@ fn bad_sweeps_fail_before_any_work() {
         .clone();
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--out") && err.lines().count() == 1, "{err}");
-    let _ = std::fs::remove_file(&file);
     let never = crate::common::temp_path("ckpt-never-written");
     for vary in ["mtbf=2d..1h", "speed=1..2", "mtbf=1h", "procs=1..8"] {
         let out = sweep_to(vary, &never).assert().code(2).get_output().clone();

@@ -148,7 +148,6 @@ fn the_grid_is_log_spaced_around_the_recommendation() {
 #[test]
 fn validate_writes_its_report() {
     let dir = crate::common::temp_path("ckpt-validate-test");
-    let _ = std::fs::remove_dir_all(&dir);
     let out = crate::common::stdout_of(&[
         "validate",
         "--mtbf",
@@ -180,7 +179,6 @@ fn validate_writes_its_report() {
     assert_written(&dir, VALIDATE_REPORT);
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("confirmed"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -311,7 +309,6 @@ fn a_costly_checkpoint_has_an_interior_optimum_that_the_models_predict_within_on
 #[test]
 fn stencil_validation_through_the_cli() {
     let dir = crate::common::temp_path("ckpt-validate-stencil");
-    let _ = std::fs::remove_dir_all(&dir);
     ckpt()
         .args([
             "validate",
@@ -324,7 +321,7 @@ fn stencil_validation_through_the_cli() {
             "--quiet",
             "--out",
         ])
-        .arg(&dir)
+        .arg(&*dir)
         .assert()
         .success();
     assert_written(
@@ -340,7 +337,6 @@ fn stencil_validation_through_the_cli() {
             "report.md",
         ],
     );
-    let _ = std::fs::remove_dir_all(&dir);
     for (args, mention) in [
         (vec!["validate", "--sim", "stencil"], "--config"),
         (
