@@ -7,9 +7,9 @@ use super::plot::{Axis, Plot, Unit};
 use super::table;
 use super::validate::{Regret, Simulated, simulated_vs_model};
 use crate::units::format_duration;
+use crate::validate::Z_AGREES;
 use crate::validate::allocation::{
     AllocationPoint, AllocationValidateOptions, AllocationValidation, AllocationVerdict, PLAN,
-    Z_AGREES,
 };
 use serde::Serialize;
 

@@ -10,8 +10,9 @@ use crate::failure::Lifetime;
 use crate::model::finite_renewal::PredictionKind;
 use crate::sim::stats::Estimate;
 use crate::units::format_duration;
+use crate::validate::Z_AGREES;
 use crate::validate::renewal::{
-    DEFAULT_WORK_MTBFS, PolicyResult, RenewalValidateOptions, RenewalValidation, Z_AGREES,
+    DEFAULT_WORK_MTBFS, PolicyResult, RenewalValidateOptions, RenewalValidation,
 };
 use serde::Serialize;
 

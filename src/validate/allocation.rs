@@ -6,8 +6,8 @@
 //! intervals are paired run by run.
 
 use super::{
-    PairedCheck, ValidateError, enough_runs, exponential_failures, grid_size, optimum, paired,
-    paired_bytes, scaled, simulated_intervals, z_of,
+    PairedCheck, ValidateError, agrees, enough_runs, exponential_failures, grid_size, optimum,
+    paired, paired_bytes, scaled, simulated_intervals, z_of,
 };
 use crate::failure::Lifetime;
 use crate::finite::renewal_allocation;
@@ -20,10 +20,6 @@ use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
-
-/// `|z|` below this is agreement between a predicted saved work and its simulation
-/// (`docs/simulation.md` §4).
-pub const Z_AGREES: f64 = 4.0;
 
 /// The row of the allocation's own plan, the recommendation.
 pub const PLAN: &str = "allocation";
@@ -343,13 +339,7 @@ pub fn finish(
             let j = taus.iter().position(|&(t, _)| t == r.interval)?;
             let sim = means[j];
             let z = z_of(predicted[j], &sim);
-            let agrees = match z {
-                Some(z) => z.abs() < Z_AGREES,
-                None => {
-                    sim.all_alike()
-                        && predicted[j].is_some_and(|p| (p - sim.point).abs() <= ALIKE_TOLERANCE_S)
-                }
-            };
+            let agrees = agrees(z, predicted[j], &sim, ALIKE_TOLERANCE_S);
             let regret = if best_mean > 0.0 {
                 scaled(
                     paired(&shortfall[j], &shortfall[best.best]),

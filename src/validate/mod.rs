@@ -330,6 +330,28 @@ pub(crate) fn optimum(samples: &[Vec<f64>]) -> Option<Optimum> {
     Some(Optimum { best, region })
 }
 
+/// `|z|` below this is agreement between a prediction and its simulation
+/// (`docs/simulation.md` §4).
+pub const Z_AGREES: f64 = 4.0;
+
+/// Whether a prediction agrees with its simulation: `|z| <` [`Z_AGREES`]. Where there is no z
+/// because every run came out alike (no failure could strike, say), the outcome is exact and
+/// the prediction is held to it within `tolerance`, the model's own precision, instead.
+pub(crate) fn agrees(
+    z: Option<f64>,
+    predicted: Option<f64>,
+    simulated: &Estimate,
+    tolerance: f64,
+) -> bool {
+    match z {
+        Some(z) => z.abs() < Z_AGREES,
+        None => {
+            simulated.all_alike()
+                && predicted.is_some_and(|p| (p - simulated.point).abs() <= tolerance)
+        }
+    }
+}
+
 /// `(predicted - simulated) / stderr`, the z every validation reports: `None` without a
 /// prediction, or where the runs show no spread (one run, or every run alike).
 pub(crate) fn z_of(predicted: Option<f64>, simulated: &Estimate) -> Option<f64> {

@@ -5,7 +5,7 @@
 //! in the same order whatever the policy, so each policy's difference to the schedule is paired
 //! run by run, and its confidence interval is far tighter than the means' own.
 
-use super::{PairedCheck, ValidateError, overheads, paired, z_of};
+use super::{PairedCheck, ValidateError, agrees, overheads, paired, z_of};
 use crate::failure::Lifetime;
 use crate::model::ModelError;
 use crate::model::finite_renewal::{
@@ -17,10 +17,6 @@ use crate::sim::run::{Scenario, SimError};
 use crate::sim::stats::Estimate;
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
-
-/// `|z|` below this is agreement between a policy's prediction and its simulation
-/// (`docs/simulation.md` §4).
-pub const Z_AGREES: f64 = 4.0;
 
 /// Overhead differences below this fraction of the schedule's overhead (or below its grid
 /// error, if larger) are ties: the model's own precision, not a policy's advantage. With
@@ -373,14 +369,7 @@ pub fn finish(
                 (Some(own), Some(model)) if model > own => z * own / model,
                 _ => z,
             });
-            let agrees = match z {
-                Some(z) => z.abs() < Z_AGREES,
-                // Every run alike (no failure can strike, say): the outcome is exact, so the
-                // prediction is held to it within the model's precision instead of by a z.
-                None => {
-                    sim.all_alike() && predicted[j].is_some_and(|p| (p - sim.point).abs() <= tie)
-                }
-            };
+            let agrees = agrees(z, predicted[j], &sim, tie);
             let diff = paired(&overhead[j], &overhead[0]);
             let (own, schedule) = (predictions[j], predictions[0]);
             let predicted_diff = if own.kind == schedule.kind {
