@@ -430,7 +430,6 @@ impl Lifetime {
                 return [0.0; 3];
             }
         }
-        let frac = |p: f64, q: f64| if below { p } else { q };
         match self.shape {
             Shape::Exponential => gamma_partial(1.0, self.mean, self.full, x, below),
             Shape::Gamma { shape } => gamma_partial(shape, self.param, self.full, x, below),
@@ -441,10 +440,11 @@ impl Lifetime {
                     let a = 1.0 + n as f64 / shape;
                     let f = if ln_y < TINY_LN {
                         // y below f64's range: P(a, y) ~ y^a / Gamma(a + 1), 0 in f64 here.
-                        frac(0.0, 1.0)
+                        if below { 0.0 } else { 1.0 }
+                    } else if below {
+                        gamma_p(a, ln_y.exp())
                     } else {
-                        let y = ln_y.exp();
-                        frac(gamma_p(a, y), gamma_q(a, y))
+                        gamma_q(a, ln_y.exp())
                     };
                     times(self.full[n], f)
                 })
