@@ -41,7 +41,7 @@ fn kind(s: &str) -> Result<String, String> {
 /// `ckpt fit` arguments.
 #[derive(Debug, Clone, Args)]
 pub struct FitArgs {
-    /// The failure log (CSV: time[,node[,kind]]).
+    /// The failure log (CSV: time[,node[,kind]]); `-` reads it from standard input.
     #[arg(value_name = "FAILURES.csv")]
     pub file: PathBuf,
     /// An event kind that is exposure, not a failure (e.g. end-of-allocation); repeatable.
@@ -80,15 +80,15 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
             "--restart needs --cost: the interval depends on the checkpoint cost".into(),
         ));
     }
-    let name = args.file.display().to_string();
+    let name = super::input::name_of(&args.file);
     let bytes = super::input::read_bounded(&args.file).map_err(|e| CliError::Invalid {
         arg: "FAILURES.csv",
-        value: name.clone(),
+        value: args.file.display().to_string(),
         accepted: format!("a readable file ({e})"),
     })?;
     let text = String::from_utf8(bytes).map_err(|e| CliError::Invalid {
         arg: "FAILURES.csv",
-        value: name.clone(),
+        value: args.file.display().to_string(),
         accepted: format!(
             "a UTF-8 text file (invalid byte at offset {})",
             e.utf8_error().valid_up_to()

@@ -14,20 +14,42 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 /// inputs, and `--shard` refuses to print a larger one.
 pub const MAX_SHARD_BYTES: u64 = 1 << 30;
 
-/// The bytes of the file at `path`, or why not (the file cannot be read or is larger than
-/// [`MAX_INPUT_BYTES`]).
+/// How an input is named on the command line to be read from standard input instead of a
+/// file (`sacct ... | ckpt fit -`).
+pub const STDIN: &str = "-";
+
+/// How messages name the input at `path`: `<stdin>` for [`STDIN`], else the path.
+pub fn name_of(path: &Path) -> String {
+    if is_stdin(path) {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == STDIN
+}
+
+/// Set once standard input has been read: a second argument naming it would read nothing.
+static STDIN_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The bytes of the file at `path` (standard input for [`STDIN`]), or why not (the file
+/// cannot be read, is larger than [`MAX_INPUT_BYTES`], or is standard input a second time).
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    if is_stdin(path) {
+        if STDIN_TAKEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(
+                "standard input is read once, and another argument already reads it".into(),
+            );
+        }
+        return read_stream(std::io::stdin().lock(), None, MAX_INPUT_BYTES);
+    }
     read_within(path, MAX_INPUT_BYTES)
 }
 
-/// [`read_bounded`] with a bound of `limit` bytes.
+/// The bytes of the file at `path` (a file only), at most `limit` of them.
 pub fn read_within(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let too_large = || {
-        format!(
-            "larger than {} MiB, the most an input file may hold",
-            limit >> 20
-        )
-    };
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     // A regular file says its size: one too large is refused before a byte is read. Pipes and
     // devices say nothing useful, so the bounded read below stays the rule for them.
@@ -36,11 +58,23 @@ pub fn read_within(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.len());
+    read_stream(file, size, limit)
+}
+
+/// At most `limit` bytes of `input`, whose size is `size` when known beforehand.
+fn read_stream(input: impl Read, size: Option<u64>, limit: u64) -> Result<Vec<u8>, String> {
+    let too_large = || {
+        format!(
+            "larger than {} MiB, the most an input file may hold",
+            limit >> 20
+        )
+    };
     if size.is_some_and(|len| len > limit) {
         return Err(too_large());
     }
     let mut bytes = Vec::with_capacity(size.unwrap_or(0) as usize);
-    file.take(limit + 1)
+    input
+        .take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > limit {

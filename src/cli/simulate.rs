@@ -181,7 +181,8 @@ pub struct PeriodicArgs {
     /// How many of the nodes have a redundant partner (0 to --nodes).
     #[arg(long, value_name = "N", value_parser = super::parse::whole::<u64>)]
     pub partners: Option<u64>,
-    /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes.
+    /// Failure trace: `time_seconds` lines, or `time_seconds,node` with --nodes (`-`: standard
+    /// input).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Drop the checkpoint after the last segment.
@@ -427,8 +428,8 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
             };
             let text = super::input::read_text("--trace", path, "trace file")?;
             let trace =
-                parse_trace(&text, &path.display().to_string(), column).map_err(trace_error)?;
-            inputs.trace = Some(path.display().to_string());
+                parse_trace(&text, &super::input::name_of(path), column).map_err(trace_error)?;
+            inputs.trace = Some(super::input::name_of(path));
             inputs.trace_failures = Some(trace.rows.len());
             Failures::Trace {
                 trace: Arc::new(trace),

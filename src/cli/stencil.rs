@@ -31,7 +31,8 @@ ckpt simulate stencil --width 256 --rows 256 --workers 128 --level 6 --process-c
 --backup-cost 0.0013 --recovery global --mtbf 30m --runs 200"
 )]
 pub struct StencilArgs {
-    /// The paper's INI configuration (docs/simulation.md §3.8); flags override it.
+    /// The paper's INI configuration (docs/simulation.md §3.8; `-`: standard input); flags
+    /// override it.
     #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
     /// Tasks per row (StencilSize), even.
@@ -61,7 +62,7 @@ pub struct StencilArgs {
     /// System MTBF of Poisson worker failures, seconds or a duration (30m).
     #[arg(long, value_name = "DURATION", conflicts_with = "trace", value_parser = nanos)]
     pub mtbf: Option<Nanos>,
-    /// Failure trace of `time_seconds,worker` lines.
+    /// Failure trace of `time_seconds,worker` lines (`-`: standard input).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// No checkpoint tasks and no copies (Checkpoint = N).
@@ -124,7 +125,7 @@ impl StencilArgs {
             Some(path) => {
                 let text = super::input::read_text("--config", path, "stencil configuration")?;
                 let folder = path.parent().unwrap_or(std::path::Path::new("."));
-                let file = parse_ini(&text, &path.display().to_string(), folder);
+                let file = parse_ini(&text, &super::input::name_of(path), folder);
                 (file.map_err(config_error)?.overridden_by(&flags), true)
             }
             None => (flags, false),

@@ -57,7 +57,8 @@ pub struct ValidateArgs {
     /// Replications per interval (default 1000; 200 per level and strategy for the stencil).
     #[arg(long, value_name = "N", value_parser = super::parse::runs(2, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
-    /// The stencil's configuration, in the paper's INI format (with --sim stencil).
+    /// The stencil's configuration, in the paper's INI format (with --sim stencil; `-`: standard
+    /// input).
     #[arg(long, value_name = "FILE.ini")]
     pub config: Option<PathBuf>,
     /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
@@ -159,7 +160,7 @@ impl ValidateArgs {
             let text = super::input::read_text("--config", path, "stencil configuration")?;
             let folder = path.parent().unwrap_or(std::path::Path::new("."));
             let settings =
-                ckpt::sim::stencil::config::parse_ini(&text, &path.display().to_string(), folder)
+                ckpt::sim::stencil::config::parse_ini(&text, &super::input::name_of(path), folder)
                     .map_err(|e| CliError::Conflict(e.to_string()))?;
             let trace = settings
                 .trace_to_read()

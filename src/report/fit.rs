@@ -8,7 +8,7 @@ use serde::Serialize;
 /// What the report echoes back as its inputs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitInputs {
-    /// The log as named on the command line.
+    /// The log as named on the command line (`<stdin>` for `-`).
     pub file: String,
     /// Kinds taken for exposure, as given.
     pub exclude_kinds: Vec<String>,

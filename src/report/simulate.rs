@@ -44,7 +44,7 @@ pub struct PeriodicInputs {
     pub partners: u64,
     /// The lifetime family.
     pub dist: Option<Shape>,
-    /// The trace file, as named.
+    /// The trace file, as named (`<stdin>` for `-`).
     pub trace: Option<String>,
     /// Failures in the trace.
     pub trace_failures: Option<usize>,

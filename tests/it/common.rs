@@ -32,6 +32,17 @@ pub fn refused(args: &[&str], needles: &[&str]) -> String {
 /// [`refused`], run in the folder `dir`.
 pub fn refused_in(dir: &Path, args: &[&str], needles: &[&str]) -> String {
     let out = ckpt().current_dir(dir).args(args).output().unwrap();
+    refusal(args, out, needles)
+}
+
+/// [`refused`], with `input` on the command's standard input.
+pub fn refused_fed(args: &[&str], input: &str, needles: &[&str]) -> String {
+    let out = ckpt().args(args).write_stdin(input).output().unwrap();
+    refusal(args, out, needles)
+}
+
+/// The checks of [`refused`] on the output of `ckpt args`.
+fn refusal(args: &[&str], out: std::process::Output, needles: &[&str]) -> String {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");

@@ -538,6 +538,31 @@ fn json_matches_the_committed_example() {
 
 // ---------------------------------------------------------------- properties
 
+/// `-` reads the log from standard input (`sacct ... | ckpt fit -`): the same answer as from
+/// the file, the log named `<stdin>`; a second reading of standard input is refused.
+#[test]
+fn a_log_on_standard_input_fits_as_the_file_does() {
+    let path = data("aircondit7.csv");
+    let file = stdout_of(&["fit", path.to_str().unwrap(), "--format", "json"]);
+    let out = ckpt()
+        .args(["fit", "-", "--format", "json"])
+        .write_stdin(read("aircondit7.csv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let piped = String::from_utf8(out).unwrap();
+    let named = format!("\"file\": \"{}\"", path.display());
+    assert!(file.contains(&named), "{file}");
+    assert_eq!(piped, file.replace(&named, "\"file\": \"<stdin>\""));
+    crate::common::refused_fed(
+        &["fit", "-"],
+        "time\n0\n10\nsoon\n",
+        &["error: <stdin>:4: "],
+    );
+}
+
 mod properties {
     use ckpt::fit::{FitOptions, Fitted, Sample, fit_all, fit_log, mle};
     use proptest::prelude::*;

@@ -148,6 +148,20 @@ fn a_trace_is_replayed_once_with_a_null_stderr() {
     assert_eq!(wall["ci95"][0], 132.5);
     assert_eq!(v["figures"]["failures"]["point"], 4.0);
     assert_eq!(v["inputs"]["trace_failures"], 4);
+    // The same trace on standard input (`--trace -`) replays alike.
+    let piped = ckpt()
+        .args(["simulate", "periodic", "--cost", "1", "--restart", "2"])
+        .args(["--interval", "10", "--work", "100", "--format", "json"])
+        .args(["--trace", "-"])
+        .write_stdin("# job failures\ntime_seconds\n5\n6\n\n18.5\n20.5\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let p: serde_json::Value = serde_json::from_slice(&piped).unwrap();
+    assert_eq!(p["figures"], v["figures"]);
+    assert_eq!(p["inputs"]["trace"], "<stdin>");
 }
 
 #[test]

@@ -552,3 +552,33 @@ fn a_missing_setting_names_its_flag_and_its_key() {
         &["missing rows", "--rows", "Timesteps in the --config file"],
     );
 }
+
+/// A configuration on standard input (`--config -`) runs as the file does, its trace named
+/// relative to the working folder; standard input is read once, so a trace there as well is
+/// refused by name.
+#[test]
+fn a_configuration_on_standard_input_runs_as_the_file_does() {
+    let args = ["--level", "1", "--recovery", "global", "--runs", "3"];
+    let file = stdout_of(&with(
+        &["simulate", "stencil", "--config", "data/paper/rollback.ini"],
+        &args,
+    ));
+    let piped = ckpt()
+        .args(["simulate", "stencil", "--config", "-"])
+        .args(args)
+        .write_stdin(crate::common::read_package_file("data/paper/rollback.ini"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(piped).unwrap(), file);
+    crate::common::refused_fed(
+        &with(
+            &["simulate", "stencil", "--config", "-", "--trace", "-"],
+            &args,
+        ),
+        &crate::common::read_package_file("data/paper/rollback.ini"),
+        &["--trace", "read once"],
+    );
+}
