@@ -27,6 +27,9 @@ pub enum FitFormat {
     Table,
     /// One JSON object, seconds throughout (schema_version 1).
     Json,
+    /// The best fit's `ckpt interval` flags on one line, to splice into a command:
+    /// `ckpt interval $(ckpt fit LOG --format flags) --cost 5m`.
+    Flags,
 }
 
 fn kind(s: &str) -> Result<String, String> {
@@ -112,5 +115,6 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
     Ok(match args.format {
         FitFormat::Table => report::fit::table(&inputs, &fitted, &advice),
         FitFormat::Json => report::fit::json(&inputs, &fitted, &advice),
+        FitFormat::Flags => report::fit::flags(&advice),
     })
 }

@@ -146,6 +146,12 @@ fn parameters(f: &Fit) -> String {
     }
 }
 
+/// `--format flags`: the best fit's `ckpt interval` flags, one line, to splice into a command
+/// (`ckpt interval $(ckpt fit LOG --format flags) --cost 5m`).
+pub fn flags(advice: &Advice) -> String {
+    format!("{}\n", advice.flags)
+}
+
 /// The report as aligned tables for a person.
 pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String {
     let o = &report.observation;

@@ -392,6 +392,51 @@ fn printed_flags_give_the_printed_interval() {
     }
 }
 
+/// `--format flags` is the best fit's flags alone, one line: spliced into `ckpt interval` with a
+/// cost, they give the interval the fit recommends at its best fit.
+#[test]
+fn the_flags_format_splices_into_interval() {
+    for (log, extra) in [
+        ("aircondit7.csv", &[][..]),
+        ("weibull-0.7.csv", &[]),
+        (
+            "nodes.csv",
+            &[
+                "--per-node",
+                "--nodes",
+                "128",
+                "--exclude-kind",
+                "maintenance",
+                "--exclude-kind",
+                "end-of-log",
+            ],
+        ),
+    ] {
+        let path = data(log);
+        let fit = with(&["fit", path.to_str().unwrap()], extra);
+        let flags = stdout_of(&with(&fit, &["--format", "flags"]));
+        let costs = ["--cost", "5m", "--restart", "10m"];
+        let doc = run_json(&with(&fit, &costs));
+        assert_eq!(flags.trim_end(), doc["flags"], "{log}");
+        assert_eq!(flags.lines().count(), 1, "{log}: {flags}");
+        let mut args = vec!["interval"];
+        args.extend(flags.split_whitespace());
+        args.extend(costs);
+        // The best fit's row; where the exponential is the best, its MTBF's.
+        let rows = doc["intervals"].as_array().unwrap();
+        let best = rows
+            .iter()
+            .find(|r| r["at"] == "best-fit")
+            .or_else(|| rows.iter().find(|r| r["at"] == "mtbf"))
+            .unwrap();
+        assert_eq!(
+            run_json(&args)["recommended_interval_s"],
+            best["interval_s"],
+            "{log}: {flags}"
+        );
+    }
+}
+
 #[test]
 fn per_node_flags_name_the_nodes() {
     let path = data("nodes.csv");
