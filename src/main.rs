@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 fn main() -> ExitCode {
@@ -118,6 +118,9 @@ struct Bar {
     enabled: bool,
     bar: RwLock<Option<ProgressBar>>,
     shown: AtomicBool,
+    /// A warning about the inputs, printed above the bar when the bar first shows: a person
+    /// watching a long run of a probably mistyped input can stop it then, not hours later.
+    warning: Mutex<Option<String>>,
 }
 
 impl Bar {
@@ -126,7 +129,21 @@ impl Bar {
             enabled: !quiet && std::io::stderr().is_terminal(),
             bar: RwLock::new(None),
             shown: AtomicBool::new(false),
+            warning: Mutex::new(None),
         }
+    }
+
+    /// The bar, with `warning` to print when it first shows.
+    fn warning(self, warning: Option<String>) -> Bar {
+        Bar {
+            warning: Mutex::new(warning),
+            ..self
+        }
+    }
+
+    /// The warning, if the bar has not printed it.
+    fn unsaid(&self) -> Option<String> {
+        self.warning.lock().ok()?.take()
     }
 }
 
@@ -155,6 +172,9 @@ impl Progress for Bar {
                 && bar.elapsed() >= Duration::from_secs(1)
                 && !self.shown.swap(true, Ordering::Relaxed)
             {
+                if let Some(w) = self.unsaid() {
+                    say(&w);
+                }
                 bar.set_draw_target(ProgressDrawTarget::stderr());
             }
         }
@@ -172,7 +192,8 @@ impl Progress for Bar {
 fn run(cli: Cli) -> Result<()> {
     let mut out = cli::output::Stdout(std::io::stdout().lock());
     // A warning about the inputs, printed once the command has answered (shown even with
-    // `--quiet`, which hides progress only): a refusal stays one line on stderr.
+    // `--quiet`, which hides progress only): a refusal stays one line on stderr. A long run
+    // whose progress bar shows prints it above the bar instead (see `Bar`).
     let mut warning: Option<String> = None;
     let mut warn = |w: Option<String>| warning = warning.take().or(w);
     match cli.command {
@@ -183,24 +204,24 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Sweep(args) => {
             args.validate()?;
-            warn(cli::warn::cost_against_mtbf(&args.model));
             // A shard leaves the report folder to `ckpt merge`.
             if args.shard.shard.is_none() {
                 cli::outdir::prepare(&args.out, Some("sweep"), args.force)?;
             }
-            let progress = Bar::new(args.quiet);
+            let progress = Bar::new(args.quiet).warning(cli::warn::cost_against_mtbf(&args.model));
             let output = crate::cli::sweep::run(&args, &argv(), &progress)?;
             emit(&mut out, output, args.force)?;
+            warn(progress.unsaid());
         }
         Command::Validate(args) => {
             args.validate()?;
-            warn(cli::warn::cost_against_mtbf(&args.model));
             if let (Some(dir), None) = (&args.out, args.shard.shard) {
                 cli::outdir::prepare(dir, Some("validate"), args.force)?;
             }
-            let progress = Bar::new(args.quiet);
+            let progress = Bar::new(args.quiet).warning(cli::warn::cost_against_mtbf(&args.model));
             let output = crate::cli::validate::run(&args, &argv(), &progress)?;
             emit(&mut out, output, args.force)?;
+            warn(progress.unsaid());
         }
         Command::Fit(args) => {
             let text = crate::cli::fit::run(&args)?;
@@ -214,10 +235,10 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Man(args) => out.write_all(&cli::man::run(&args)?)?,
         Command::Simulate(args) => {
-            warn(cli::warn::simulate_cost(&args));
-            let bar = Bar::new(args.quiet());
+            let bar = Bar::new(args.quiet()).warning(cli::warn::simulate_cost(&args));
             let text = crate::cli::simulate::run(args, &argv(), &bar)?;
             out.write_all(text.as_bytes())?;
+            warn(bar.unsaid());
         }
         Command::Survive(args) => {
             let text = crate::cli::encoding::run_survive(&args, &Bar::new(args.quiet))?;
