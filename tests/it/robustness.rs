@@ -1421,6 +1421,36 @@ fn every_command_warns_of_a_large_cost() {
     assert!(quiet.stderr.is_empty());
 }
 
+/// Before: the warning came only after the work, so a long run of a mistyped MTBF said so after
+/// minutes or hours. On a terminal (a pseudo-terminal from Python's `pty`), the warning now
+/// comes once, above the progress bar, as the bar first shows; a machine fast enough to finish
+/// within the bar's first second shows no bar, and the warning then follows the answer.
+#[test]
+fn a_long_runs_warning_comes_before_its_progress_bar() {
+    let out = Process::new("python3")
+        .args([
+            "-c",
+            "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)",
+        ])
+        .arg(assert_cmd::cargo::cargo_bin("ckpt"))
+        .args([
+            "validate", "--mtbf", "10m", "--cost", "5m", "--work", "100h",
+        ])
+        .args(["--runs", "1000", "--threads", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let warning = "warning: the checkpoint cost (5m 0s)";
+    assert_eq!(text.matches(warning).count(), 1, "{text}");
+    let at = text.find(warning).unwrap();
+    if let Some(bar) = text.find("validate [") {
+        assert!(at < bar, "the warning follows the bar: {text}");
+    } else {
+        assert!(at > text.find("\"schema_version\"").unwrap(), "{text}");
+    }
+}
+
 /// Before: every run's figures were kept with no bound, so `validate` at 1000 intervals and
 /// 10^6 runs asked for 8 GB, and a stencil of 10^5 workers 0.8 MB a run.
 #[test]
