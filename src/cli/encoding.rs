@@ -42,22 +42,27 @@ fn parse_scheme(s: &str) -> Result<SchemeKind, String> {
 // Range checked here, not after parsing, so that a refusal quotes what was typed (`1e400`),
 // not the infinity it reads as.
 fn flops(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        Ok(_) => Err("a positive, finite rate of operations per second (`1e10`)".into()),
-        Err(_) => Err(format!(
-            "`{s}` is not a number: a positive rate of operations per second (`1e10`)"
-        )),
-    }
+    real(
+        s,
+        |v| v.is_finite() && v > 0.0,
+        "a positive, finite rate of operations per second (`1e10`)",
+    )
 }
 
 fn residual(s: &str) -> Result<f64, String> {
+    real(
+        s,
+        |v| v > 0.0 && v < 1.0,
+        "a relative residual between 0 and 1 (`1e-10`)",
+    )
+}
+
+/// A number that `admits` takes; `accepted` says which.
+fn real(s: &str, admits: impl Fn(f64) -> bool, accepted: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
-        Ok(_) => Err("a relative residual between 0 and 1 (`1e-10`)".into()),
-        Err(_) => Err(format!(
-            "`{s}` is not a number: a relative residual between 0 and 1 (`1e-10`)"
-        )),
+        Ok(v) if admits(v) => Ok(v),
+        Ok(_) => Err(accepted.into()),
+        Err(_) => Err(format!("`{s}` is not a number: {accepted}")),
     }
 }
 

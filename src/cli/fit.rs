@@ -84,14 +84,15 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
         ));
     }
     let name = super::input::name_of(&args.file);
+    let typed = args.file.display().to_string();
     let bytes = super::input::read_bounded(&args.file).map_err(|e| CliError::Invalid {
         arg: "FAILURES.csv",
-        value: args.file.display().to_string(),
+        value: typed.clone(),
         accepted: format!("a readable file ({e})"),
     })?;
     let text = String::from_utf8(bytes).map_err(|e| CliError::Invalid {
         arg: "FAILURES.csv",
-        value: args.file.display().to_string(),
+        value: typed,
         accepted: format!(
             "a UTF-8 text file (invalid byte at offset {})",
             e.utf8_error().valid_up_to()

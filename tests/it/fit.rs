@@ -392,6 +392,17 @@ fn printed_flags_give_the_printed_interval() {
     }
 }
 
+/// `nodes.csv` fitted per node: 128 nodes, maintenance and the end of the log as exposure.
+const PER_NODE_128: [&str; 7] = [
+    "--per-node",
+    "--nodes",
+    "128",
+    "--exclude-kind",
+    "maintenance",
+    "--exclude-kind",
+    "end-of-log",
+];
+
 /// `--format flags` is the best fit's flags alone, one line: spliced into `ckpt interval` with a
 /// cost, they give the interval the fit recommends at its best fit.
 #[test]
@@ -399,18 +410,7 @@ fn the_flags_format_splices_into_interval() {
     for (log, extra) in [
         ("aircondit7.csv", &[][..]),
         ("weibull-0.7.csv", &[]),
-        (
-            "nodes.csv",
-            &[
-                "--per-node",
-                "--nodes",
-                "128",
-                "--exclude-kind",
-                "maintenance",
-                "--exclude-kind",
-                "end-of-log",
-            ],
-        ),
+        ("nodes.csv", &PER_NODE_128),
     ] {
         let path = data(log);
         let fit = with(&["fit", path.to_str().unwrap()], extra);
@@ -441,17 +441,8 @@ fn the_flags_format_splices_into_interval() {
 fn per_node_flags_name_the_nodes() {
     let path = data("nodes.csv");
     let out = ckpt()
-        .args([
-            "fit",
-            path.to_str().unwrap(),
-            "--per-node",
-            "--nodes",
-            "128",
-            "--exclude-kind",
-            "maintenance",
-            "--exclude-kind",
-            "end-of-log",
-        ])
+        .args(["fit", path.to_str().unwrap()])
+        .args(PER_NODE_128)
         .assert()
         .success()
         .get_output()
