@@ -39,7 +39,7 @@
 use super::ModelError;
 use super::renewal::Renewal;
 use crate::failure::Cut;
-use crate::units::{Nanos, chunk_ns, ns_to_secs, whole_seconds};
+use crate::units::{NS_PER_S, Nanos, chunk_ns, ns_to_secs, whole_seconds};
 use serde::Serialize;
 use statrs::function::factorial::ln_binomial;
 use std::collections::{HashMap, HashSet};
@@ -510,8 +510,8 @@ fn states(
     // distribution, and at most MAX_EVALUATED of the others are taken.
     walked(job, list, (first, after), work, &offsets, max_terms).or_else(|| {
         let reach = far() - job.restart();
-        let evaluated = if reach * 1e9 < (work - lowest) as f64 {
-            (reach * 1e9 / g as f64).ceil() as u64 + 1
+        let evaluated = if reach * NS_PER_S < (work - lowest) as f64 {
+            (reach * NS_PER_S / g as f64).ceil() as u64 + 1
         } else {
             count
         };

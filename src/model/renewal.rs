@@ -320,7 +320,7 @@ impl Renewal {
 
     /// Young's interval at the mean, `sqrt(2 C M)`.
     pub fn young_interval(&self) -> f64 {
-        (2.0 * self.cost * self.life.mean()).sqrt()
+        super::young::interval(self.cost, self.life.mean())
     }
 
     /// The optimum of Daly's complete model at the mean (Lambert W; `R` does not move it).

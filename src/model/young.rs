@@ -2,6 +2,15 @@
 
 use super::Estimator;
 
+/// Young's formula itself, `sqrt(2 delta M)`, for a cost and MTBF already validated.
+///
+/// ```
+/// assert_eq!(ckpt::model::young::interval(300.0, 86400.0), 7200.0);
+/// ```
+pub fn interval(delta: f64, mtbf: f64) -> f64 {
+    (2.0 * delta * mtbf).sqrt()
+}
+
 /// Young's interval for checkpoint cost `delta` and MTBF `mtbf`.
 ///
 /// ```
@@ -16,7 +25,7 @@ pub fn young(delta: f64, mtbf: f64) -> Estimator {
 pub fn young_named(name: &'static str, delta: f64, mtbf: f64) -> Estimator {
     Estimator::from_value(
         name,
-        (2.0 * delta * mtbf).sqrt(),
+        interval(delta, mtbf),
         "needs a positive cost and MTBF",
     )
 }

@@ -4,7 +4,7 @@
 use super::markdown;
 use super::plot::{self, Axis, Band, Marker, Plot, ReportError, Series, StackedBars, Unit};
 use super::table::{self, Align, render};
-use crate::units::format_duration;
+use crate::units::{format_duration, ns_to_secs};
 use crate::validate::stencil::{Level, LevelPrediction, STRATEGIES, StencilValidation};
 use serde::Serialize;
 
@@ -45,10 +45,6 @@ struct BestLevels {
     dependency: Vec<u32>,
 }
 
-fn secs(ns: u64) -> f64 {
-    ns as f64 / 1e9
-}
-
 /// `validate.json` for the stencil.
 pub fn json(v: &StencilValidation) -> String {
     let c = &v.config;
@@ -57,9 +53,9 @@ pub fn json(v: &StencilValidation) -> String {
             width: c.width,
             rows: c.rows,
             workers: c.workers,
-            process_cost_s: secs(c.process_cost),
-            backup_cost_s: secs(c.backup_cost),
-            transfer_cost_s: secs(c.transfer_cost),
+            process_cost_s: ns_to_secs(c.process_cost),
+            backup_cost_s: ns_to_secs(c.backup_cost),
+            transfer_cost_s: ns_to_secs(c.transfer_cost),
             mtbf_s: v.mtbf_s,
         },
         runs: v.runs,

@@ -28,7 +28,7 @@
 use super::engine::interrupted_segment;
 
 use super::periodic::MAX_FAILURES_PER_RUN;
-use super::run::{Scenario, SimError, check_job, estimate, invalid};
+use super::run::{Scenario, SimError, check_job, estimate, invalid, past_the_clock};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::Lifetime;
@@ -219,13 +219,6 @@ impl Clock {
     }
 }
 
-fn too_long() -> SimError {
-    SimError::NoProgress(
-        "the simulated time passes 584 years: the MTBFs are too short for this job to finish"
-            .into(),
-    )
-}
-
 fn too_many() -> SimError {
     SimError::NoProgress(format!(
         "more than {MAX_FAILURES_PER_RUN} failures in one run: the MTBFs are too short for this job to finish"
@@ -235,7 +228,7 @@ fn too_many() -> SimError {
 fn add(t: Nanos, d: Nanos) -> Result<Nanos, SimError> {
     t.checked_add(d)
         .filter(|&e| e < Nanos::MAX)
-        .ok_or_else(too_long)
+        .ok_or_else(|| past_the_clock("MTBFs are"))
 }
 
 /// Simulates run `run` of `seed`. The config must have passed [`MultilevelConfig::validate`].

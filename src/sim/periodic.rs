@@ -13,7 +13,9 @@
 
 use super::engine::{EventQueue, interrupted_segment};
 
-use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
+use super::run::{
+    Scenario, SimError, check_job, check_walltime, estimate, invalid, past_the_clock, proportion,
+};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use super::trace::Trace;
@@ -514,12 +516,6 @@ impl Clock<'_> {
     }
 }
 
-fn too_long() -> SimError {
-    SimError::NoProgress(
-        "the simulated time passes 584 years: the MTBF is too short for this job to finish".into(),
-    )
-}
-
 fn too_many() -> SimError {
     SimError::NoProgress(format!(
         "more than {MAX_FAILURES_PER_RUN} failures in one run: the MTBF is too short for this job to finish"
@@ -640,7 +636,7 @@ fn run_chunks(
             let end = t
                 .checked_add(w.saturating_add(c))
                 .filter(|&e| e < Nanos::MAX)
-                .ok_or_else(too_long)?;
+                .ok_or_else(|| past_the_clock("MTBF is"))?;
             if st.next > end {
                 t = end;
                 out.work += w;
@@ -718,7 +714,7 @@ impl<'a, 'r> Stream<'a, 'r> {
             let done = t
                 .checked_add(cfg.restart)
                 .filter(|&e| e < Nanos::MAX)
-                .ok_or_else(too_long)?;
+                .ok_or_else(|| past_the_clock("MTBF is"))?;
             if done > stop && self.next > stop {
                 out.restart += stop - t;
                 return Ok(None);
@@ -741,7 +737,8 @@ impl<'a, 'r> Stream<'a, 'r> {
         out: &mut PeriodicRun,
         t: Nanos,
     ) -> Result<Nanos, SimError> {
-        self.restart(cfg, out, t, Nanos::MAX)?.ok_or_else(too_long)
+        self.restart(cfg, out, t, Nanos::MAX)?
+            .ok_or_else(|| past_the_clock("MTBF is"))
     }
 
     /// Closes the run at `t`: node failures up to then, events.
@@ -774,7 +771,7 @@ fn run_async(
     let add = |x: Nanos, y: Nanos| {
         x.checked_add(y)
             .filter(|&e| e < Nanos::MAX)
-            .ok_or_else(too_long)
+            .ok_or_else(|| past_the_clock("MTBF is"))
     };
     loop {
         let target = pos + cfg.interval.min(cfg.work - pos);

@@ -7,7 +7,9 @@
 //! queue. Ties: failures come first within an instant, so a replica dying at the very end of an
 //! attempt is dead at its checkpoint.
 
-use super::run::{Scenario, SimError, check_job, check_walltime, estimate, invalid, proportion};
+use super::run::{
+    Scenario, SimError, check_job, check_walltime, estimate, invalid, past_the_clock, proportion,
+};
 pub use super::run::{simulate, simulate_range};
 use super::stats::Estimate;
 use crate::failure::{Lifetime, ln_add_exp, log1mexp};
@@ -115,12 +117,6 @@ fn cap_reason(cap: u64, cfg: &ReplicatedConfig) -> String {
     }
 }
 
-fn too_long() -> SimError {
-    SimError::NoProgress(
-        "the simulated time passes 584 years: the MTBF is too short for this job to finish".into(),
-    )
-}
-
 /// Simulates run `run` of `seed`. The config must have passed [`ReplicatedConfig::validate`].
 pub fn simulate_run(
     cfg: &ReplicatedConfig,
@@ -153,7 +149,7 @@ pub fn simulate_run(
             let end = t
                 .checked_add(w.saturating_add(cfg.cost))
                 .filter(|&e| e < Nanos::MAX)
-                .ok_or_else(too_long)?;
+                .ok_or_else(|| past_the_clock("MTBF is"))?;
             if !cfg.aging {
                 // Fresh lifetimes, drawn by inversion: a replica dies within the attempt exactly
                 // when its uniform draw is below cdf(T), and only then is its death time
@@ -207,7 +203,7 @@ pub fn simulate_run(
             t = abandon
                 .checked_add(restart)
                 .filter(|&e| e < Nanos::MAX)
-                .ok_or_else(too_long)?;
+                .ok_or_else(|| past_the_clock("MTBF is"))?;
             all_fresh = true;
         }
     }

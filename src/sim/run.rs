@@ -45,6 +45,14 @@ pub fn invalid<T>(
     })
 }
 
+/// The refusal of a run whose simulated clock passes its 584 years (`u64` nanoseconds):
+/// `mtbf` names what is too short ("MTBF", or "MTBFs" for several levels).
+pub fn past_the_clock(mtbf: &str) -> SimError {
+    SimError::NoProgress(format!(
+        "the simulated time passes 584 years: the {mtbf} too short for this job to finish"
+    ))
+}
+
 /// Refuses a walltime below the work (when one is given): no run could finish by it.
 pub fn check_walltime(walltime: Option<Nanos>, work: Nanos) -> Result<(), SimError> {
     match walltime {

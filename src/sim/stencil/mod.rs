@@ -169,7 +169,7 @@ pub fn check_feasible(cfg: &StencilConfig) -> Result<(), SimError> {
     {
         return Err(SimError::LoneWorkerHopeless {
             mtbf_s: crate::units::ns_to_secs(mtbf),
-            work_s: least / 1e9,
+            work_s: least / crate::units::NS_PER_S,
             ln_expected,
         });
     }

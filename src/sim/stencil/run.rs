@@ -163,7 +163,7 @@ impl<'a> FailureStream<'a> {
             Failures::None => FailureStream::None,
             Failures::Trace(v) => FailureStream::Trace(v, 0),
             Failures::Poisson { mtbf } => {
-                let gap = Lifetime::exponential((*mtbf).max(1) as f64 / 1e9)
+                let gap = Lifetime::exponential(crate::units::ns_to_secs((*mtbf).max(1)))
                     .expect("a positive finite mean");
                 let mut s = FailureStream::Poisson {
                     rng: Box::new(rng),
