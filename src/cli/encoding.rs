@@ -230,19 +230,7 @@ fn processor(s: &str) -> Result<usize, String> {
 pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, CliError> {
     let spec = args.scheme.spec()?;
     let total = spec.total_procs();
-    // Checkpoints, their copies and the rebuilt set stay within a few GiB.
-    let budget = 1usize << 27;
-    if args.len == 0 || args.len.saturating_mul(spec.total_procs()) > budget {
-        return Err(CliError::Invalid {
-            arg: "--len",
-            value: args.len.to_string(),
-            accepted: format!(
-                "between 1 and {} values per checkpoint for {} processors",
-                budget / spec.total_procs(),
-                spec.total_procs()
-            ),
-        });
-    }
+    ckpt::encoding::experiment::check_size(&spec, args.len)?;
     let failed = match (&args.fail, &args.fail_set) {
         (Some(k), None) => {
             if *k > total {

@@ -1,9 +1,9 @@
 //! The encode experiment: encode random checkpoints with a scheme, erase a set of processors,
 //! rebuild them and measure what came back (`ckpt encode`).
 
-use super::EncodingError;
 use super::codec::{Accuracy, Codec, RecoveryReport, erase};
 use super::matrix::MATRIX_STREAM;
+use super::{EncodingError, SchemeSpec};
 use crate::progress::{Progress, within};
 use crate::rng::{run_rng, standard_normal};
 use rand::RngExt;
@@ -12,6 +12,51 @@ use rand::RngExt;
 pub const DATA_STREAM: u64 = MATRIX_STREAM + 1;
 /// Stream the failed set of `ckpt encode --fail K` is drawn from.
 pub const FAIL_STREAM: u64 = MATRIX_STREAM + 2;
+
+/// Most processors of an experiment, extra ones included: each holds its checkpoint as a
+/// vector of its own, about 260 bytes with its copies and bookkeeping even at one value, so
+/// that this many take about a GiB.
+pub const MAX_PROCS: usize = 1 << 22;
+
+/// Most values in all (`len` times the processors): the checkpoints, their copies and the
+/// rebuilt set stay within a few GiB.
+pub const MAX_VALUES: usize = 1 << 27;
+
+/// Refuses an experiment whose data would not fit [`MAX_PROCS`] and [`MAX_VALUES`]: `spec`'s
+/// processors (naming `--procs`), then `len` values per checkpoint (naming `--len`).
+///
+/// ```
+/// use ckpt::encoding::{SchemeKind, SchemeSpec};
+/// use ckpt::encoding::experiment::check_size;
+/// let spec = SchemeSpec::new(SchemeKind::Checksum, 1 << 23, None, None).unwrap();
+/// assert!(check_size(&spec, 1).is_err());
+/// let spec = SchemeSpec::new(SchemeKind::Checksum, 64, None, None).unwrap();
+/// assert!(check_size(&spec, 1024).is_ok());
+/// assert!(check_size(&spec, 1 << 22).is_err());
+/// ```
+pub fn check_size(spec: &SchemeSpec, len: usize) -> Result<(), EncodingError> {
+    let total = spec.total_procs();
+    if total > MAX_PROCS {
+        return Err(EncodingError::Invalid {
+            arg: "--procs",
+            value: spec.procs.to_string(),
+            accepted: format!(
+                "at most {MAX_PROCS} processors in all for an encode experiment ({spec} has {total}): each one's checkpoint is a vector of its own"
+            ),
+        });
+    }
+    if len == 0 || len.saturating_mul(total) > MAX_VALUES {
+        return Err(EncodingError::Invalid {
+            arg: "--len",
+            value: len.to_string(),
+            accepted: format!(
+                "between 1 and {} values per checkpoint for {total} processors",
+                MAX_VALUES / total
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// The result of one encode/fail/recover experiment.
 #[derive(Debug, Clone)]
@@ -38,6 +83,7 @@ pub fn encode_experiment(
     failed: &[usize],
     progress: &dyn Progress,
 ) -> Result<EncodeOutcome, EncodingError> {
+    check_size(codec.spec(), len)?;
     within(progress, "encode", 3, || {
         let spec = codec.spec();
         let mut rng = run_rng(seed, DATA_STREAM);

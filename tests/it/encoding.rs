@@ -504,6 +504,22 @@ fn bad_scheme_inputs_exit_2_with_one_line_naming_the_flag() {
     }
 }
 
+/// One value per processor used to pass the values bound with 2^27 processors, whose
+/// checkpoints (a vector each) then took more than 16 GiB: refused up front, naming `--procs`,
+/// and the bound's edge (2^22 in all) still runs.
+#[test]
+fn an_encode_too_wide_for_memory_is_refused_by_its_processors() {
+    let args = |procs: &'static str| {
+        [
+            "encode", "--scheme", "checksum", "--procs", procs, "--fail", "1", "--len", "1", "-q",
+        ]
+    };
+    let err = refused(&args("134217727"), &["--procs", "134217727", "4194304"]);
+    assert!(!err.contains("--len"), "{err}");
+    refused(&args("4194304"), &["--procs", "has 4194305"]);
+    stdout_of(&args("4194303"));
+}
+
 #[test]
 fn encode_reports_condition_and_error() {
     let run = |matrix: &str| {
