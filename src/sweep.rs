@@ -31,6 +31,18 @@ pub enum SweepError {
         /// The hi.
         hi: f64,
     },
+    /// A duration range that ends beyond what any duration flag accepts.
+    #[error(
+        "{param}: the range ends at {}; durations are {}",
+        crate::units::seconds_in_message(*hi),
+        crate::units::TOO_LONG
+    )]
+    TooLong {
+        /// The parameter.
+        param: SweepParam,
+        /// The upper end (s).
+        hi: f64,
+    },
     /// The parameter does not apply to these inputs.
     #[error("{0}")]
     NotApplicable(String),
@@ -211,6 +223,9 @@ impl SweepSpec {
         };
         if !(lo_ok && hi > lo && hi.is_finite()) {
             return Err(SweepError::Range { param, lo, hi });
+        }
+        if param.is_duration() && hi > crate::units::MAX_DURATION_S {
+            return Err(SweepError::TooLong { param, hi });
         }
         if log && lo <= 0.0 {
             return Err(SweepError::Range { param, lo, hi });

@@ -250,7 +250,8 @@ pub fn seconds_in_message(seconds: f64) -> String {
 /// One year, in seconds: 365.25 days, as `y` is read.
 pub const YEAR_S: f64 = 365.25 * 86400.0;
 
-const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the simulators' nanosecond clock (584 years) and any real MTBF or job";
+/// What every duration a user gives must be, in the words of its refusal.
+pub const TOO_LONG: &str = "at most 500 years (15778800000 s): longer is beyond the simulators' nanosecond clock (584 years) and any real MTBF or job";
 
 /// Parses a duration that must be strictly positive, at most [`MAX_DURATION_S`].
 ///

@@ -307,6 +307,11 @@ impl UploadArgs {
                     ckpt::units::seconds_in_message(upload_s)
                 ),
             },
+            CostError::TooLong { total } => CliError::Invalid {
+                arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
+                value: ckpt::units::seconds_in_message(total),
+                accepted: format!("parts that add up to {}", ckpt::units::TOO_LONG),
+            },
             CostError::NotPositive { total } => CliError::Invalid {
                 arg: "--create-time/--latency/--ckpt-bytes/--ack-time",
                 value: format!("{total}"),

@@ -96,6 +96,9 @@ pub fn level_spec(text: &str) -> Result<LevelSpec, String> {
                 };
                 return Err(format!("{key}={value} must be {what}"));
             }
+            if d > ckpt::units::MAX_DURATION_S {
+                return Err(format!("{key}={value} must be {}", ckpt::units::TOO_LONG));
+            }
             Ok(d)
         };
         match key {
@@ -455,12 +458,13 @@ pub fn vary(
         value: text.to_string(),
         accepted,
     };
-    let syntax = || {
-        invalid(format!(
+    let grammar = || {
+        format!(
             "with --level use levelN.cost, levelN.restart or levelN.mtbf =LO..HI, N from 1 to {} (e.g. level2.cost=1m..30m)",
             levels.len()
-        ))
+        )
     };
+    let syntax = || invalid(grammar());
     let (name, range) = text.split_once('=').ok_or_else(syntax)?;
     let (level, param) = name.trim().split_once('.').ok_or_else(syntax)?;
     let n: usize = level
@@ -475,8 +479,18 @@ pub fn vary(
         _ => return Err(syntax()),
     };
     let (lo, hi) = range.split_once("..").ok_or_else(syntax)?;
-    let read =
-        |s: &str| ckpt::units::parse_duration(s).map_err(|e| invalid(format!("{e}; {}", syntax())));
+    // Every end a duration a user may give (500 years at most); the signs are checked below.
+    let read = |s: &str| {
+        ckpt::units::parse_duration(s)
+            .and_then(|v| {
+                if v < 0.0 {
+                    Ok(v)
+                } else {
+                    ckpt::units::parse_nonnegative_duration(s)
+                }
+            })
+            .map_err(|e| invalid(format!("{e}; {}", grammar())))
+    };
     let (lo, hi) = (read(lo)?, read(hi)?);
     if param == MultilevelSweepParam::Cost {
         // Levels stay cheapest first along the whole range.

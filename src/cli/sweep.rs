@@ -60,9 +60,14 @@ pub fn sweep_error(e: SweepError) -> CliError {
             value: value.clone(),
             accepted: e.to_string(),
         },
-        SweepError::Range { .. } => CliError::Invalid {
+        SweepError::Range { param, lo, hi } => CliError::Invalid {
             arg: "--vary",
-            value: String::new(),
+            value: format!("{param}={lo}..{hi}"),
+            accepted: e.to_string(),
+        },
+        SweepError::TooLong { param, hi } => CliError::Invalid {
+            arg: "--vary",
+            value: format!("{param}=..{hi}"),
             accepted: e.to_string(),
         },
         SweepError::NotApplicable(m) => CliError::Conflict(m),

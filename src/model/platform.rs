@@ -50,6 +50,15 @@ pub enum CostError {
         /// The upload time it gives (s), possibly infinite.
         upload_s: f64,
     },
+    /// The parts add up to more than any duration a user may give.
+    #[error(
+        "the parts add up to {}, beyond 500 years",
+        crate::units::seconds_in_message(*total)
+    )]
+    TooLong {
+        /// What they add up to (s).
+        total: f64,
+    },
     /// The parts do not add up to a positive, finite cost.
     #[error("the parts add up to {total} s, not a positive checkpoint cost")]
     NotPositive {
@@ -100,10 +109,12 @@ impl UploadCost {
             (None, Some(_)) => return Err(CostError::BandwidthWithoutSize),
         };
         let total = self.create_s + self.latency_s + upload + self.ack_s;
-        if total > 0.0 && total.is_finite() {
-            Ok(total)
-        } else {
+        if !(total > 0.0 && total.is_finite()) {
             Err(CostError::NotPositive { total })
+        } else if total > crate::units::MAX_DURATION_S {
+            Err(CostError::TooLong { total })
+        } else {
+            Ok(total)
         }
     }
 }

@@ -810,6 +810,74 @@ fn durations_beyond_500_years_are_refused() {
     assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
 }
 
+/// Before: the 500-year rule held for the duration flags but not where durations are typed
+/// inside another value or added up: `--level cost=5s,mtbf=501y` ran, `cost=1e300` was refused
+/// as "interval = inf" naming no flag, a `--vary` range could end at 1e30 s or 600 years (its
+/// CSV then had empty cells), and three cost parts of 500 years made a 1500-year checkpoint.
+#[test]
+fn durations_typed_inside_values_or_added_up_keep_the_500_year_rule() {
+    let levels = ["--level", "cost=5s,mtbf=3h", "--level", "cost=30s,mtbf=1d"];
+    for level in [
+        "cost=5s,mtbf=15778800001",
+        "cost=1e300,mtbf=1e300",
+        "cost=5s,restart=501y",
+    ] {
+        let line = refused(
+            &["interval", "--level", level],
+            &["--level", level, "at most 500 years"],
+        );
+        assert!(!line.contains("inf"), "{line}");
+    }
+    let dir = crate::common::Scratch::new("long-ranges");
+    let out = dir.join("sweep");
+    let out = out.to_str().unwrap();
+    for vary in ["mtbf=1h..1e30", "interval=1m..600y", "cost=1s..501y"] {
+        refused(
+            &[
+                "sweep", "--mtbf", "24h", "--cost", "5m", "--vary", vary, "--points", "3", "--out",
+                out,
+            ],
+            &["--vary", vary, "at most 500 years"],
+        );
+    }
+    refused(
+        &with(
+            &[&["sweep"][..], &levels[..]].concat(),
+            &["--vary", "level2.mtbf=1h..501y", "--out", out],
+        ),
+        &["--vary", "`501y`", "at most 500 years"],
+    );
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "500y",
+            "--create-time",
+            "500y",
+            "--latency",
+            "500y",
+            "--ack-time",
+            "500y",
+        ],
+        &[
+            "--create-time/--latency",
+            "4.734e10 s",
+            "add up to at most 500 years",
+        ],
+    );
+    // The edges themselves are accepted.
+    crate::common::stdout_of(&["interval", "--level", "cost=5s,mtbf=500y"]);
+    crate::common::stdout_of(&[
+        "interval",
+        "--mtbf",
+        "500y",
+        "--create-time",
+        "250y",
+        "--latency",
+        "250y",
+    ]);
+}
+
 /// The `sweep.json` of a complete report in `dir`, which must parse and agree with the CSV and
 /// report.md beside it (every plot report.md embeds exists): its number of points.
 fn complete_sweep_report(dir: &std::path::Path) -> usize {
