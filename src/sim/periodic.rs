@@ -335,11 +335,26 @@ impl Scenario for ScheduleConfig {
                     .into(),
             ));
         }
+        // The shortest chunk stands for the interval: a refusal of it is the schedule's.
         PeriodicConfig {
             interval: shortest,
             ..self.base.clone()
         }
         .validate()
+        .map_err(|e| match e {
+            SimError::Invalid {
+                field: "interval",
+                value,
+                accepted,
+            } => SimError::Invalid {
+                field: "schedule",
+                value: format!("a chunk of {value}"),
+                accepted: accepted
+                    .replacen("an interval", "chunks", 1)
+                    .replace("per interval", "per chunk"),
+            },
+            other => other,
+        })
     }
     /// Reduces runs (in run order) as the base's periodic figures.
     fn summarize(&self, runs: &[PeriodicRun]) -> PeriodicFigures {

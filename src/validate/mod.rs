@@ -11,7 +11,7 @@ use crate::sim::periodic::{self, Failures, PeriodicConfig};
 use crate::sim::replicated::{self as rsim, ReplicatedConfig};
 use crate::sim::run::{Scenario, SimError, replicate_range};
 use crate::sim::stats::{Estimate, t_quantile_975};
-use crate::units::{Nanos, chunk_ns, secs_to_ns};
+use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -128,13 +128,33 @@ pub struct Validation {
     pub assumption_notes: Vec<String>,
 }
 
-fn sim_error_for_interval(e: SimError, interval_s: f64) -> ValidateError {
+fn sim_error_for_interval(e: SimError, interval_s: f64, work: Nanos) -> ValidateError {
+    let at = format!(
+        "at the interval {}",
+        crate::units::format_duration(interval_s)
+    );
+    ValidateError::Sim(at_simulated(e, &at, work))
+}
+
+/// A simulator's refusal of a setup a validation built, `at` saying which (`at the interval
+/// 5m 0s`): no progress says where; an interval the job's checkpoints cannot fit in the
+/// simulators' clock is the fault of the `work`, since the validation, not the user, chose the
+/// interval.
+pub(crate) fn at_simulated(e: SimError, at: &str, work: Nanos) -> SimError {
     match e {
-        SimError::NoProgress(m) => ValidateError::Sim(SimError::NoProgress(format!(
-            "at the interval {}: {m}",
-            crate::units::format_duration(interval_s)
-        ))),
-        other => ValidateError::Sim(other),
+        SimError::NoProgress(m) => SimError::NoProgress(format!("{at}: {m}")),
+        SimError::Invalid {
+            field: "interval",
+            accepted,
+            ..
+        } => SimError::Invalid {
+            field: "work",
+            value: format!("{}s", ns_to_secs(work)),
+            accepted: format!(
+                "work the simulators' 584-year clock holds at every interval simulated; {at}, {accepted}"
+            ),
+        },
+        other => other,
     }
 }
 
@@ -203,6 +223,14 @@ impl Setup {
                 })
             }
         })
+    }
+
+    /// The job's work.
+    fn work(&self) -> Nanos {
+        match self {
+            Setup::Periodic(c) => c.work,
+            Setup::Replicated(c) => c.work,
+        }
     }
 
     fn check(&self, interval: Nanos) -> Result<(), SimError> {
@@ -424,7 +452,7 @@ fn plan(
     for &(t, _) in &taus {
         setup
             .check(t)
-            .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))?;
+            .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), setup.work()))?;
     }
     let intervals: Vec<Nanos> = taus.iter().map(|p| p.0).collect();
     Ok(Plan {
@@ -562,7 +590,7 @@ pub fn per_run(
         |&t, i| {
             p.setup
                 .wall(t, options.seed, i)
-                .map_err(|e| sim_error_for_interval(e, t as f64 / 1e9))
+                .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), p.setup.work()))
         },
     )
 }

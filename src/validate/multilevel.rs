@@ -209,13 +209,13 @@ pub fn plan(
             cfg.work = (periods as u64)
                 .saturating_mul(p.chunks())
                 .saturating_mul(cfg.interval);
-            cfg.validate().map_err(|e| match e {
-                SimError::NoProgress(m) => SimError::NoProgress(format!(
-                    "at the base interval {} with strides {:?}: {m}",
+            cfg.validate().map_err(|e| {
+                let at = format!(
+                    "at the base interval {} with strides {:?}",
                     crate::units::format_duration(p.interval()),
                     p.strides()
-                )),
-                other => other,
+                );
+                super::at_simulated(e, &at, cfg.work)
             })?;
             Ok(cfg)
         })

@@ -13,7 +13,7 @@ use crate::model::finite_renewal::{
 };
 use crate::model::renewal::Renewal;
 use crate::sim::periodic::{Failures, PeriodicConfig, ScheduleConfig};
-use crate::sim::run::{Scenario, SimError};
+use crate::sim::run::Scenario;
 use crate::sim::stats::Estimate;
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
@@ -312,12 +312,8 @@ pub fn configs(
                 },
                 chunks: policy.chunks.clone(),
             };
-            cfg.validate().map_err(|e| match e {
-                SimError::NoProgress(m) => {
-                    SimError::NoProgress(format!("{}: {m}", policy.kind.name()))
-                }
-                other => other,
-            })?;
+            cfg.validate()
+                .map_err(|e| super::at_simulated(e, policy.kind.name(), cfg.base.work))?;
             Ok(cfg)
         })
         .collect()

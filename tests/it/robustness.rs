@@ -810,6 +810,64 @@ fn durations_beyond_500_years_are_refused() {
     assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
 }
 
+/// Before: each of these was refused naming a flag the user had not typed or that was not at
+/// fault: a schedule's 1 ns chunk as `--interval`; a validation's long `--work` as the
+/// `--interval` of its grid (a flag `validate` does not have); a stencil's huge backup cost as
+/// `--process-cost`.
+#[test]
+fn a_refusal_names_the_flag_at_fault() {
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--work",
+            "10h",
+            "--cost",
+            "1m",
+            "--mtbf",
+            "6h",
+            "--schedule",
+            "1h,1ns",
+            "--quiet",
+        ],
+        &[
+            "--schedule",
+            "a chunk of 0.000000001s",
+            "one checkpoint per chunk",
+        ],
+    );
+    let line = refused(
+        &[
+            "validate", "--mtbf", "6h", "--cost", "5m", "--runs", "2", "--points", "3", "--work",
+            "450y", "--quiet",
+        ],
+        &["'--work", "14200920000s", "at the interval"],
+    );
+    assert!(!line.contains("for '--interval"), "{line}");
+    refused(
+        &[
+            "simulate",
+            "stencil",
+            "--width",
+            "16",
+            "--rows",
+            "16",
+            "--workers",
+            "4",
+            "--level",
+            "1",
+            "--mtbf",
+            "1h",
+            "--process-cost",
+            "1",
+            "--backup-cost",
+            "1e10",
+            "--quiet",
+        ],
+        &["--backup-cost", "10000000000 s", "2^60 ns"],
+    );
+}
+
 /// Before: the 500-year rule held for the duration flags but not where durations are typed
 /// inside another value or added up: `--level cost=5s,mtbf=501y` ran, `cost=1e300` was refused
 /// as "interval = inf" naming no flag, a `--vary` range could end at 1e30 s or 600 years (its

@@ -252,9 +252,22 @@ impl StencilConfig {
         // doing everything stays under 2^60 ns (36 years).
         let per_task = process_cost as u128 + backup_cost as u128 + 2 * transfer_cost as u128;
         if per_task * (width as u128 * rows as u128) > 1u128 << 60 {
+            // The refusal names the cost that weighs most in the total; a transfer cost equal
+            // to the backup cost is most likely its default, and counts as the backup's.
+            let transfer = if transfer_cost == backup_cost { 0 } else { 2 };
+            let backup = 3 - transfer;
+            let (key, cost) = [
+                ("--process-cost (ProcessCost)", process_cost, 1),
+                ("--backup-cost (BackupCost)", backup_cost, backup),
+                ("--transfer-cost (TransferCost)", transfer_cost, transfer),
+            ]
+            .into_iter()
+            .max_by_key(|&(_, c, times)| c as u128 * times)
+            .map(|(key, c, _)| (key, c))
+            .unwrap_or(("--process-cost (ProcessCost)", process_cost));
             return Err(config_invalid(
-                "--process-cost (ProcessCost)",
-                format!("{} s", crate::units::ns_to_secs(process_cost)),
+                key,
+                format!("{} s", crate::units::ns_to_secs(cost)),
                 "costs whose total over all tasks stays under 2^60 ns (about 36 years)",
             ));
         }
