@@ -371,9 +371,9 @@ fn set(
         SweepParam::Replicas => {
             let r = i.replication.as_mut().ok_or_else(|| na("replicas"))?;
             if value > 64.0 {
-                return Err(SweepError::NotApplicable(
-                    "--vary replicas: the replicated model takes at most 64 replicas".into(),
-                ));
+                return Err(SweepError::NotApplicable(format!(
+                    "--vary replicas: a point at {value} replicas, beyond the 64 the replicated model takes (end the range at 64 at most)"
+                )));
             }
             r.replicas = value as u32;
         }

@@ -329,7 +329,12 @@ fn byte_unit(unit: &str) -> Option<f64> {
 /// assert_eq!(ckpt::units::parse_bytes("2kB").unwrap(), 2000.0);
 /// ```
 pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
-    positive_amount(text, || UnitError::Size { value: shown(text) }, byte_unit)
+    positive_amount(
+        text,
+        || UnitError::Size { value: shown(text) },
+        byte_unit,
+        "a positive size",
+    )
 }
 
 /// Parses a size as [`parse_bytes`] does, rounded to whole bytes; `None` unless it rounds to
@@ -378,21 +383,29 @@ pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
         text,
         || UnitError::Bandwidth { value: shown(text) },
         bytes_per_second,
+        "a positive bandwidth",
     )
 }
 
 /// A positive, finite number times the scale of the unit that follows it; `err` when the
-/// number or the unit does not read, or the product is not positive and finite.
+/// number or the unit does not read or the product is not finite, and a refusal saying it must
+/// be `positive` (`a positive size`) when it reads as zero or less.
 fn positive_amount(
     text: &str,
     err: impl Fn() -> UnitError,
     scale: impl FnOnce(&str) -> Option<f64>,
+    positive: &'static str,
 ) -> Result<f64, UnitError> {
     let (num, unit) = split_number(text.trim());
     let n: f64 = num.parse().map_err(|_| err())?;
     let v = n * scale(unit).ok_or_else(&err)?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
+    } else if v <= 0.0 {
+        Err(UnitError::Range {
+            value: shown(text),
+            what: positive,
+        })
     } else {
         Err(err())
     }

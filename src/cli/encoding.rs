@@ -78,7 +78,13 @@ pub fn parse_count_range(arg: &'static str, text: &str) -> Result<(usize, usize)
         value: text.to_string(),
         accepted: "a count (`3`) or an inclusive range (`0..8`)".to_string(),
     };
-    let num = |s: &str| s.trim().parse::<usize>().map_err(|_| bad());
+    let num = |s: &str| {
+        super::parse::whole::<usize>(s).map_err(|e| CliError::Invalid {
+            arg,
+            value: text.to_string(),
+            accepted: format!("{e}: a count (`3`) or an inclusive range (`0..8`)"),
+        })
+    };
     match text.split_once("..") {
         Some((a, b)) => {
             let b = b.strip_prefix('=').unwrap_or(b);

@@ -227,15 +227,12 @@ pub fn optimum(specs: &[LevelSpec], levels: &Levels) -> Result<MultilevelAnswer,
     levels.optimize().map_err(|e| model_error(specs, e))
 }
 
-/// `ckpt interval --level ...`: the multi-level answer in the chosen format.
-pub fn interval(args: &IntervalArgs) -> Result<String, CliError> {
-    let specs = &args.model.levels.level;
-    if args.iteration_time.is_some() {
-        return Err(CliError::Conflict(
-            "--iteration-time applies to the single-level models: drop it with --level".into(),
-        ));
-    }
-    let (a, w) = (&args.asynchronous, &args.allocation);
+/// Refuses the asynchronous and allocation flags beside `--level`: the multi-level model and
+/// its simulator have synchronous checkpoints and no allocation.
+fn single_level_only(
+    a: &super::finite::AsyncArgs,
+    w: &super::finite::AllocationArgs,
+) -> Result<(), CliError> {
     if a.async_write.is_some()
         || a.async_slowdown.is_some()
         || w.walltime.is_some()
@@ -245,6 +242,18 @@ pub fn interval(args: &IntervalArgs) -> Result<String, CliError> {
             "--async-write, --async-slowdown, --walltime and --signal-margin apply to one level: the multi-level model has synchronous checkpoints and no allocation; drop them with --level".into(),
         ));
     }
+    Ok(())
+}
+
+/// `ckpt interval --level ...`: the multi-level answer in the chosen format.
+pub fn interval(args: &IntervalArgs) -> Result<String, CliError> {
+    let specs = &args.model.levels.level;
+    if args.iteration_time.is_some() {
+        return Err(CliError::Conflict(
+            "--iteration-time applies to the single-level models: drop it with --level".into(),
+        ));
+    }
+    single_level_only(&args.asynchronous, &args.allocation)?;
     let levels = levels(specs, args.model.downtime)?;
     let answer = optimum(specs, &levels)?;
     let format_error = |e: report::FormatError| match e {
@@ -420,6 +429,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
             "--level validates the multi-level model against its own simulator: drop --sim, --config, --aging and --heartbeat".into(),
         ));
     }
+    single_level_only(&v.asynchronous, &v.allocation)?;
     let levels = levels(specs, v.model.downtime)?;
     // Once per job: the optimum can take seconds when costs and MTBFs are far apart.
     let pattern = optimum(specs, &levels)?.pattern;
@@ -552,6 +562,14 @@ pub fn sweep_job(
                 arg: "--vary",
                 value: s.vary.clone(),
                 accepted: format!("a range where every level stays valid ({accepted})"),
+            },
+            CliError::NoAnswer(why) => CliError::Invalid {
+                arg: "--vary",
+                value: s.vary.clone(),
+                accepted: format!(
+                    "a range with an answer at both ends; at {} s: {why}",
+                    ckpt::report::table::seconds(v)
+                ),
             },
             other => other,
         })?;

@@ -94,8 +94,20 @@ pub fn count(s: &str) -> Result<u64, String> {
     match s.trim().parse::<u64>() {
         Ok(0) => Err("must be at least 1".into()),
         Ok(v) => Ok(v),
+        Err(_) if all_digits(s) => Err(too_large(s, u64::MAX)),
         Err(_) => Err(format!("`{s}` is not a whole number of at least 1")),
     }
+}
+
+/// Digits only, around white space: a whole number, if perhaps too large for its type.
+fn all_digits(s: &str) -> bool {
+    let t = s.trim();
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The refusal of a whole number past its type's `max`.
+fn too_large(s: &str, max: impl std::fmt::Display) -> String {
+    format!("`{s}` is too large: at most {max}")
 }
 
 /// `--detect`: when a lost process is noticed, as the library's [`Detect`].
@@ -159,12 +171,10 @@ impl Whole for usize {
 /// A whole number that fits `T`; the command checks afterwards the range that its meaning
 /// needs, with a message of its own (`--partners` within `--nodes`, `--procs` for a scheme).
 pub fn whole<T: Whole>(s: &str) -> Result<T, String> {
-    let t = s.trim();
-    let too_large = || format!("`{s}` is too large: at most {}", T::MAX);
-    match t.parse::<u64>() {
-        Ok(v) => T::try_from(v).map_err(|_| too_large()),
+    match s.trim().parse::<u64>() {
+        Ok(v) => T::try_from(v).map_err(|_| too_large(s, T::MAX)),
         // All digits, yet no u64: beyond its range.
-        Err(_) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => Err(too_large()),
+        Err(_) if all_digits(s) => Err(too_large(s, T::MAX)),
         Err(_) => Err(format!("`{s}` is not a whole number")),
     }
 }

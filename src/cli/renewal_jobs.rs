@@ -18,7 +18,7 @@ fn conflict(msg: &str) -> CliError {
 
 /// The longest default work of a renewal validation (s), ten years: 1000 MTBFs of a long MTBF
 /// would pass the simulator's 584-year clock.
-const MAX_DEFAULT_WORK_S: f64 = 10.0 * 365.0 * 86400.0;
+const MAX_DEFAULT_WORK_S: f64 = 10.0 * ckpt::units::YEAR_S;
 
 /// Whether `validate` asks for the renewal validation: `--dist` without `--procs`/`--replicas`
 /// (and not the stencil, which takes its inputs from its own file).

@@ -20,7 +20,7 @@ fn recovery(s: &str) -> Result<Recovery, String> {
 /// `--output-bytes`: a size, rounded to whole bytes below 2^64.
 fn output_bytes(s: &str) -> Result<u64, String> {
     ckpt::units::parse_whole_bytes(s)
-        .ok_or_else(|| "bytes (4096) or a size (1.6MB, 64MiB) below 2^64".into())
+        .ok_or_else(|| "positive bytes (4096) or a size (1.6MB, 64MiB) below 2^64".into())
 }
 
 /// Flags of `ckpt simulate stencil`; each overrides the same setting of `--config`.

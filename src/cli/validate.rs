@@ -145,10 +145,15 @@ impl ValidateArgs {
                 || m.procs.is_some()
                 || m.replicas.is_some()
                 || m.dist.is_some();
-            let model_flags = model_flags || self.asynchronous.async_write.is_some();
-            if model_flags || self.aging || self.heartbeat.is_some() {
+            let (a, w) = (&self.asynchronous, &self.allocation);
+            let job_flags = self.work.is_some()
+                || a.async_write.is_some()
+                || a.async_slowdown.is_some()
+                || w.walltime.is_some()
+                || w.signal_margin.is_some();
+            if model_flags || job_flags || self.aging || self.heartbeat.is_some() {
                 return Err(CliError::Conflict(
-                    "--sim stencil takes its inputs from --config: drop the model flags (--mtbf, --cost, --procs, ...)".into(),
+                    "--sim stencil takes its inputs from --config: drop the model and job flags (--mtbf, --cost, --procs, --work, --walltime, ...)".into(),
                 ));
             }
             let path = self.config.as_ref().ok_or_else(|| CliError::Missing {
