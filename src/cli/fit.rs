@@ -116,6 +116,13 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
     Ok(match args.format {
         FitFormat::Table => report::fit::table(&inputs, &fitted, &advice),
         FitFormat::Json => report::fit::json(&inputs, &fitted, &advice),
+        FitFormat::Flags if advice.flags_mtbf_s > ckpt::units::MAX_DURATION_S => {
+            return Err(CliError::NoAnswer(format!(
+                "{}: the fitted MTBF ({}) is beyond the 500 years `ckpt interval` takes: no flags to give",
+                inputs.file,
+                ckpt::units::format_duration(advice.flags_mtbf_s)
+            )));
+        }
         FitFormat::Flags => report::fit::flags(&advice),
     })
 }

@@ -44,6 +44,10 @@ pub struct Advice {
     pub flags_exponential: String,
     /// Recommended intervals; empty without a checkpoint cost.
     pub intervals: Vec<AdviceRow>,
+    /// The MTBF that `flags` give (s): beyond [`MAX_DURATION_S`](crate::units::MAX_DURATION_S)
+    /// no `ckpt interval` takes them.
+    #[serde(skip)]
+    pub flags_mtbf_s: f64,
 }
 
 /// `x` rounded to `digits` significant digits, printed in the shortest form that reads back.
@@ -169,6 +173,22 @@ fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
     if r > 0.0 {
         flags.push_str(&format!(" --restart {}", advice_number(r, TIME_DIGITS)));
     }
+    if s.mtbf > crate::units::MAX_DURATION_S {
+        return AdviceRow {
+            at,
+            dist: s.dist.clone(),
+            mtbf_s: s.mtbf,
+            flags,
+            model: None,
+            interval_s: None,
+            overhead: None,
+            note: Some(format!(
+                "an MTBF of {} is beyond the 500 years the models take",
+                crate::units::format_duration(s.mtbf)
+            )),
+            schedule_s: None,
+        };
+    }
     if let Some(life) = s.renewal {
         let answer = Renewal::new(life, c, r).and_then(|j| j.analyze());
         let (interval_s, overhead, note, schedule_s) = match answer {
@@ -252,6 +272,7 @@ pub fn advise(report: &FitReport, cost: Option<f64>, restart: f64) -> Advice {
         }
     }
     Advice {
+        flags_mtbf_s: best.as_ref().unwrap_or(&exp).mtbf,
         flags: best.as_ref().unwrap_or(&exp).flags.clone(),
         flags_exponential: exp.flags.clone(),
         intervals,

@@ -403,6 +403,30 @@ const PER_NODE_128: [&str; 7] = [
     "end-of-log",
 ];
 
+/// A log whose gaps make an MTBF of millions of years (times up to 1e15 s are accepted) gave
+/// `--mtbf 500000000000000`, which `ckpt interval` refuses: now `--format flags` refuses to
+/// give flags, naming the log, and each interval row says why it has none.
+#[test]
+fn an_mtbf_beyond_500_years_gives_no_flags_and_no_interval() {
+    let log = temp_file("ckpt-fit-long", "long.csv", "time\n0\n1e15\n5e14\n");
+    let path = log.to_str().unwrap();
+    crate::common::refused(
+        &["fit", path, "--format", "flags"],
+        &["long.csv", "beyond the 500 years", "no flags"],
+    );
+    let doc = run_json(&["fit", path, "--cost", "5m"]);
+    for row in doc["intervals"].as_array().unwrap() {
+        assert!(row["interval_s"].is_null(), "{row}");
+        assert!(
+            row["note"]
+                .as_str()
+                .unwrap()
+                .contains("beyond the 500 years"),
+            "{row}"
+        );
+    }
+}
+
 /// `--format flags` is the best fit's flags alone, one line: spliced into `ckpt interval` with a
 /// cost, they give the interval the fit recommends at its best fit.
 #[test]
