@@ -790,9 +790,16 @@ fn run_async(
     };
     loop {
         let target = pos + cfg.interval.min(cfg.work - pos);
+        // The end of the write that slows this segment's start, if one runs: kept apart from
+        // `pending`, which a write durable before the next failure leaves, since the work
+        // position at that failure still counts the slowed rate while the write ran.
+        let slowed_until = match pending {
+            Some((we, _)) if we > t => Some(we),
+            _ => None,
+        };
         // When the snapshot starts, and the position it captures.
-        let (snap, captured) = match pending {
-            Some((we, _)) if we > t => {
+        let (snap, captured) = match slowed_until {
+            Some(we) => {
                 let capacity = a.slowed(we - t);
                 if target - pos <= capacity {
                     (we, (pos + capacity).min(cfg.work))
@@ -800,7 +807,7 @@ fn run_async(
                     (add(we, target - pos - capacity)?, target)
                 }
             }
-            _ => (add(t, target - pos)?, target),
+            None => (add(t, target - pos)?, target),
         };
         let end = add(snap, cfg.cost)?;
         // A write that ends before the next failure is durable (failures first on a tie).
@@ -837,12 +844,12 @@ fn run_async(
             captured
         } else {
             let worked = at.min(snap).saturating_sub(t);
-            let accrued = match pending {
-                Some((we, _)) if we > t => {
+            let accrued = match slowed_until {
+                Some(we) => {
                     let slow = we.min(t + worked) - t;
                     a.slowed(slow) + (worked - slow)
                 }
-                _ => worked,
+                None => worked,
             };
             (pos + accrued).min(captured)
         };
@@ -1420,6 +1427,41 @@ mod tests {
         let r = with("", 5.0, 0.0, 2 * S);
         assert_eq!(r.wall, 44 * S);
         assert_eq!(r.checkpoint, 14 * S);
+    }
+
+    /// The work position at a failure counts the slowed rate while a write ran, also when the
+    /// write has become durable before the failure: the run once forgot the slowdown there
+    /// and counted 2 s more lost work (and 2 s less checkpointing) in this setting. Expected
+    /// values worked by hand from docs/simulation.md §1: work 20, interval 10, cost 1,
+    /// restart 2, a 4 s write at half speed. The first snapshot ends at 11 and its write at
+    /// 15; by then the job has done 2 s of work (10 + 2); at full speed after, a failure at
+    /// `f` holds `12 + (f - 15)`, of which the 10 made durable at 15 are kept.
+    #[test]
+    fn the_slowdown_counts_after_the_write_is_durable() {
+        let run = |trace: &str| {
+            let mut cfg = traced(trace, None, 0);
+            cfg.work = 20 * S;
+            let cfg = asynchronous(&cfg, 4.0, 0.5);
+            cfg.validate().unwrap();
+            simulate_run(&cfg, 1, 0).unwrap()
+        };
+        for (f, lost_ms) in [
+            (16_000, 3_000),
+            (15_500, 2_500),
+            (18_000, 5_000),
+            (20_000, 7_000),
+        ] {
+            let r = run(&format!("{}.{:03}\n", f / 1000, f % 1000));
+            assert_eq!(r.lost_work, lost_ms * 1_000_000, "failure at {f} ms");
+            assert_eq!(r.wall, r.work + r.checkpoint + r.restart + r.lost_work);
+        }
+        // At 16: the job restarts at 18 from 10, its second snapshot at 18 + 10, durable at
+        // 29 + 4 = 33; checkpointing is the two 1 s stalls, the 2 s the slowdown cost during
+        // the first write and the last 4 s write waited for.
+        let r = run("16\n");
+        assert_eq!((r.wall, r.checkpoint, r.restart), (33 * S, 8 * S, 2 * S));
+        // Before the write ends (13), the slowed 1 s of work counts half: 10 + 1 lost.
+        assert_eq!(run("13\n").lost_work, 11 * S);
     }
 
     #[test]
