@@ -608,12 +608,20 @@ fn fraction(v: f64, range: (f64, f64), log: bool) -> f64 {
 /// Whether series `a` and `b` coincide: at least two shared `x` with drawable values, and a
 /// relative difference below [`COINCIDE`] at every one.
 pub fn coincide(a: &Series, b: &Series, x_log: bool, y_log: bool) -> bool {
+    // `b`'s first value at each `x`, found in constant time: a sweep of 10^5 points would
+    // otherwise compare 10^10 pairs. `0.0` and `-0.0` are one key, as `==` has them.
+    let key = |x: f64| if x == 0.0 { 0 } else { x.to_bits() };
+    let mut at: std::collections::HashMap<u64, f64> =
+        std::collections::HashMap::with_capacity(b.points.len());
+    for &(x, y) in &b.points {
+        at.entry(key(x)).or_insert(y);
+    }
     let mut shared = 0;
     for &(x, ya) in &a.points {
         if !ok(x, x_log) || !ok(ya, y_log) {
             continue;
         }
-        let Some(&(_, yb)) = b.points.iter().find(|p| p.0 == x) else {
+        let Some(&yb) = at.get(&key(x)) else {
             continue;
         };
         if !ok(yb, y_log) {
