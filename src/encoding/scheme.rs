@@ -219,13 +219,16 @@ impl SchemeSpec {
                 None => fixed,
                 Some(c) if c == fixed && fixed == 1 => 1,
                 Some(c) => {
-                    return Err(invalid(
-                        "--checksums",
-                        c,
+                    let accepted = if fixed == 1 {
+                        format!(
+                            "1 for scheme {kind}, which keeps one checksum per group (more take weighted or weighted-1d)"
+                        )
+                    } else {
                         format!(
                             "no --checksums for scheme {kind} (only weighted and weighted-1d take it)"
-                        ),
-                    ));
+                        )
+                    };
+                    return Err(invalid("--checksums", c, accepted));
                 }
             }
         };

@@ -41,6 +41,9 @@ pub fn survival(scheme: &SchemeSpec, k: usize) -> f64 {
         SchemeKind::Ring => {
             if k >= n {
                 0.0
+            } else if k == 1 {
+                // Exactly: the product below rounds (12/11 * 11/12 is not 1 in f64).
+                1.0
             } else {
                 let kf = k as f64;
                 (nf / (nf - kf) * product(k, |i| ((nf - kf - i) / (nf - i)).max(0.0))).min(1.0)
@@ -417,6 +420,33 @@ mod tests {
 
     fn spec(kind: SchemeKind, n: usize, g: Option<usize>, m: Option<usize>) -> SchemeSpec {
         SchemeSpec::new(kind, n, g, m).unwrap()
+    }
+
+    /// A ring survives any one failure: exactly 1, where the product form gave
+    /// 0.9999999999999999 at 12, 20, 35, 36 and 40 processors.
+    #[test]
+    fn a_ring_survives_one_failure_exactly() {
+        for n in 2..=4096 {
+            assert_eq!(
+                survival(&spec(SchemeKind::Ring, n, None, None), 1),
+                1.0,
+                "{n}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_plain_checksum_takes_one_checksum_and_says_so() {
+        for (kind, groups) in [
+            (SchemeKind::Checksum, None),
+            (SchemeKind::Checksum1d, Some(2)),
+        ] {
+            let e = SchemeSpec::new(kind, 8, groups, Some(2))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("1 for scheme"), "{e}");
+            assert!(SchemeSpec::new(kind, 8, groups, Some(1)).is_ok());
+        }
     }
 
     #[test]
