@@ -1003,25 +1003,20 @@ fn a_refusal_names_the_flag_at_fault() {
     );
     assert!(!line.contains("for '--interval"), "{line}");
     refused(
-        &[
-            "simulate",
-            "stencil",
-            "--width",
-            "16",
-            "--rows",
-            "16",
-            "--workers",
-            "4",
-            "--level",
-            "1",
-            "--mtbf",
-            "1h",
-            "--process-cost",
-            "1",
-            "--backup-cost",
-            "1e10",
-            "--quiet",
-        ],
+        &with(
+            SMALL_STENCIL,
+            &[
+                "--level",
+                "1",
+                "--mtbf",
+                "1h",
+                "--process-cost",
+                "1",
+                "--backup-cost",
+                "1e10",
+                "--quiet",
+            ],
+        ),
         &["--backup-cost", "10000000000 s", "2^60 ns"],
     );
 }
