@@ -106,6 +106,16 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
         })?;
         let line = line_of(record.position());
         let trimmed = lines.get(line - 1).copied().unwrap_or("").trim();
+        // One event per line: a quote left open would make the csv crate read the lines below
+        // into one field, and they would vanish from the log without a word.
+        if record.iter().any(|f| f.contains('\n')) {
+            return Err(err(
+                line,
+                "line",
+                trimmed,
+                "opens a quote (`\"`) that does not close on this line: one event per line",
+            ));
+        }
         let fields: Vec<&str> = record.iter().map(str::trim).collect();
         if !seen_data_line {
             seen_data_line = true;
@@ -658,6 +668,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("f:3: field `line`"), "{e}");
+    }
+
+    /// An open quote once swallowed every line below it into one field, silently: the log
+    /// `0 10 20 30,"x 40 50 1000` was fitted from its first four events. A comment line inside
+    /// the quote did the same.
+    #[test]
+    fn an_open_quote_is_refused_at_its_line() {
+        for (text, line) in [
+            ("0\n10\n20\n30,\"x\n40\n50\n1000\n", 4),
+            ("time,node\n0,a\n10,\"b\n# x\"\n20,c\n30,d\n", 3),
+        ] {
+            let e = parse_log(text, "f").unwrap_err().to_string();
+            assert!(e.starts_with(&format!("f:{line}: field `line`")), "{e}");
+            assert!(e.contains("does not close on this line"), "{e}");
+        }
     }
 
     #[test]
