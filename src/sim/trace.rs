@@ -103,7 +103,7 @@ pub fn parse_trace(text: &str, file: &str, column: IndexColumn) -> Result<Trace,
             file: file.to_string(),
             line,
             field: field.to_string(),
-            value: value.to_string(),
+            value: crate::text::shown(value),
             problem,
         };
         let time = parse_seconds_exact(fields[0]).map_err(|p| err("time_seconds", fields[0], p))?;

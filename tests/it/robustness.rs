@@ -811,6 +811,38 @@ fn durations_beyond_500_years_are_refused() {
     assert!(!out.contains("inf") && !out.contains("NaN"), "{out}");
 }
 
+/// Before: a trace's or an INI file's bad value was echoed raw and whole: a 50 MB line came
+/// back as a 50 MB error, and an escape sequence in a value reached the terminal.
+#[test]
+fn file_values_are_echoed_escaped_and_short() {
+    let long = "1".repeat(1_000_000);
+    for text in [format!("36\u{1b}[2K\n"), format!("{long}\n")] {
+        let trace = crate::common::temp_file("ckpt-robust-echo", "t.csv", &text);
+        let line = refused(
+            &[
+                "simulate",
+                "periodic",
+                "--work",
+                "10h",
+                "--interval",
+                "1h",
+                "--cost",
+                "1m",
+                "--trace",
+                trace.to_str().unwrap(),
+            ],
+            &["t.csv", "line 1"],
+        );
+        assert!(!line.contains('\u{1b}') && line.len() < 400, "{line}");
+    }
+    let ini = crate::common::temp_file("ckpt-robust-echo", "e.ini", "[GENERAL]\nA\u{1b}B = 4\n");
+    let line = refused(
+        &["simulate", "stencil", "--config", ini.to_str().unwrap()],
+        &["e.ini:2", "A\\u{1b}B"],
+    );
+    assert!(!line.contains('\u{1b}'), "{line}");
+}
+
 /// Before: a count past 2^64 read "is not a whole number of at least 1" (or, for `survive
 /// --failures`, only the grammar); a zero size "is not a size"; a `--vary replicas` range past
 /// 64 and a levels' range with no answer at its end named no value or no flag.

@@ -414,17 +414,18 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
         if content.is_empty() {
             continue;
         }
+        let content_shown = crate::text::shown(content);
         if let Some(rest) = content.strip_prefix('[') {
             let name = rest
                 .strip_suffix(']')
-                .ok_or_else(|| err(format!("`{content}` is not a section header")))?;
+                .ok_or_else(|| err(format!("`{content_shown}` is not a section header")))?;
             section = match name.trim().to_ascii_lowercase().as_str() {
                 "general" => Section::General,
                 "stencil" => Section::Stencil,
                 _ => {
                     return Err(err(format!(
                         "unknown section `[{}]`: accepted are [GENERAL] and [Stencil]",
-                        name.trim()
+                        crate::text::shown(name.trim())
                     )));
                 }
             };
@@ -432,22 +433,25 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
         }
         let (key, value) = content
             .split_once('=')
-            .ok_or_else(|| err(format!("`{content}` is not `Key = value`")))?;
+            .ok_or_else(|| err(format!("`{content_shown}` is not `Key = value`")))?;
         let key_raw = key.trim();
+        let key_shown = crate::text::shown(key_raw);
         let key = key_raw.to_ascii_lowercase();
         let value = value.trim();
         if section == Section::None {
             return Err(err(format!(
-                "key `{key_raw}` before any section: put it under [GENERAL] or [Stencil]"
+                "key `{key_shown}` before any section: put it under [GENERAL] or [Stencil]"
             )));
         }
         if seen.contains(&key) {
-            return Err(err(format!("duplicate key `{key_raw}`")));
+            return Err(err(format!("duplicate key `{key_shown}`")));
         }
         seen.push(key.clone());
         let bad = |accepted: &str| {
             err(format!(
-                "invalid value `{value}` for `{key_raw}`: {accepted}"
+                "invalid value `{}` for `{}`: {accepted}",
+                crate::text::shown(value),
+                crate::text::shown(key_raw)
             ))
         };
         let count = |accepted: &str| value.parse::<u32>().map_err(|_| bad(accepted));
@@ -482,7 +486,7 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             } else {
                 ""
             };
-            return Err(err(format!("unknown key `{key_raw}`{hint}")));
+            return Err(err(format!("unknown key `{key_shown}`{hint}")));
         }
         match key.as_str() {
             "kernel" => {
