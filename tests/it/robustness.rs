@@ -816,7 +816,7 @@ fn durations_beyond_500_years_are_refused() {
 #[test]
 fn file_values_are_echoed_escaped_and_short() {
     let long = "1".repeat(1_000_000);
-    for text in [format!("36\u{1b}[2K\n"), format!("{long}\n")] {
+    for text in ["36\u{1b}[2K\n".to_string(), format!("{long}\n")] {
         let trace = crate::common::temp_file("ckpt-robust-echo", "t.csv", &text);
         let line = refused(
             &[
