@@ -425,12 +425,15 @@ pub fn whole_seconds(seconds: f64) -> u64 {
 
 /// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from one year
 /// (365.25 days, the year durations are read with) on, in years, days and hours: `5y 0d 0h`,
-/// not `1826d 6h 0m`. Every form reads back as a duration.
+/// not `1826d 6h 0m`. From 1e15 s (some 32 million years, far past any duration a flag takes)
+/// on, in scientific notation, `2.785e47s`, where whole hours would no longer be counted
+/// exactly. Every form below that reads back as a duration.
 ///
 /// ```
 /// assert_eq!(ckpt::units::format_duration(7001.0), "1h 56m 41s");
 /// assert_eq!(ckpt::units::format_duration(0.25), "250ms");
 /// assert_eq!(ckpt::units::format_duration(5.0 * 365.25 * 86400.0), "5y 0d 0h");
+/// assert_eq!(ckpt::units::format_duration(2.785e47), "2.785e47s");
 /// ```
 pub fn format_duration(seconds: f64) -> String {
     if !seconds.is_finite() {
@@ -450,6 +453,9 @@ pub fn format_duration(seconds: f64) -> String {
     }
     if seconds < 60.0 {
         return format!("{:.1}s", seconds);
+    }
+    if seconds >= 1e15 {
+        return format!("{seconds:.3e}s");
     }
     if seconds >= YEAR_S {
         // Whole hours: a year is 8766 of them.

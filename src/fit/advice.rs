@@ -57,25 +57,27 @@ pub struct Advice {
 /// assert_eq!(advice_number(21634.2345, 6), "21634.2");
 /// assert_eq!(advice_number(0.703149, 4), "0.7031");
 /// assert_eq!(advice_number(2.5e9, 6), "2500000000");
+/// assert_eq!(advice_number(1.6492299999999992e-300, 6), "1.64923e-300");
+/// assert_eq!(advice_number(2.785313e47, 6), "2.78531e47");
 /// ```
 pub fn advice_number(x: f64, digits: i32) -> String {
-    format!("{}", round_sig(x, digits))
+    let r = round_sig(x, digits);
+    // Plain digits in the range people type; beyond it, `1.64923e-300` rather than 300 zeros.
+    if r == 0.0 || (1e-6..1e16).contains(&r.abs()) {
+        format!("{r}")
+    } else {
+        format!("{r:e}")
+    }
 }
 
 fn round_sig(x: f64, digits: i32) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return x;
     }
-    let e = x.abs().log10().floor() as i32;
-    let p = digits - 1 - e;
-    let r = if p >= 0 {
-        let f = 10f64.powi(p);
-        (x * f).round() / f
-    } else {
-        let f = 10f64.powi(-p);
-        (x / f).round() * f
-    };
-    if r.is_finite() { r } else { x }
+    // Rounded in decimal by the formatter, then read back: exact at every exponent, where
+    // scaling by a power of ten loses digits far from 1 (1e-300 came back 1.6492299999999992).
+    let places = (digits.max(1) - 1) as usize;
+    format!("{x:.places$e}").parse().unwrap_or(x)
 }
 
 /// Significant digits of the times and shapes in the flags.
