@@ -55,8 +55,18 @@ impl Sample {
                 .collect(),
             censored: Vec::new(),
         };
-        for c in censored {
-            s.add_censored(c, 1.0);
+        // Sorted once and merged: one insertion at a time is quadratic in the censored gaps
+        // (800,000 of them took minutes).
+        let mut gaps: Vec<f64> = censored
+            .into_iter()
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .collect();
+        gaps.sort_unstable_by(f64::total_cmp);
+        for gap in gaps {
+            match s.censored.last_mut() {
+                Some((t, count)) if *t == gap => *count += 1.0,
+                _ => s.censored.push((gap, 1.0)),
+            }
         }
         s
     }
@@ -811,6 +821,26 @@ pub fn fit_all(sample: &Sample) -> (Vec<Fit>, Option<Family>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The sorted, merged censored gaps of `Sample::new` are those of adding each gap one at
+        /// a time (the rule it once used, quadratic in the gaps).
+        #[test]
+        fn censored_gaps_merge_as_one_at_a_time(
+            gaps in proptest::collection::vec(
+                proptest::prop_oneof![0u32..20, 0u32..u32::MAX],
+                0..200,
+            ),
+        ) {
+            let gaps: Vec<f64> = gaps.iter().map(|&g| f64::from(g) / 4.0).collect();
+            let bulk = Sample::new(Vec::new(), gaps.clone());
+            let mut one = Sample::new(Vec::new(), Vec::new());
+            for g in gaps {
+                one.add_censored(g, 1.0);
+            }
+            proptest::prop_assert_eq!(bulk.censored(), one.censored());
+        }
+    }
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
