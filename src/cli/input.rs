@@ -27,6 +27,16 @@ pub fn name_of(path: &Path) -> String {
     }
 }
 
+/// The folder the relative paths inside the file at `path` are read from: its own, or the
+/// working folder (`.`) for a bare file name or standard input. Never empty, so that a path
+/// `-` inside names a file, not standard input again.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !is_stdin(path) => p,
+        _ => Path::new("."),
+    }
+}
+
 fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN
 }

@@ -124,7 +124,7 @@ impl StencilArgs {
         let (settings, from_file) = match &self.config {
             Some(path) => {
                 let text = super::input::read_text("--config", path, "stencil configuration")?;
-                let folder = path.parent().unwrap_or(std::path::Path::new("."));
+                let folder = super::input::folder_of(path);
                 let file = parse_ini(&text, &super::input::name_of(path), folder);
                 (file.map_err(config_error)?.overridden_by(&flags), true)
             }

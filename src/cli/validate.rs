@@ -163,7 +163,7 @@ impl ValidateArgs {
                         .into(),
             })?;
             let text = super::input::read_text("--config", path, "stencil configuration")?;
-            let folder = path.parent().unwrap_or(std::path::Path::new("."));
+            let folder = super::input::folder_of(path);
             let settings =
                 ckpt::sim::stencil::config::parse_ini(&text, &super::input::name_of(path), folder)
                     .map_err(|e| CliError::Conflict(e.to_string()))?;

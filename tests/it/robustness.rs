@@ -843,6 +843,25 @@ fn file_values_are_echoed_escaped_and_short() {
     assert!(!line.contains('\u{1b}'), "{line}");
 }
 
+/// Before: `FailureTrace = -` read standard input when the INI file was named without a folder
+/// and a file `-` beside it otherwise; it is a path, resolved from the INI's folder, always.
+#[test]
+fn an_ini_trace_named_dash_is_a_file_beside_the_ini() {
+    let ini = "[Stencil]\nStencilSize = 16\nTimesteps = 16\nProcessCost = 1\nBackupCost = 0.1\n\
+               [GENERAL]\nWorkerCount = 4\nCheckpointLevel = 1\nFailureTrace = -\n";
+    let file = crate::common::temp_file("ckpt-robust-dash", "c.ini", ini);
+    let dir = file.parent().unwrap();
+    let out = ckpt()
+        .current_dir(dir)
+        .args(["simulate", "stencil", "--config", "c.ini"])
+        .write_stdin("5,1\n")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("'./-' for 'FailureTrace'"), "{err}");
+}
+
 /// Before: a count past 2^64 read "is not a whole number of at least 1" (or, for `survive
 /// --failures`, only the grammar); a zero size "is not a size"; a `--vary replicas` range past
 /// 64 and a levels' range with no answer at its end named no value or no flag.
