@@ -531,9 +531,13 @@ impl Clock<'_> {
     }
 }
 
-fn too_many() -> SimError {
+fn too_many(failures: &Failures) -> SimError {
+    let why = match failures {
+        Failures::Trace { .. } => "the trace has too many failures for this job to finish",
+        _ => "the MTBF is too short for this job to finish",
+    };
     SimError::NoProgress(format!(
-        "more than {MAX_FAILURES_PER_RUN} failures in one run: the MTBF is too short for this job to finish"
+        "more than {MAX_FAILURES_PER_RUN} failures in one run: {why}"
     ))
 }
 
@@ -720,7 +724,7 @@ impl<'a, 'r> Stream<'a, 'r> {
         loop {
             out.failures += 1;
             if out.failures > MAX_FAILURES_PER_RUN {
-                return Err(too_many());
+                return Err(too_many(&cfg.failures));
             }
             // The job has reached the interruption at `t`, and with it every failure before.
             self.absorbed_reached += self.absorbed.len() as u64;

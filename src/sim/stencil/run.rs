@@ -28,7 +28,7 @@ pub const MAX_FAILURES: u64 = 1_000_000;
 pub enum SimError {
     /// More than [`MAX_FAILURES`] failures were applied.
     #[error(
-        "the MTBF is too short to finish: more than {MAX_FAILURES} failures were applied before the last task completed"
+        "more than {MAX_FAILURES} failures were applied before the last task completed: the failures (MTBF or trace) are too frequent for the run to finish"
     )]
     TooManyFailures,
     /// The MTBF is so short against the work that no run can finish: told before any run.
