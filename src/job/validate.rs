@@ -74,6 +74,19 @@ impl Task for ValidateIntervals {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(validate::kept_bytes(&self.inputs, self.sim, &self.options)?)
     }
+    /// A run's wall time is never below its work, at any interval (a shard edited to zeros
+    /// once gave regrets of NaN).
+    fn check_item(&self, walls: &Vec<Nanos>) -> Result<(), String> {
+        let work = crate::units::secs_to_ns(self.options.work_s);
+        match walls.iter().find(|&&w| w < work) {
+            Some(w) => Err(format!(
+                "a wall time of {} s, below the job's work of {} s",
+                crate::units::ns_to_secs(*w),
+                self.options.work_s
+            )),
+            None => Ok(()),
+        }
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
         let (inputs, options) = (&self.inputs, &self.options);
         let range = s.range.clone();

@@ -589,3 +589,34 @@ fn an_edited_job_with_its_digest_is_checked_as_a_new_one() {
         &["--points", "1099511627776", "from 2 to 100000"],
     );
 }
+
+/// A validation's shards edited to wall times of zero, their results' digest written again to
+/// match (it guards against damage, not against edits), were merged into regrets of NaN; every
+/// wall time read back must now be at least the job's work, and the file is refused naming it.
+#[test]
+fn edited_validation_walls_below_the_work_are_refused() {
+    let scratch = crate::common::Scratch::new("ckpt-shard-edited");
+    let base = [
+        "validate", "--mtbf", "6h", "--cost", "5m", "--runs", "20", "--points", "3", "--quiet",
+    ];
+    let mut files = Vec::new();
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let text = crate::common::stdout_of(&with(&base, &["--shard", &shard]));
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for run in doc["results"].as_array_mut().unwrap() {
+            for wall in run.as_array_mut().unwrap() {
+                *wall = serde_json::json!(0);
+            }
+        }
+        doc["results_digest"] = ckpt::job::shard::digest(&doc["results"]).into();
+        let path = scratch.file(&format!("v{i}.json"), &serde_json::to_string(&doc).unwrap());
+        files.push(path.display().to_string());
+    }
+    let mut merge = vec!["merge"];
+    merge.extend(files.iter().map(String::as_str));
+    crate::common::refused(
+        &merge,
+        &["v0.json", "below the job's work", "edited or damaged"],
+    );
+}
