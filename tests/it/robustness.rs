@@ -1878,6 +1878,11 @@ fn output_bytes_are_whole_and_their_peak_does_not_wrap() {
         &with(SMALL_STENCIL, &["--output-bytes", "2e19"]),
         &["--output-bytes", "2e19", "below 2^64"],
     );
+    // A fraction of a byte rounded to 0 was taken as a size of 0.
+    refused(
+        &with(SMALL_STENCIL, &["--output-bytes", "0.4"]),
+        &["--output-bytes", "0.4", "positive bytes"],
+    );
     let ini = crate::common::read_package_file("data/validate/costly-checkpoint.ini")
         + "OutputBytes = 1e30\n";
     let ini = crate::common::temp_file("ckpt-robust-output-bytes", "big.ini", &ini);

@@ -527,6 +527,7 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             "outputbytes" => {
                 s.output_bytes = Some(
                     crate::units::parse_whole_bytes(value)
+                        .filter(|&b| b > 0)
                         .ok_or_else(|| bad("positive bytes below 2^64, e.g. 1.6MB"))?,
                 )
             }
