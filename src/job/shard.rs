@@ -222,6 +222,7 @@ pub struct ShardFile<R> {
     /// The ckpt version that wrote it (shards of different versions are not merged).
     pub ckpt_version: String,
     /// The command line after `ckpt`, less `--shard`, `--threads` and `--quiet`: for messages.
+    #[serde(deserialize_with = "bounded_args")]
     pub args: Vec<String>,
     /// The job, validated.
     pub job: Job,
@@ -237,6 +238,47 @@ pub struct ShardFile<R> {
     pub results: R,
     /// [`digest`] of the results' serialization.
     pub results_digest: String,
+}
+
+/// Most command-line arguments a shard file may record: far more than any command takes, and
+/// few enough that a file of millions cannot take gigabytes to read.
+pub const MAX_ARGS: usize = 4096;
+
+/// Reads `args`, refusing more than [`MAX_ARGS`] of them before holding them all.
+fn bounded_args<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    struct Args;
+    impl<'de> serde::de::Visitor<'de> for Args {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "at most {MAX_ARGS} command-line arguments")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(a) = seq.next_element::<String>()? {
+                if out.len() == MAX_ARGS {
+                    return Err(serde::de::Error::custom(format!(
+                        "more than {MAX_ARGS} command-line arguments"
+                    )));
+                }
+                out.push(a);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Args)
+}
+
+/// A recorded command line for a one-line message: escaped, and cut after 1000 characters
+/// (an edited file may hold arguments of any length).
+fn quoted(args: &[String]) -> String {
+    let text = crate::text::escaped(&args.join(" "));
+    match text.char_indices().nth(1000) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text,
+    }
 }
 
 /// The arguments that identify a computation: `args` less the flags that do not change its
@@ -263,6 +305,7 @@ pub fn canonical_args(args: &[String]) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
     /// The command line, for messages.
+    #[serde(deserialize_with = "bounded_args")]
     pub args: Vec<String>,
     /// The job.
     pub job: Job,
@@ -380,8 +423,8 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
         if h.args != self.args {
             return Err(mismatch(
                 "the command and its inputs",
-                self.args.join(" "),
-                h.args.join(" "),
+                quoted(&self.args),
+                quoted(&h.args),
             ));
         }
         if h.shard.count != self.count {

@@ -620,3 +620,22 @@ fn edited_validation_walls_below_the_work_are_refused() {
         &["v0.json", "below the job's work", "edited or damaged"],
     );
 }
+
+/// A shard file edited to record millions of arguments took 8.8 GB to read and printed them
+/// all in one 100 MB line; now more than `MAX_ARGS` of them are refused while reading.
+#[test]
+fn a_shard_with_too_many_recorded_arguments_is_refused() {
+    let scratch = crate::common::Scratch::new("ckpt-shard-args");
+    let args = with(
+        &crate::common::periodic_example(),
+        &["--runs", "4", "--shard", "0/2"],
+    );
+    let text = crate::common::stdout_of(&args);
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let many = vec![serde_json::json!("a"); ckpt::job::shard::MAX_ARGS + 1];
+    doc["args"] = serde_json::Value::Array(many);
+    let path = scratch.file("many.json", &serde_json::to_string(&doc).unwrap());
+    let path = path.display().to_string();
+    let line = crate::common::refused(&["merge", &path], &["many.json", "more than 4096"]);
+    assert!(line.len() < 1000, "{line}");
+}
