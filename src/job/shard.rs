@@ -222,7 +222,7 @@ pub struct ShardFile<R> {
     /// The ckpt version that wrote it (shards of different versions are not merged).
     pub ckpt_version: String,
     /// The command line after `ckpt`, less `--shard`, `--threads` and `--quiet`: for messages.
-    #[serde(deserialize_with = "bounded_args")]
+    /// (Bounded where it is read first, in the [`Header`].)
     pub args: Vec<String>,
     /// The job, validated.
     pub job: Job,
@@ -304,7 +304,8 @@ pub fn canonical_args(args: &[String]) -> Vec<String> {
 /// A shard file less its results (which serde skips over).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
-    /// The command line, for messages.
+    /// The command line, for messages: at most [`MAX_ARGS`] of them, refused while reading,
+    /// before the whole file is read as a [`ShardFile`].
     #[serde(deserialize_with = "bounded_args")]
     pub args: Vec<String>,
     /// The job.
