@@ -490,16 +490,15 @@ pub fn vary(
     };
     let (lo, hi) = range.split_once("..").ok_or_else(syntax)?;
     // Every end a duration a user may give (500 years at most); the signs are checked below.
-    let read = |s: &str| {
-        ckpt::units::parse_duration(s)
-            .and_then(|v| {
-                if v < 0.0 {
-                    Ok(v)
-                } else {
-                    ckpt::units::parse_nonnegative_duration(s)
-                }
-            })
-            .map_err(|e| invalid(format!("{e}; {}", grammar())))
+    let read = |s: &str| match ckpt::units::parse_duration(s) {
+        Ok(v) if v > ckpt::units::MAX_DURATION_S => Err(invalid(format!(
+            "`{}` must be {}; {}",
+            ckpt::text::shown(s),
+            ckpt::units::TOO_LONG,
+            grammar()
+        ))),
+        Ok(v) => Ok(v),
+        Err(e) => Err(invalid(format!("{e}; {}", grammar()))),
     };
     let (lo, hi) = (read(lo)?, read(hi)?);
     if param == MultilevelSweepParam::Cost {

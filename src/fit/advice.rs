@@ -175,67 +175,49 @@ fn row(at: &'static str, s: &Setting, cost: f64, restart: f64) -> AdviceRow {
     if r > 0.0 {
         flags.push_str(&format!(" --restart {}", advice_number(r, TIME_DIGITS)));
     }
-    if s.mtbf > crate::units::MAX_DURATION_S {
-        return AdviceRow {
-            at,
-            dist: s.dist.clone(),
-            mtbf_s: s.mtbf,
-            flags,
-            model: None,
-            interval_s: None,
-            overhead: None,
-            note: Some(format!(
-                "an MTBF of {} is beyond the 500 years the models take",
-                crate::units::format_duration(s.mtbf)
-            )),
-            schedule_s: None,
-        };
-    }
-    if let Some(life) = s.renewal {
-        let answer = Renewal::new(life, c, r).and_then(|j| j.analyze());
-        let (interval_s, overhead, note, schedule_s) = match answer {
-            Ok(a) => (
-                a.schedule.chunks.first().copied(),
-                Some(a.schedule.overhead),
-                None,
-                Some(a.schedule.chunks),
-            ),
-            Err(e) => (None, None, Some(e.to_string()), None),
-        };
-        return AdviceRow {
-            at,
-            dist: s.dist.clone(),
-            mtbf_s: s.mtbf,
-            flags,
-            model: interval_s.map(|_| "renewal-schedule"),
-            interval_s,
-            overhead,
-            note,
-            schedule_s,
-        };
-    }
-    let (model, interval_s, overhead, note) = match interval::compute(&(s.inputs)(c, r)) {
-        Ok(a) => (
-            Some(a.recommended),
-            Some(a.recommended_interval_s),
-            a.recommended_overhead
-                .is_finite()
-                .then_some(a.recommended_overhead),
-            None,
-        ),
-        Err(e) => (None, None, None, Some(e.to_string())),
-    };
-    AdviceRow {
+    // One row, filled in by whichever model answers, or given the note saying why none does.
+    let mut row = AdviceRow {
         at,
         dist: s.dist.clone(),
         mtbf_s: s.mtbf,
         flags,
-        model,
-        interval_s,
-        overhead,
-        note,
+        model: None,
+        interval_s: None,
+        overhead: None,
+        note: None,
         schedule_s: None,
+    };
+    if s.mtbf > crate::units::MAX_DURATION_S {
+        row.note = Some(format!(
+            "an MTBF of {} is beyond the 500 years the models take",
+            crate::units::format_duration(s.mtbf)
+        ));
+        return row;
     }
+    if let Some(life) = s.renewal {
+        match Renewal::new(life, c, r).and_then(|j| j.analyze()) {
+            Ok(a) => {
+                row.interval_s = a.schedule.chunks.first().copied();
+                row.model = row.interval_s.map(|_| "renewal-schedule");
+                row.overhead = Some(a.schedule.overhead);
+                row.schedule_s = Some(a.schedule.chunks);
+            }
+            Err(e) => row.note = Some(e.to_string()),
+        }
+        return row;
+    }
+    match interval::compute(&(s.inputs)(c, r)) {
+        Ok(a) => {
+            row.model = Some(a.recommended);
+            row.interval_s = Some(a.recommended_interval_s);
+            row.overhead = a
+                .recommended_overhead
+                .is_finite()
+                .then_some(a.recommended_overhead);
+        }
+        Err(e) => row.note = Some(e.to_string()),
+    }
+    row
 }
 
 /// The flags for `report`, and with a checkpoint `cost` the recommended intervals at the
