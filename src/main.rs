@@ -224,7 +224,8 @@ fn run(cli: Cli) -> Result<()> {
             warn(progress.unsaid());
         }
         Command::Fit(args) => {
-            let text = crate::cli::fit::run(&args)?;
+            let (text, warning) = crate::cli::fit::run(&args)?;
+            warn(warning);
             out.write_all(text.as_bytes())?;
         }
         Command::Completions { shell } => {

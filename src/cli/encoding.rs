@@ -116,6 +116,20 @@ impl SchemeSizeArgs {
     fn spec(&self) -> Result<SchemeSpec, CliError> {
         self.shape.spec(self.scheme, self.procs)
     }
+
+    /// The checkpoint matrix: `--matrix` (default gaussian), which only the weighted schemes
+    /// have, so that a matrix given to another scheme is refused rather than ignored.
+    fn matrix(&self, matrix: Option<MatrixKind>) -> Result<MatrixKind, CliError> {
+        match (self.scheme, matrix) {
+            (SchemeKind::Weighted | SchemeKind::Weighted1d, m) => {
+                Ok(m.unwrap_or(MatrixKind::Gaussian))
+            }
+            (_, None) => Ok(MatrixKind::Gaussian),
+            (kind, Some(_)) => Err(CliError::Conflict(format!(
+                "--matrix applies to the weighted schemes (weighted, weighted-1d): {kind} has no checkpoint matrix"
+            ))),
+        }
+    }
 }
 
 /// The sizes a scheme takes beside its processors, shared by `survive`, `encode`, `pcg` and
@@ -206,9 +220,10 @@ pub struct EncodeArgs {
     /// The failed processors, as a list (`0,5,9`).
     #[arg(long, value_name = "P,...", value_delimiter = ',', value_parser = processor)]
     pub fail_set: Option<Vec<usize>>,
-    /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy.
-    #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
-    pub matrix: MatrixKind,
+    /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy (default
+    /// gaussian).
+    #[arg(long, value_parser = parse_matrix)]
+    pub matrix: Option<MatrixKind>,
     /// f64 values per checkpoint.
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = super::parse::whole::<usize>)]
     pub len: usize,
@@ -289,7 +304,7 @@ pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, 
             ));
         }
     };
-    let codec = Codec::new(spec, args.matrix, args.seed)?;
+    let codec = Codec::new(spec, args.scheme.matrix(args.matrix)?, args.seed)?;
     let outcome = encode_experiment(&codec, args.len, args.seed, &failed, progress)?;
     let inputs = EncodeInputs::new(&spec, codec.matrix_kind(), args.len, args.seed);
     Ok(report::encode(&spec, inputs, outcome, args.format.into()))
@@ -318,18 +333,19 @@ pub struct PcgArgs {
     /// Simultaneous failures: a count or an inclusive range (`0..3`), one row each.
     #[arg(long, default_value = "0")]
     pub fail: String,
-    /// The failures strike after this iteration.
-    #[arg(long, value_name = "N", default_value_t = 150, value_parser = super::parse::whole::<usize>)]
-    pub at: usize,
+    /// The failures strike after this iteration (default 150; with failures only).
+    #[arg(long, value_name = "N", value_parser = super::parse::whole::<usize>)]
+    pub at: Option<usize>,
     /// Stop at this relative residual.
     #[arg(long, value_name = "RESIDUAL", default_value_t = 1e-10, value_parser = residual)]
     pub tol: f64,
     /// Give up after this many iterations.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = super::parse::whole::<usize>)]
     pub max_iter: usize,
-    /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy.
-    #[arg(long, value_parser = parse_matrix, default_value = "gaussian")]
-    pub matrix: MatrixKind,
+    /// Checkpoint matrix of the weighted schemes: gaussian, vandermonde or cauchy (default
+    /// gaussian).
+    #[arg(long, value_parser = parse_matrix)]
+    pub matrix: Option<MatrixKind>,
     /// Seeds the Gaussian matrix and the failed processors.
     #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
@@ -343,6 +359,9 @@ pub struct PcgArgs {
     #[arg(long, short)]
     pub quiet: bool,
 }
+
+/// The iteration after which the failures strike without `--at`.
+const DEFAULT_PCG_AT: usize = 150;
 
 /// Runs `ckpt pcg` and returns the text to print.
 pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String, CliError> {
@@ -362,13 +381,20 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
             accepted: "a grid side between 2 and 2048".into(),
         });
     }
+    if hi == 0 && args.at.is_some() {
+        return Err(CliError::Conflict(
+            "--at applies when processors fail: give --fail a count or range above 0".into(),
+        ));
+    }
+    let matrix = args.scheme.matrix(args.matrix)?;
+    let at = args.at.unwrap_or(DEFAULT_PCG_AT);
     let cfg = PcgConfig {
         grid: args.grid,
         scheme: spec,
-        matrix: args.matrix,
+        matrix,
         seed: args.seed,
         every: args.every,
-        at: args.at,
+        at,
         tol: args.tol,
         max_iter: args.max_iter,
     };
@@ -397,9 +423,9 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
         procs: spec.procs,
         groups: spec.groups,
         checksums: spec.checksums,
-        matrix: Codec::new(spec, args.matrix, args.seed)?.matrix_kind(),
+        matrix: Codec::new(spec, matrix, args.seed)?.matrix_kind(),
         every: args.every,
-        at: args.at,
+        at,
         tol: args.tol,
         max_iter: args.max_iter,
         seed: args.seed,
@@ -467,6 +493,16 @@ impl SchemeArgs {
                 given.join(", ")
             )));
         };
+        if self.flops.is_some()
+            && matches!(
+                kind,
+                SchemeKind::Mirror | SchemeKind::Ring | SchemeKind::Pair
+            )
+        {
+            return Err(CliError::Conflict(format!(
+                "--flops applies to the checksum and weighted schemes, whose reductions add and scale: {kind} only copies"
+            )));
+        }
         let missing = |arg: &'static str, what: &str| CliError::Missing {
             arg,
             needed: format!("{what}, required with --scheme"),
@@ -581,8 +617,12 @@ mod tests {
         let odd = SchemeArgs {
             scheme: Some(SchemeKind::Pair),
             shape: SchemeShapeArgs::default(),
-            ..a
+            flops: None,
         };
+        assert!(matches!(
+            SchemeArgs { flops: a.flops, ..odd.clone() }.to_cost_input(Some(64), GIB, BW, None),
+            Err(CliError::Conflict(m)) if m.contains("--flops")
+        ));
         assert!(matches!(
             odd.to_cost_input(Some(63), GIB, BW, None),
             Err(CliError::Invalid { arg: "--procs", .. })

@@ -248,7 +248,7 @@ pub fn validate_job(
     let options = AllocationValidateOptions {
         runs: args.runs.unwrap_or(1000),
         seed: args.seed.unwrap_or(42),
-        grid_points: args.points,
+        grid_points: args.points.unwrap_or(super::validate::DEFAULT_POINTS),
     };
     let setup = AllocationCheck::new(inputs, life, options).map_err(|e| match e {
         ValidateError::Interval(IntervalError::Model(e)) => allocation_refusal(e),

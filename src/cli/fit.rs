@@ -71,8 +71,9 @@ fn fit_error(e: FitError) -> CliError {
     CliError::Conflict(e.to_string())
 }
 
-/// Runs `ckpt fit` and returns what to print.
-pub fn run(args: &FitArgs) -> Result<String, CliError> {
+/// Runs `ckpt fit` and returns what to print, and a warning for an `--exclude-kind` that no
+/// event of the log has (most often a kind misspelt, whose events then count as failures).
+pub fn run(args: &FitArgs) -> Result<(String, Option<String>), CliError> {
     if args.nodes.is_some() && !args.per_node {
         return Err(CliError::Conflict(
             "--nodes applies to --per-node fits: give --per-node too".into(),
@@ -104,6 +105,40 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
         nodes: args.nodes,
     };
     let fitted = fit::fit_log(&text, &name, &options).map_err(fit_error)?;
+    let kinds = &fitted.observation.kinds;
+    let absent: Vec<String> = args
+        .exclude_kind
+        .iter()
+        .filter(|x| {
+            !kinds
+                .iter()
+                .any(|k| k.role == "exposure" && k.kind.eq_ignore_ascii_case(x))
+        })
+        .map(|x| ckpt::text::shown(x))
+        .collect();
+    let warning = (!absent.is_empty()).then(|| {
+        // The log's kinds are its own text: escaped, and no more than a line's worth of them.
+        const SHOWN: usize = 8;
+        let mut listed: Vec<String> = kinds
+            .iter()
+            .take(SHOWN)
+            .map(|k| ckpt::text::shown(&k.kind))
+            .collect();
+        if kinds.len() > SHOWN {
+            listed.push(format!("and {} more", kinds.len() - SHOWN));
+        }
+        format!(
+            "warning: --exclude-kind {}: no event of {} in {} (its kinds: {})",
+            absent.join(", "),
+            if absent.len() == 1 {
+                "that kind"
+            } else {
+                "those kinds"
+            },
+            ckpt::text::shown(&name),
+            listed.join(", ")
+        )
+    });
     let advice = fit::advise(&fitted, args.cost, args.restart);
     let inputs = FitInputs {
         file: name,
@@ -113,7 +148,7 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
         cost_s: args.cost,
         restart_s: args.restart,
     };
-    Ok(match args.format {
+    let text = match args.format {
         FitFormat::Table => report::fit::table(&inputs, &fitted, &advice),
         FitFormat::Json => report::fit::json(&inputs, &fitted, &advice),
         FitFormat::Flags if advice.flags_mtbf_s > ckpt::units::MAX_DURATION_S => {
@@ -124,5 +159,6 @@ pub fn run(args: &FitArgs) -> Result<String, CliError> {
             )));
         }
         FitFormat::Flags => report::fit::flags(&advice),
-    })
+    };
+    Ok((text, warning))
 }

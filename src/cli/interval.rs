@@ -220,6 +220,11 @@ impl ModelArgs {
                 return Err(conflict("--mtbf is required (or --nodes with --node-mtbf)"));
             }
         };
+        if replicated && self.downtime > 0.0 {
+            return Err(conflict(
+                "--downtime does not apply to --procs/--replicas: the replicated model (docs/models.md §4) and its simulator have no downtime",
+            ));
+        }
         if !replicated && self.detect.is_some() {
             return Err(conflict(
                 "--detect applies to the replicated model: give --procs and/or --replicas",

@@ -89,6 +89,12 @@ pub fn run(args: &MergeArgs) -> Result<Output, CliError> {
         },
         (e, _) => super::job_error(e),
     })
+    .and_then(|output| match output.out {
+        None if args.force => Err(CliError::Conflict(
+            "--force replaces a report folder, and these shards write none (`ckpt simulate`, or a run without --out)".into(),
+        )),
+        _ => Ok(output),
+    })
 }
 
 #[cfg(test)]

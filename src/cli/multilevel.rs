@@ -437,7 +437,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
         work_s: v.work.unwrap_or(super::validate::DEFAULT_WORK_S),
         runs: v.runs.unwrap_or(1000),
         seed: v.seed.unwrap_or(42),
-        grid_points: v.points,
+        grid_points: v.points.unwrap_or(super::validate::DEFAULT_POINTS),
     };
     let job = ValidateMultilevel {
         setup: PatternCheck {

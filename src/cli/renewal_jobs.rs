@@ -48,6 +48,11 @@ pub fn validate_job(args: &ValidateArgs, argv: &[String]) -> Result<ValidateRene
             "--async-write/--async-slowdown do not combine with --dist for one job (its schedule runs synchronous checkpoints)",
         ));
     }
+    if args.points.is_some() {
+        return Err(conflict(
+            "--points does not apply to --dist for one job: it validates the schedules themselves, not a grid of intervals",
+        ));
+    }
     let mtbf = model_checks(m)?;
     let (_, job) = model_job(m, shape, mtbf)?;
     let options = RenewalValidateOptions {

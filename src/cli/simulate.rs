@@ -108,9 +108,10 @@ pub struct RunArgs {
     /// Replications (default 1000; 1 with a trace, which makes every run the same).
     #[arg(long, value_name = "N", value_parser = parse::runs(1, MAX_RUNS))]
     pub runs: Option<u64>,
-    /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
-    pub seed: u64,
+    /// Seed of the random streams (run i uses stream i of this seed; default 42; not with a
+    /// trace, which draws nothing).
+    #[arg(long, value_parser = super::parse::whole::<u64>)]
+    pub seed: Option<u64>,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -140,6 +141,9 @@ pub struct JobArgs {
     pub walltime: Option<Nanos>,
 }
 
+/// The seed without `--seed`.
+const DEFAULT_SEED: u64 = 42;
+
 /// The job that runs `config` as `common` and the command line `args` say.
 fn simulate_job<C: Simulation>(
     config: C,
@@ -148,7 +152,7 @@ fn simulate_job<C: Simulation>(
     common: &RunArgs,
     args: &[String],
 ) -> Simulate<C> {
-    let (seed, format) = (common.seed, common.format.into());
+    let (seed, format) = (common.seed.unwrap_or(DEFAULT_SEED), common.format.into());
     let args = args.to_vec();
     Simulate {
         config,
@@ -398,6 +402,11 @@ fn periodic_job(a: PeriodicArgs, args: &[String]) -> Result<Job, CliError> {
             if a.job.dist.is_some() {
                 return Err(conflict(
                     "--dist does not apply to --trace: the trace gives the failure times",
+                ));
+            }
+            if a.common.seed.is_some() {
+                return Err(conflict(
+                    "--seed does not apply to --trace: the trace gives the failure times and nothing is drawn",
                 ));
             }
             if let Some(n) = a.nodes

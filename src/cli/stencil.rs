@@ -47,7 +47,7 @@ pub struct StencilArgs {
     #[arg(long, value_name = "N", value_parser = super::parse::whole::<u32>)]
     pub workers: Option<u32>,
     /// Checkpoint level L: triangles of 2^(L-1) rows (CheckpointLevel), 1 to 20.
-    #[arg(long, value_name = "N", value_parser = super::parse::level)]
+    #[arg(long, value_name = "N", value_parser = super::parse::level, conflicts_with = "no_checkpoint")]
     pub level: Option<u32>,
     /// Time to process one task (ProcessCost): seconds (7.1) or a duration (1.3ms).
     #[arg(long, value_name = "DURATION", value_parser = nanos0)]
@@ -80,7 +80,7 @@ pub struct StencilArgs {
     #[arg(long, value_name = "N", value_parser = super::parse::runs(1, MAX_STENCIL_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the Poisson failures (overrides the file's Seed; default 42 without a file).
-    #[arg(long, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, value_parser = super::parse::whole::<u64>, conflicts_with_all = ["trace", "no_fail"])]
     pub seed: Option<u64>,
     /// table or json.
     #[arg(long, value_enum, default_value_t = super::Format::Table)]

@@ -25,6 +25,42 @@ with common random numbers (run i uses stream i at every interval); each row get
 against the empirical optimum with a 95% CI, and a verdict. With --walltime every interval runs
 in the allocation, and the figure is the work saved by its limit.";
 
+/// The flags the stencil's `--config` replaces (clap ids): the model, the job and the interval
+/// grid all come from the configuration and its levels.
+const STENCIL_REPLACES: [&str; 28] = [
+    "mtbf",
+    "cost",
+    "restart",
+    "downtime",
+    "nodes",
+    "node_mtbf",
+    "procs",
+    "replicas",
+    "detect",
+    "dist",
+    "create_time",
+    "latency",
+    "ckpt_bytes",
+    "bandwidth",
+    "ack_time",
+    "scheme",
+    "groups",
+    "checksums",
+    "flops",
+    "level",
+    "work",
+    "async_write",
+    "async_slowdown",
+    "walltime",
+    "signal_margin",
+    "aging",
+    "heartbeat",
+    "points",
+];
+
+/// The grid points of a validation without `--points`.
+pub const DEFAULT_POINTS: usize = 25;
+
 /// The useful work of each simulated job without `--work` (s): 100 h.
 pub const DEFAULT_WORK_S: f64 = 100.0 * 3600.0;
 
@@ -59,7 +95,7 @@ pub struct ValidateArgs {
     pub runs: Option<u64>,
     /// The stencil's configuration, in the paper's INI format (with --sim stencil; `-`: standard
     /// input).
-    #[arg(long, value_name = "FILE.ini")]
+    #[arg(long, value_name = "FILE.ini", conflicts_with_all = STENCIL_REPLACES)]
     pub config: Option<PathBuf>,
     /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
     /// --mtbf, at most ten years, so that the job's start and end weigh little).
@@ -71,9 +107,9 @@ pub struct ValidateArgs {
     /// Worker threads (0: all cores); the results do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::parse::threads)]
     pub threads: usize,
-    /// Points of the log grid from 0.25x to 4x the recommended interval.
-    #[arg(long, value_name = "N", default_value = "25", value_parser = super::parse::bounded::<usize>("a point count", ckpt::validate::MIN_GRID_POINTS as u64, ckpt::validate::MAX_GRID_POINTS as u64))]
-    pub points: usize,
+    /// Points of the log grid from 0.25x to 4x the recommended interval (default 25).
+    #[arg(long, value_name = "N", value_parser = super::parse::bounded::<usize>("a point count", ckpt::validate::MIN_GRID_POINTS as u64, ckpt::validate::MAX_GRID_POINTS as u64))]
+    pub points: Option<usize>,
     /// Replicated: survivors keep their age (the model assumes fresh replicas every interval).
     #[arg(long)]
     pub aging: bool,
@@ -108,6 +144,7 @@ pub fn validate_error(e: ValidateError) -> CliError {
             arg: match field {
                 "runs" => "--runs",
                 "work" => "--work",
+                "walltime" => "--walltime",
                 "interval" => "--interval",
                 "cost" => "--cost",
                 "procs" => "--procs",
@@ -200,7 +237,7 @@ impl ValidateArgs {
             work_s: work,
             runs: self.runs.unwrap_or(1000),
             seed: self.seed.unwrap_or(42),
-            grid_points: self.points,
+            grid_points: self.points.unwrap_or(DEFAULT_POINTS),
             aging: self.aging,
             heartbeat_s: self.heartbeat.unwrap_or(0.0),
         };
@@ -216,6 +253,11 @@ impl ValidateArgs {
 /// Validates the arguments into the validation job; `argv` is the canonical command line after
 /// `ckpt`, quoted in report.md.
 pub fn job(args: &ValidateArgs, argv: &[String]) -> Result<Job, CliError> {
+    if args.force && args.out.is_none() {
+        return Err(CliError::Conflict(
+            "--force applies to --out: it lets the report replace a folder of other files".into(),
+        ));
+    }
     if args.allocation.walltime.is_some() || args.allocation.signal_margin.is_some() {
         return Ok(Job::ValidateAllocation(super::finite::validate_job(
             args, argv,

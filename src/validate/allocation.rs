@@ -16,7 +16,7 @@ use crate::model::allocation::Limit;
 use crate::model::renewal::Renewal;
 use crate::model::renewal_allocation::RenewalAllocation;
 use crate::sim::periodic::{Failures, PeriodicConfig, simulate_run};
-use crate::sim::run::{Scenario, SimError};
+use crate::sim::run::Scenario;
 use crate::sim::stats::Estimate;
 use crate::units::{Nanos, chunk_ns, ns_to_secs, secs_to_ns};
 use serde::{Deserialize, Serialize};
@@ -203,12 +203,12 @@ pub fn configs(c: &AllocationCheck) -> Result<Vec<PeriodicConfig>, ValidateError
                 interval,
                 ..base.clone()
             };
-            cfg.validate().map_err(|e| match e {
-                SimError::NoProgress(m) => ValidateError::Sim(SimError::NoProgress(format!(
-                    "at the interval {}: {m}",
+            cfg.validate().map_err(|e| {
+                let at = format!(
+                    "at the interval {}",
                     crate::units::format_duration(ns_to_secs(interval))
-                ))),
-                other => ValidateError::Sim(other),
+                );
+                ValidateError::Sim(super::at_simulated(e, &at, walltime, "walltime"))
             })?;
             Ok(cfg)
         })

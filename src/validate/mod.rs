@@ -133,14 +133,15 @@ fn sim_error_for_interval(e: SimError, interval_s: f64, work: Nanos) -> Validate
         "at the interval {}",
         crate::units::format_duration(interval_s)
     );
-    ValidateError::Sim(at_simulated(e, &at, work))
+    ValidateError::Sim(at_simulated(e, &at, work, "work"))
 }
 
 /// A simulator's refusal of a setup a validation built, `at` saying which (`at the interval
 /// 5m 0s`): no progress says where; an interval the job's checkpoints cannot fit in the
-/// simulators' clock is the fault of the `work`, since the validation, not the user, chose the
-/// interval.
-pub(crate) fn at_simulated(e: SimError, at: &str, work: Nanos) -> SimError {
+/// simulators' clock is the fault of the simulated length `work`, set by the input `field`
+/// (`work`, or `walltime` for a run in an allocation), since the validation, not the user,
+/// chose the interval.
+pub(crate) fn at_simulated(e: SimError, at: &str, work: Nanos, field: &'static str) -> SimError {
     match e {
         SimError::NoProgress(m) => SimError::NoProgress(format!("{at}: {m}")),
         SimError::Invalid {
@@ -148,10 +149,15 @@ pub(crate) fn at_simulated(e: SimError, at: &str, work: Nanos) -> SimError {
             accepted,
             ..
         } => SimError::Invalid {
-            field: "work",
+            field,
             value: format!("{}s", ns_to_secs(work)),
             accepted: format!(
-                "work the simulators' 584-year clock holds at every interval simulated; {at}, {accepted}"
+                "{} the simulators' 584-year clock holds at every interval simulated; {at}, {accepted}",
+                if field == "walltime" {
+                    "a walltime"
+                } else {
+                    "work"
+                }
             ),
         },
         other => other,

@@ -215,7 +215,7 @@ pub fn plan(
                     crate::units::format_duration(p.interval()),
                     p.strides()
                 );
-                super::at_simulated(e, &at, cfg.work)
+                super::at_simulated(e, &at, cfg.work, "work")
             })?;
             Ok(cfg)
         })

@@ -313,7 +313,7 @@ pub fn configs(
                 chunks: policy.chunks.clone(),
             };
             cfg.validate()
-                .map_err(|e| super::at_simulated(e, policy.kind.name(), cfg.base.work))?;
+                .map_err(|e| super::at_simulated(e, policy.kind.name(), cfg.base.work, "work"))?;
             Ok(cfg)
         })
         .collect()

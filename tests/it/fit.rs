@@ -718,3 +718,28 @@ mod properties {
         }
     }
 }
+
+/// Before: an `--exclude-kind` that no event has (`end-of-alloc` for `end-of-allocation`) was
+/// accepted without a word, and the events meant to be exposure counted as failures.
+#[test]
+fn an_exclude_kind_the_log_lacks_draws_a_warning() {
+    let log = data("allocations.csv");
+    let log = log.to_str().unwrap();
+    let out = ckpt()
+        .args(["fit", log, "--exclude-kind", "end-of-alloc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("warning: --exclude-kind end-of-alloc: no event of that kind")
+            && err.contains("end-of-allocation")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let typed = ckpt()
+        .args(["fit", log, "--exclude-kind", "END-of-Allocation"])
+        .output()
+        .unwrap();
+    assert!(typed.status.success() && typed.stderr.is_empty());
+}

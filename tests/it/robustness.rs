@@ -997,7 +997,7 @@ fn flags_a_validation_cannot_use_are_refused_not_dropped() {
             "--work",
             "5h",
         ],
-        &["--sim stencil", "--work"],
+        &["--config", "--work"],
     );
     let json = crate::common::stdout_of(&[
         "validate",
@@ -1338,8 +1338,6 @@ fn pcg_breakdown_is_not_blamed_on_max_iter() {
         "10",
         "--fail",
         "0",
-        "--at",
-        "5",
         "--tol",
         "1e-300",
     ]);
@@ -1997,4 +1995,249 @@ fn stencil_settings_name_flag_and_key() {
     refused(&grid("0", "4", "2"), &["--width (StencilSize)", "`0`"]);
     refused(&grid("8", "0", "2"), &["--rows (Timesteps)", "`0`"]);
     refused(&grid("8", "4", "0"), &["--workers (WorkerCount)", "`0`"]);
+}
+
+/// Before: each of these flags was accepted and changed nothing (the output was byte-identical,
+/// or only echoed the value): the stencil validation's model flags beside its `--config`, a
+/// grid's `--points` where no grid is simulated, a matrix for a scheme without one, `--flops`
+/// for a scheme that only copies, a seed where nothing is drawn, `--at` without failures, a
+/// level without checkpoints, `--force` without a folder, a downtime the replicated model does
+/// not have.
+#[test]
+fn flags_that_would_change_nothing_are_refused() {
+    let stencil = [
+        "validate",
+        "--sim",
+        "stencil",
+        "--config",
+        "data/paper/rollback.ini",
+    ];
+    for extra in [
+        &["--restart", "0"][..],
+        &["--downtime", "1m"],
+        &["--node-mtbf", "5y"],
+        &["--detect", "immediate"],
+        &["--latency", "1s"],
+        &["--flops", "1e9"],
+        &["--groups", "2"],
+        &["--points", "4"],
+    ] {
+        refused(&with(&stencil, extra), &["--config", extra[0]]);
+    }
+    refused(
+        &[
+            "validate",
+            "--mtbf",
+            "6h",
+            "--cost",
+            "5m",
+            "--dist",
+            "weibull:0.7",
+            "--points",
+            "4",
+        ],
+        &["--points", "--dist"],
+    );
+    refused(
+        &[
+            "encode", "--scheme", "mirror", "--procs", "16", "--fail", "2", "--matrix", "cauchy",
+        ],
+        &["--matrix", "mirror"],
+    );
+    let pcg = ["pcg", "--grid", "16", "--procs", "4", "--every", "10"];
+    refused(
+        &with(
+            &pcg,
+            &["--scheme", "ring", "--fail", "1", "--matrix", "gaussian"],
+        ),
+        &["--matrix", "ring"],
+    );
+    refused(
+        &with(
+            &pcg,
+            &["--scheme", "weighted", "--checksums", "2", "--at", "15"],
+        ),
+        &["--at", "--fail"],
+    );
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "24h",
+            "--scheme",
+            "pair",
+            "--procs",
+            "16",
+            "--ckpt-bytes",
+            "1GiB",
+            "--bandwidth",
+            "1GB/s",
+            "--flops",
+            "1e9",
+        ],
+        &["--flops", "pair"],
+    );
+    refused(
+        &[
+            "interval",
+            "--mtbf",
+            "1h",
+            "--cost",
+            "60s",
+            "--procs",
+            "8",
+            "--replicas",
+            "2",
+            "--downtime",
+            "5m",
+        ],
+        &["--downtime", "--replicas"],
+    );
+    let trace = crate::common::temp_file("nochange", "trace.csv", "3600\n");
+    let trace = trace.to_str().unwrap();
+    refused(
+        &[
+            "simulate",
+            "periodic",
+            "--trace",
+            trace,
+            "--cost",
+            "5m",
+            "--interval",
+            "1h",
+            "--work",
+            "10h",
+            "--seed",
+            "3",
+        ],
+        &["--seed", "--trace"],
+    );
+    let small = [
+        "simulate",
+        "stencil",
+        "--width",
+        "16",
+        "--rows",
+        "16",
+        "--workers",
+        "4",
+        "--process-cost",
+        "1",
+        "--backup-cost",
+        "1",
+    ];
+    refused(
+        &with(&small, &["--no-fail", "--seed", "3"]),
+        &["--no-fail", "--seed"],
+    );
+    refused(
+        &with(&small, &["--trace", trace, "--seed", "3"]),
+        &["--trace", "--seed"],
+    );
+    refused(
+        &with(&small, &["--no-checkpoint", "--level", "3"]),
+        &["--no-checkpoint", "--level"],
+    );
+    refused(
+        &[
+            "validate", "--mtbf", "6h", "--cost", "5m", "--runs", "20", "--points", "3", "--force",
+        ],
+        &["--force", "--out"],
+    );
+    let shard = crate::common::temp_file(
+        "nochange-shard",
+        "s.json",
+        &crate::common::stdout_of(&[
+            "simulate",
+            "periodic",
+            "--mtbf",
+            "6h",
+            "--cost",
+            "5m",
+            "--interval",
+            "1h",
+            "--work",
+            "20h",
+            "--runs",
+            "20",
+            "--shard",
+            "0/1",
+        ]),
+    );
+    refused(&["merge", shard.to_str().unwrap(), "--force"], &["--force"]);
+    // The same flags where they do apply still run.
+    crate::common::stdout_of(&[
+        "encode",
+        "--scheme",
+        "weighted",
+        "--procs",
+        "16",
+        "--checksums",
+        "2",
+        "--fail",
+        "2",
+        "--matrix",
+        "cauchy",
+    ]);
+    crate::common::stdout_of(&with(
+        &pcg,
+        &[
+            "--scheme",
+            "weighted",
+            "--checksums",
+            "2",
+            "--fail",
+            "1",
+            "--at",
+            "15",
+        ],
+    ));
+}
+
+/// Before: a stencil without failures echoed the INI's `Seed` in its JSON, where the docs say
+/// no seed is reported when nothing is drawn.
+#[test]
+fn a_stencil_without_failures_reports_no_seed() {
+    let ini = crate::common::temp_file(
+        "noseed",
+        "c.ini",
+        "[GENERAL]\nWorkerCount = 4\nCheckpointLevel = 2\nCheckpoint = Y\nFail = N\nSeed = 7\n\
+         [Stencil]\nBackupCost = 1\nProcessCost = 1\nStencilSize = 16\nTimesteps = 16\n",
+    );
+    let json = crate::common::stdout_of(&[
+        "simulate",
+        "stencil",
+        "--config",
+        ini.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["seed"], serde_json::Value::Null, "{json}");
+}
+
+/// Before: an allocation validation whose grid interval could not hold its checkpoints in the
+/// simulators' clock named `--interval`, a flag `validate` does not have; the allocation's
+/// length, `--walltime`, is what sets the simulated work there.
+#[test]
+fn an_allocation_validation_too_long_for_the_clock_names_the_walltime() {
+    refused(
+        &[
+            "validate",
+            "--mtbf",
+            "30d",
+            "--cost",
+            "65000s",
+            "--restart",
+            "1s",
+            "--walltime",
+            "499y",
+            "--runs",
+            "2",
+            "--points",
+            "3",
+            "--quiet",
+        ],
+        &["--walltime", "584-year clock", "at the interval"],
+    );
 }

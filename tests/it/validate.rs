@@ -362,6 +362,10 @@ fn stencil_validation_through_the_cli() {
             "MTBF",
         ),
         (
+            vec!["validate", "--config", "data/paper/rollback.ini"],
+            "--sim stencil",
+        ),
+        (
             vec![
                 "validate",
                 "--mtbf",
@@ -371,7 +375,7 @@ fn stencil_validation_through_the_cli() {
                 "--config",
                 "data/paper/rollback.ini",
             ],
-            "--sim stencil",
+            "--config",
         ),
     ] {
         refused(&args, &[mention]);

@@ -618,6 +618,8 @@ impl Settings {
         cfg.check_shape()?;
         let mut seed = self.seed;
         let failures = if !self.fail() {
+            // Nothing is drawn: a seed (of the file's, say) would only be echoed.
+            seed = None;
             Failures::None
         } else if let Some(path) = &self.trace {
             let file = path.display().to_string();
