@@ -3,17 +3,33 @@
 
 use super::FitError;
 use super::mle::Sample;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+/// The one shared copy of `value` among `names`.
+fn shared(names: &mut HashSet<Arc<str>>, value: &str) -> Arc<str> {
+    match names.get(value) {
+        Some(name) => Arc::clone(name),
+        None => {
+            let name: Arc<str> = Arc::from(value);
+            names.insert(Arc::clone(&name));
+            name
+        }
+    }
+}
 
 /// One line of a failure log.
+///
+/// Node names and kinds are shared between the events that name them (a log names a few
+/// thousand nodes and a handful of kinds over millions of lines).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Seconds: as written, or since 1970-01-01T00:00:00Z for RFC 3339 times.
     pub time: f64,
     /// The node it happened on, if the log says.
-    pub node: Option<String>,
+    pub node: Option<Arc<str>>,
     /// Its kind (`failure`, `end-of-allocation`, ...), if the log says.
-    pub kind: Option<String>,
+    pub kind: Option<Arc<str>>,
     /// Line number in the file (1-based), for messages.
     pub line: usize,
 }
@@ -64,6 +80,7 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
     let mut seen_data_line = false;
     let mut format: Option<TimeFormat> = None;
     let mut events = Vec::new();
+    let mut names = HashSet::new();
     let err = |line: usize, field: &'static str, value: &str, accepted: &str| FitError::Parse {
         file: file.to_string(),
         line,
@@ -194,8 +211,8 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
                     }
                     time = Some(t);
                 }
-                Column::Node => node = (!value.is_empty()).then(|| value.to_string()),
-                Column::Kind => kind = (!value.is_empty()).then(|| value.to_string()),
+                Column::Node => node = (!value.is_empty()).then(|| shared(&mut names, value)),
+                Column::Kind => kind = (!value.is_empty()).then(|| shared(&mut names, value)),
             }
         }
         let time =
@@ -387,11 +404,17 @@ fn kind_key(e: &Event) -> String {
 
 fn kinds(events: &[Event], excluded: &[String]) -> Vec<KindCount> {
     let mut counts: BTreeMap<String, (String, u64)> = BTreeMap::new();
+    // Each kind as written is lowered once, not once per event.
+    let mut keys: HashMap<Option<&str>, String> = HashMap::new();
     for e in events {
-        let entry = counts
-            .entry(kind_key(e))
-            .or_insert_with(|| (e.kind.clone().unwrap_or_else(|| "(none)".into()), 0));
-        entry.1 += 1;
+        let key = keys.entry(e.kind.as_deref()).or_insert_with(|| kind_key(e));
+        match counts.get_mut(key.as_str()) {
+            Some(entry) => entry.1 += 1,
+            None => {
+                let written = e.kind.as_deref().unwrap_or("(none)").to_string();
+                counts.insert(key.clone(), (written, 1));
+            }
+        }
     }
     counts
         .into_iter()
@@ -621,8 +644,8 @@ mod tests {
     fn ev(time: f64, node: Option<&str>, kind: Option<&str>) -> Event {
         Event {
             time,
-            node: node.map(String::from),
-            kind: kind.map(String::from),
+            node: node.map(Arc::from),
+            kind: kind.map(Arc::from),
             line: 0,
         }
     }
@@ -840,8 +863,8 @@ mod tests {
                 .map(|(k, &(dt, node, exposure))| {
                     t += f64::from(dt);
                     // Node 5 stands for an event without a node, always an exposure here.
-                    let name = (node < 5).then(|| format!("n{node}"));
-                    let kind = (exposure || name.is_none()).then(|| "END".to_string());
+                    let name = (node < 5).then(|| Arc::from(format!("n{node}")));
+                    let kind = (exposure || name.is_none()).then(|| Arc::from("END"));
                     Event { time: t, node: name, kind, line: k + 1 }
                 })
                 .collect();
