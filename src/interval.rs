@@ -340,7 +340,11 @@ pub fn compute(inputs: &IntervalInputs) -> Result<IntervalAnswer, IntervalError>
         recommended,
         recommended_interval_s: best.interval,
         recommended_overhead: best.overhead(),
-        completion_s: inputs.work.map(|w| w * best.overhead()),
+        // Beyond f64 range (work near f64::MAX) there is no completion time to give.
+        completion_s: inputs
+            .work
+            .map(|w| w * best.overhead())
+            .filter(|c| c.is_finite()),
         iterations,
         sensitivity,
         // A count beyond 2^53 or a completion beyond f64 range leaves the rest of the answer.

@@ -50,7 +50,8 @@ pub struct Advice {
     pub flags_mtbf_s: f64,
 }
 
-/// `x` rounded to `digits` significant digits, printed in the shortest form that reads back.
+/// `x` rounded to `digits` significant digits (1 to 17; fewer count as 1, more as 17),
+/// printed in the shortest form that reads back.
 ///
 /// ```
 /// use ckpt::fit::advice_number;
@@ -59,6 +60,7 @@ pub struct Advice {
 /// assert_eq!(advice_number(2.5e9, 6), "2500000000");
 /// assert_eq!(advice_number(1.6492299999999992e-300, 6), "1.64923e-300");
 /// assert_eq!(advice_number(2.785313e47, 6), "2.78531e47");
+/// assert_eq!(advice_number(1.5, 65536), "1.5");
 /// ```
 pub fn advice_number(x: f64, digits: i32) -> String {
     let r = round_sig(x, digits);
@@ -76,7 +78,9 @@ fn round_sig(x: f64, digits: i32) -> f64 {
     }
     // Rounded in decimal by the formatter, then read back: exact at every exponent, where
     // scaling by a power of ten loses digits far from 1 (1e-300 came back 1.6492299999999992).
-    let places = (digits.max(1) - 1) as usize;
+    // An f64 holds at most 17 significant digits: more change nothing (and the formatter
+    // refuses a precision past 65535).
+    let places = (digits.clamp(1, 17) - 1) as usize;
     format!("{x:.places$e}").parse().unwrap_or(x)
 }
 

@@ -1097,13 +1097,14 @@ pub fn predict_with_spread(job: &Renewal, chunks: &[Nanos], work: Nanos) -> Pred
 
 fn prediction(job: &Renewal, chunks: &[Nanos], work: Nanos, spread: bool) -> Prediction {
     let chunks_s: Vec<f64> = chunks.iter().map(|&c| ns_to_secs(c)).collect();
-    let long_run = job.overhead_of(&chunks_s).ok();
+    // Figures past f64 range (a mean lifetime near 1e300 s) are no prediction.
+    let long_run = job.overhead_of(&chunks_s).ok().filter(|o| o.is_finite());
     match wall_within(job, chunks, work, MAX_TERMS_ONE, spread) {
-        Ok(Some(wall)) => Prediction {
+        Ok(Some(wall)) if (wall.mean / ns_to_secs(work)).is_finite() => Prediction {
             overhead: Some(wall.mean / ns_to_secs(work)),
             kind: PredictionKind::FiniteJob,
             long_run,
-            sd: wall.variance.map(f64::sqrt),
+            sd: wall.variance.map(f64::sqrt).filter(|sd| sd.is_finite()),
         },
         _ => Prediction {
             overhead: long_run,

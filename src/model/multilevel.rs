@@ -407,6 +407,10 @@ impl Levels {
         }
         let work = chain.chunks as f64 * w;
         let lambda = chain.lambda;
+        // A subnormal interval's period of work rounds to nothing next to its time.
+        if !(work > 0.0 && (e / work).is_finite()) {
+            return Err(MultilevelError::NoProgress);
+        }
         Ok(Evaluation {
             period_work: work,
             period_time: e,

@@ -2241,3 +2241,36 @@ fn an_allocation_validation_too_long_for_the_clock_names_the_walltime() {
         &["--walltime", "584-year clock", "at the interval"],
     );
 }
+
+/// Before: the library gave infinite figures inside answers it called good, and panicked on an
+/// out-of-range digit count (an audit of the public API from outside the crate found them).
+#[test]
+fn library_answers_stay_finite_at_the_edges() {
+    use ckpt::failure::Lifetime;
+    use ckpt::interval::{IntervalInputs, compute};
+    use ckpt::model::multilevel::{Level, Levels, Pattern};
+    use ckpt::model::renewal::Renewal;
+
+    let inputs = IntervalInputs {
+        work: Some(f64::MAX),
+        ..IntervalInputs::single(86400.0, 300.0, 10.0)
+    };
+    let answer = compute(&inputs).unwrap();
+    assert_eq!(answer.completion_s, None);
+    assert!(answer.recommended_overhead.is_finite());
+
+    let levels = Levels::new(vec![Level::new("a", 86400.0, 0.0, Some(3600.0))], 0.0).unwrap();
+    assert!(
+        levels
+            .evaluate(&Pattern::new(1e-300, vec![1]).unwrap())
+            .is_err()
+    );
+
+    let job = Renewal::new(Lifetime::exponential(1e300).unwrap(), 1e300, 0.0).unwrap();
+    let p = ckpt::model::finite_renewal::predict(&job, &[1], 1);
+    assert!(p.overhead.is_none_or(f64::is_finite), "{p:?}");
+    assert!(p.sd.is_none_or(f64::is_finite), "{p:?}");
+
+    assert_eq!(ckpt::fit::advice_number(1.5, 65536), "1.5");
+    assert_eq!(ckpt::fit::advice_number(1.5, i32::MAX), "1.5");
+}
