@@ -19,6 +19,11 @@ pub trait Simulation:
     type Inputs: Serialize + DeserializeOwned + std::fmt::Debug + Clone + PartialEq;
     /// The simulator's name, as the report and a progress display say it.
     const LABEL: &'static str;
+
+    /// Whether the runs draw from the seed (a trace draws nothing: the report gives no seed).
+    fn draws(&self) -> bool {
+        true
+    }
 }
 
 /// `ckpt simulate periodic|replicated`: `runs` runs of `config` from `seed`.
@@ -73,7 +78,7 @@ impl<C: Simulation> Task for Simulate<C> {
             &self.inputs,
             &figures,
             self.runs,
-            self.seed,
+            self.config.draws().then_some(self.seed),
             self.format,
         )))
     }
@@ -82,11 +87,17 @@ impl<C: Simulation> Task for Simulate<C> {
 impl Simulation for PeriodicConfig {
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
+    fn draws(&self) -> bool {
+        !self.is_deterministic()
+    }
 }
 
 impl Simulation for ScheduleConfig {
     type Inputs = PeriodicInputs;
     const LABEL: &'static str = "periodic";
+    fn draws(&self) -> bool {
+        !self.base.is_deterministic()
+    }
 }
 
 impl Simulation for ReplicatedConfig {

@@ -65,6 +65,8 @@ pub struct JsonMultilevel {
     pub period_s: f64,
     /// Expected wall time per unit of work.
     pub overhead: f64,
+    /// The best single-level answer's interval (only the top level, at the combined rate).
+    pub single_level_interval_s: f64,
     /// The best single-level answer's overhead (only the top level, at the combined rate).
     pub single_level_overhead: f64,
     /// Wall time saved against it: `100 (1 - overhead / single_level_overhead)`.
@@ -94,6 +96,7 @@ pub fn json_object(levels: &Levels, answer: &MultilevelAnswer) -> JsonMultilevel
         base_interval_s: w,
         period_s: p.period(),
         overhead: answer.overhead,
+        single_level_interval_s: answer.single_level.interval,
         single_level_overhead: answer.single_level.overhead,
         gain_pct: answer.gain_pct,
     }

@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 struct Document<'a, I: Serialize, F: Serialize> {
     inputs: &'a I,
     runs: u64,
-    seed: u64,
+    /// Null when nothing is drawn (a trace).
+    seed: Option<u64>,
     figures: &'a F,
 }
 
@@ -213,13 +214,13 @@ impl FigureTable for ReplicatedFigures {
 }
 
 /// `simulate periodic|replicated`'s output: the JSON document, or the figure table under a
-/// `SIMULATOR: N runs, seed S` line.
+/// `SIMULATOR: N runs, seed S` line (`SIMULATOR: N runs, no seed (a trace)` without a seed).
 pub fn render<I: Serialize, F: FigureTable>(
     simulator: &'static str,
     inputs: &I,
     figures: &F,
     runs: u64,
-    seed: u64,
+    seed: Option<u64>,
     format: Format,
 ) -> String {
     match format {
@@ -233,7 +234,10 @@ pub fn render<I: Serialize, F: FigureTable>(
             },
         ),
         Format::Table => figure_table(
-            &format!("{simulator}: {}, seed {seed}", runs_text(runs)),
+            &match seed {
+                Some(seed) => format!("{simulator}: {}, seed {seed}", runs_text(runs)),
+                None => format!("{simulator}: {}, no seed (a trace)", runs_text(runs)),
+            },
             &figures
                 .rows()
                 .into_iter()

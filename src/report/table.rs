@@ -95,7 +95,32 @@ pub fn z_score(z: Option<f64>) -> String {
 
 /// A regret in percent with its 95% interval: `+0.025% [-0.191, 0.242]`.
 pub fn regret(e: &Estimate) -> String {
-    format!("{:+.3}% [{:.3}, {:.3}]", e.point, e.ci95[0], e.ci95[1])
+    format!(
+        "{}% [{}, {}]",
+        regret_number(e.point, true),
+        regret_number(e.ci95[0], false),
+        regret_number(e.ci95[1], false)
+    )
+}
+
+/// A regret in percent, without the `%`: three decimals as a rule, and, as [`percent`] does,
+/// scientific form below 0.001 (or from 1e5 on), so that a regret a validation calls
+/// measurable is never written `0.000`. `signed` writes the sign of a positive value too.
+///
+/// ```
+/// use ckpt::report::table::regret_number;
+/// assert_eq!(regret_number(1.23456, true), "+1.235");
+/// assert_eq!(regret_number(1.58e-4, true), "+1.58e-4");
+/// assert_eq!(regret_number(0.0, false), "0.000");
+/// ```
+pub fn regret_number(x: f64, signed: bool) -> String {
+    let scientific = x != 0.0 && (x.abs() < 0.001 || x.abs() >= 1e5);
+    match (scientific, signed) {
+        (true, true) => format!("{x:+.2e}"),
+        (true, false) => format!("{x:.2e}"),
+        (false, true) => format!("{x:+.3}"),
+        (false, false) => format!("{x:.3}"),
+    }
 }
 
 /// Renders `rows` under `header` with two spaces between columns; widths count characters.

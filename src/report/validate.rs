@@ -270,8 +270,11 @@ pub(crate) fn unconfirmed(rows: &[Regret]) -> Vec<String> {
         .filter(|d| !d.confirmed)
         .map(|d| {
             format!(
-                "`{}` ({:+.3}%, CI {:.3}% to {:.3}%)",
-                d.name, d.regret_pct.point, d.regret_pct.ci95[0], d.regret_pct.ci95[1]
+                "`{}` ({}%, CI {}% to {}%)",
+                d.name,
+                super::table::regret_number(d.regret_pct.point, true),
+                super::table::regret_number(d.regret_pct.ci95[0], false),
+                super::table::regret_number(d.regret_pct.ci95[1], false)
             )
         })
         .collect()
@@ -283,7 +286,7 @@ pub fn verdict_paragraph(v: &Validation) -> String {
     let mut s = String::new();
     if let Some(r) = rec {
         s.push_str(&format!(
-            "The recommended interval ({}, `{}`) is {} by {} runs of the {} simulator: the empirical optimum (the best of every simulated interval, grid and rows) is {}, the optimal region (not significantly worse at 95%) spans {} to {}, and the recommendation's regret is {:.3}% (95% CI {:.3}% to {:.3}%).",
+            "The recommended interval ({}, `{}`) is {} by {} runs of the {} simulator: the empirical optimum (the best of every simulated interval, grid and rows) is {}, the optimal region (not significantly worse at 95%) spans {} to {}, and the recommendation's regret is {}% (95% CI {}% to {}%).",
             format_duration(r.interval_s),
             r.name,
             if r.confirmed { "confirmed" } else { "NOT confirmed" },
@@ -292,9 +295,9 @@ pub fn verdict_paragraph(v: &Validation) -> String {
             format_duration(v.empirical_optimum_s),
             format_duration(v.optimal_region_s[0]),
             format_duration(v.optimal_region_s[1]),
-            r.regret_pct.point,
-            r.regret_pct.ci95[0],
-            r.regret_pct.ci95[1],
+            super::table::regret_number(r.regret_pct.point, false),
+            super::table::regret_number(r.regret_pct.ci95[0], false),
+            super::table::regret_number(r.regret_pct.ci95[1], false),
         ));
         if let Some(p) = r.predicted_overhead {
             s.push_str(&measured_against(

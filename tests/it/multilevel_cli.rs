@@ -230,6 +230,13 @@ fn the_readme_example_prints_what_the_readme_shows() {
         "{single} vs {reported}"
     );
     assert!((single - 1.6065).abs() < 5e-5);
+    // The table's single-level interval is in the JSON too: Daly's complete optimum there.
+    let interval = ml["single_level_interval_s"].as_f64().unwrap();
+    let daly_best = crate::common::daly_optimum(m, 600.0, 900.0);
+    assert!(
+        (interval - daly_best).abs() < 1e-6 * daly_best,
+        "{interval} vs {daly_best}"
+    );
     let gain = ml["gain_pct"].as_f64().unwrap();
     assert!((gain - 100.0 * (1.0 - chain / single)).abs() < 1e-6);
     assert!((gain - 30.8).abs() < 0.05);
@@ -397,6 +404,7 @@ fn json_fields_and_work() {
         "base_interval_s",
         "period_s",
         "overhead",
+        "single_level_interval_s",
         "single_level_overhead",
         "gain_pct",
     ] {

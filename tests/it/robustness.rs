@@ -1448,7 +1448,10 @@ fn one_run_has_no_ci_and_whole_counts() {
         "--trace",
         trace,
     ]);
-    assert!(table.starts_with("periodic: 1 run, seed"), "{table}");
+    assert!(
+        table.starts_with("periodic: 1 run, no seed (a trace)"),
+        "{table}"
+    );
     let failures = table.lines().find(|l| l.starts_with("failures")).unwrap();
     // Four failures strike before the job ends (100 h of work and checkpoints take 4.5 days).
     assert_eq!(
