@@ -111,14 +111,28 @@ pub(crate) fn cell(v: f64, unit: Unit) -> String {
         Unit::Duration => format_duration(v),
         // A whole count (one run, or every run alike) reads as one: `4`, not `4.00`.
         Unit::Count if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
-        Unit::Count => {
-            if v.abs() >= 1e6 {
-                format!("{v:.4e}")
-            } else {
-                format!("{v:.2}")
-            }
-        }
+        Unit::Count => count_decimals(v),
         Unit::Fraction => format!("{:.2}%", v * 100.0),
+    }
+}
+
+/// A count that is a mean: two decimals (four significant digits from a million on).
+fn count_decimals(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// `v`, a figure of `e` (its mean, a CI bound or its standard error), as its cell: a count
+/// reads whole only when every run agrees (one run, or no spread), so that a mean of counts
+/// that differ keeps its decimals even where it happens to be whole (`5.00`, not `5`).
+fn figure_cell(v: f64, e: &Estimate, unit: Unit) -> String {
+    let alike = e.runs <= 1 || e.stderr == Some(0.0);
+    match unit {
+        Unit::Count if !alike => count_decimals(v),
+        _ => cell(v, unit),
     }
 }
 
@@ -127,7 +141,11 @@ pub(crate) fn ci_cell(e: &Estimate, unit: Unit) -> String {
     if e.runs <= 1 {
         return ONE_RUN.to_string();
     }
-    format!("{} .. {}", cell(e.ci95[0], unit), cell(e.ci95[1], unit))
+    format!(
+        "{} .. {}",
+        figure_cell(e.ci95[0], e, unit),
+        figure_cell(e.ci95[1], e, unit)
+    )
 }
 
 /// `1 run`, `1000 runs`.
@@ -149,10 +167,10 @@ pub(crate) fn figure_table(title: &str, rows: &[(&str, Estimate, Unit)]) -> Stri
         .map(|(name, e, unit)| {
             vec![
                 name.to_string(),
-                cell(e.point, *unit),
+                figure_cell(e.point, e, *unit),
                 ci_cell(e, *unit),
                 e.stderr
-                    .map(|s| cell(s, *unit))
+                    .map(|s| figure_cell(s, e, *unit))
                     .unwrap_or_else(|| "-".into()),
             ]
         })

@@ -2277,3 +2277,49 @@ fn library_answers_stay_finite_at_the_edges() {
     assert_eq!(ckpt::fit::advice_number(1.5, 65536), "1.5");
     assert_eq!(ckpt::fit::advice_number(1.5, i32::MAX), "1.5");
 }
+
+/// Before: 50 runs whose failure counts differ (standard error 0.55) showed their mean, 5.0,
+/// as `5`, the form of counts that every run agrees on.
+#[test]
+fn a_mean_of_counts_that_differ_keeps_its_decimals() {
+    let args = [
+        "simulate",
+        "periodic",
+        "--work",
+        "100h",
+        "--schedule",
+        "4983,5605,5992,7000",
+        "--cost",
+        "5m",
+        "--restart",
+        "10m",
+        "--mtbf",
+        "24h",
+        "--dist",
+        "weibull:0.7",
+        "--runs",
+        "50",
+        "--seed",
+        "7",
+    ];
+    let json: serde_json::Value = serde_json::from_str(&crate::common::stdout_of(&with(
+        &args,
+        &["--format", "json"],
+    )))
+    .unwrap();
+    let failures = &json["figures"]["failures"];
+    assert_eq!(
+        failures["point"].as_f64().unwrap().fract(),
+        0.0,
+        "{failures}"
+    );
+    assert!(failures["stderr"].as_f64().unwrap() > 0.0, "{failures}");
+    let table = crate::common::stdout_of(&args);
+    let row: Vec<&str> = table
+        .lines()
+        .find(|l| l.starts_with("failures"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(row[1].contains('.') && row[4].contains('.'), "{row:?}");
+}
