@@ -144,7 +144,7 @@ pub struct LevelArgs {
 }
 
 /// The single-level model flags `--level` replaces (clap ids).
-const SINGLE_LEVEL_FLAGS: [&str; 18] = [
+pub(super) const SINGLE_LEVEL_FLAGS: [&str; 18] = [
     "mtbf",
     "cost",
     "restart",

@@ -27,36 +27,23 @@ in the allocation, and the figure is the work saved by its limit.";
 
 /// The flags the stencil's `--config` replaces (clap ids): the model, the job and the interval
 /// grid all come from the configuration and its levels.
-const STENCIL_REPLACES: [&str; 28] = [
-    "mtbf",
-    "cost",
-    "restart",
-    "downtime",
-    "nodes",
-    "node_mtbf",
-    "procs",
-    "replicas",
-    "detect",
-    "dist",
-    "create_time",
-    "latency",
-    "ckpt_bytes",
-    "bandwidth",
-    "ack_time",
-    "scheme",
-    "groups",
-    "checksums",
-    "flops",
-    "level",
-    "work",
-    "async_write",
-    "async_slowdown",
-    "walltime",
-    "signal_margin",
-    "aging",
-    "heartbeat",
-    "points",
-];
+fn stencil_replaces() -> Vec<&'static str> {
+    super::multilevel::SINGLE_LEVEL_FLAGS
+        .into_iter()
+        .chain([
+            "downtime",
+            "level",
+            "work",
+            "async_write",
+            "async_slowdown",
+            "walltime",
+            "signal_margin",
+            "aging",
+            "heartbeat",
+            "points",
+        ])
+        .collect()
+}
 
 /// The grid points of a validation without `--points`.
 pub const DEFAULT_POINTS: usize = 25;
@@ -95,7 +82,7 @@ pub struct ValidateArgs {
     pub runs: Option<u64>,
     /// The stencil's configuration, in the paper's INI format (with --sim stencil; `-`: standard
     /// input).
-    #[arg(long, value_name = "FILE.ini", conflicts_with_all = STENCIL_REPLACES)]
+    #[arg(long, value_name = "FILE.ini", conflicts_with_all = stencil_replaces())]
     pub config: Option<PathBuf>,
     /// Useful work of each simulated job (default 100h; with --dist for one job 1000 times
     /// --mtbf, at most ten years, so that the job's start and end weigh little).
