@@ -423,9 +423,11 @@ pub fn whole_seconds(seconds: f64) -> u64 {
     (seconds.round() as u64).max(1)
 }
 
-/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from one year
-/// (365.25 days, the year durations are read with) on, in years, days and hours: `5y 0d 0h`,
-/// not `1826d 6h 0m`. From 1e15 s (some 32 million years, far past any duration a flag takes)
+/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from a day on,
+/// days, hours and minutes (`4d 13h 34m`: rounded to the second, then the seconds dropped);
+/// from one year (365.25 days, the year durations are read with) on, in years, days and
+/// whole hours: `5y 0d 0h`, not `1826d 6h 0m`. A value that rounds up to the next form takes
+/// it (`59.96` is `1m 0s`). From 1e15 s (some 32 million years, far past any duration a flag takes)
 /// on, in scientific notation, `2.785e47s`, where whole hours would no longer be counted
 /// exactly. Every form below that reads back as a duration.
 ///
@@ -434,6 +436,9 @@ pub fn whole_seconds(seconds: f64) -> u64 {
 /// assert_eq!(ckpt::units::format_duration(0.25), "250ms");
 /// assert_eq!(ckpt::units::format_duration(5.0 * 365.25 * 86400.0), "5y 0d 0h");
 /// assert_eq!(ckpt::units::format_duration(2.785e47), "2.785e47s");
+/// assert_eq!(ckpt::units::format_duration(59.96), "1m 0s");
+/// assert_eq!(ckpt::units::format_duration(0.9996), "1.0s");
+/// assert_eq!(ckpt::units::format_duration(365.25 * 86400.0 - 0.1), "1y 0d 0h");
 /// ```
 pub fn format_duration(seconds: f64) -> String {
     if !seconds.is_finite() {
@@ -445,19 +450,21 @@ pub fn format_duration(seconds: f64) -> String {
     if seconds == 0.0 {
         return "0s".to_string();
     }
-    if seconds < 1e-3 {
+    // Each form is taken when the value, rounded as that form shows it, still belongs to it:
+    // 59.96 s is `1m 0s`, not `60.0s`, and a year less a tenth of a second is `1y 0d 0h`.
+    if (seconds * 1e6).round() < 1e3 {
         return format!("{:.3}ms", seconds * 1e3);
     }
-    if seconds < 1.0 {
+    if (seconds * 1e3).round() < 1e3 {
         return format!("{:.0}ms", seconds * 1e3);
     }
-    if seconds < 60.0 {
+    if (seconds * 10.0).round() < 600.0 {
         return format!("{:.1}s", seconds);
     }
     if seconds >= 1e15 {
         return format!("{seconds:.3e}s");
     }
-    if seconds >= YEAR_S {
+    if seconds.round() >= YEAR_S {
         // Whole hours: a year is 8766 of them.
         let hours = (seconds / 3600.0).round() as u64;
         let year_h = (YEAR_S / 3600.0) as u64;
