@@ -495,6 +495,13 @@ impl Lifetime {
         match self.shape {
             Shape::Exponential => -self.mean * (-p).ln_1p(),
             Shape::Weibull { shape } => self.param * (-(-p).ln_1p()).powf(1.0 / shape),
+            // statrs inverts on the given scale, and at a scale far from 1 (a mean of 1e-310 s)
+            // it panics or does not return: there, the unit gamma's quantile is scaled instead.
+            Shape::Gamma { shape } if !(1e-200..=1e200).contains(&self.param) => {
+                GammaDist::new(shape, 1.0)
+                    .map(|g| g.inverse_cdf(p) * self.param)
+                    .unwrap_or(self.mean)
+            }
             Shape::Gamma { shape } => GammaDist::new(shape, 1.0 / self.param)
                 .map(|g| g.inverse_cdf(p))
                 .unwrap_or(self.mean),

@@ -2323,3 +2323,23 @@ fn a_mean_of_counts_that_differ_keeps_its_decimals() {
         .collect();
     assert!(row[1].contains('.') && row[4].contains('.'), "{row:?}");
 }
+
+/// Before: a gamma lifetime with a mean far below a second (1e-310 s, which `Lifetime::new`
+/// takes) panicked in statrs' quantile (`XInvalid`), or did not return (mean 5e-324).
+#[test]
+fn gamma_quantiles_at_extreme_scales_return() {
+    use ckpt::failure::{Lifetime, Shape};
+    for (k, mean) in [
+        (0.01, 1e-310),
+        (3.0, 1e-315),
+        (0.5, 1e-310),
+        (1e-10, 5e-324),
+        (2.0, 1e250),
+    ] {
+        let life = Lifetime::new(Shape::Gamma { shape: k }, mean).unwrap();
+        for p in [0.01, 0.5, 0.99] {
+            let q = life.quantile(p);
+            assert!(q.is_finite() && q >= 0.0, "k {k}, mean {mean}, p {p}: {q}");
+        }
+    }
+}
