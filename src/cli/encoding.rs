@@ -185,11 +185,14 @@ pub fn run_survive(args: &SurviveArgs, progress: &dyn Progress) -> Result<String
         // The default range stops at the scheme's size: a count nobody typed is not refused.
         hi = hi.min(spec.total_procs());
     }
-    if hi - lo >= 100_000 {
+    if hi - lo >= ckpt::encoding::survival::MAX_SURVIVAL_COUNTS {
         return Err(CliError::Invalid {
             arg: "--failures",
             value: args.failures.clone(),
-            accepted: "a range of at most 100000 failure counts".into(),
+            accepted: format!(
+                "a range of at most {} failure counts",
+                ckpt::encoding::survival::MAX_SURVIVAL_COUNTS
+            ),
         });
     }
     let rows = survival_range(&spec, lo, hi, progress)?

@@ -127,6 +127,7 @@ pub fn survival_range(
     hi: usize,
     progress: &dyn crate::progress::Progress,
 ) -> Result<Vec<f64>, EncodingError> {
+    check_range(lo, hi)?;
     if hi > scheme.total_procs() {
         return Err(EncodingError::Invalid {
             arg: "--failures",
@@ -204,6 +205,24 @@ pub struct SurvivalRow {
     pub probability: f64,
 }
 
+/// The most failure counts one survival range or table holds (one f64 each: a range of all
+/// 2^33 processors of a mirror would take 64 GiB).
+pub const MAX_SURVIVAL_COUNTS: usize = 100_000;
+
+/// `lo..=hi` as a range of failure counts: in order, and at most [`MAX_SURVIVAL_COUNTS`] long.
+fn check_range(lo: usize, hi: usize) -> Result<(), EncodingError> {
+    if lo > hi || hi - lo >= MAX_SURVIVAL_COUNTS {
+        return Err(EncodingError::Invalid {
+            arg: "--failures",
+            value: format!("{lo}..{hi}"),
+            accepted: format!(
+                "a range LO..HI with LO <= HI of at most {MAX_SURVIVAL_COUNTS} failure counts"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Survival of `1..=up_to` failures (capped at the processor count), for reports beside an
 /// interval. A weighted-1d table whose exact count exceeds [`WEIGHTED_1D_WORK_LIMIT`] is
 /// refused, naming `--checksums`.
@@ -212,6 +231,9 @@ pub fn survival_table(
     up_to: usize,
 ) -> Result<Vec<SurvivalRow>, EncodingError> {
     let top = up_to.min(scheme.total_procs());
+    if top == 0 {
+        return Ok(Vec::new());
+    }
     let (g, m) = (scheme.groups, scheme.checksums);
     let work = weighted_1d_work(scheme, top);
     if scheme.kind == SchemeKind::Weighted1d && top > m && work > WEIGHTED_1D_WORK_LIMIT {
@@ -417,6 +439,24 @@ fn count(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before: a table of every count of a mirror of 2^32 processors took 3.1 GB, one of
+    /// usize::MAX counts aborted on a 64 GB allocation, and a range with LO > HI wrapped round.
+    #[test]
+    fn survival_ranges_are_bounded_and_in_order() {
+        let none = &crate::progress::NoProgress;
+        let s = spec(SchemeKind::Mirror, 1 << 32, None, None);
+        assert!(survival_table(&s, usize::MAX).is_err());
+        assert!(survival_range(&s, 0, MAX_SURVIVAL_COUNTS, none).is_err());
+        assert_eq!(
+            survival_range(&s, 1, MAX_SURVIVAL_COUNTS, none)
+                .unwrap()
+                .len(),
+            MAX_SURVIVAL_COUNTS
+        );
+        assert!(survival_range(&s, 5, 3, none).is_err());
+        assert_eq!(survival_table(&s, 0).unwrap(), Vec::new());
+    }
 
     fn spec(kind: SchemeKind, n: usize, g: Option<usize>, m: Option<usize>) -> SchemeSpec {
         SchemeSpec::new(kind, n, g, m).unwrap()
