@@ -409,6 +409,19 @@ impl Fit {
             Fitted::LogNormal { mu, sigma } => (None, None, Some(mu), Some(sigma)),
         };
         let mean_s = dist.mean();
+        // Gaps near f64's range (a Sample keeps any finite one) fit parameters past it.
+        let params = match dist {
+            Fitted::Exponential { theta } => [theta, 1.0],
+            Fitted::Weibull { k, lambda } => [k, lambda],
+            Fitted::Gamma { a, theta } => [a, theta],
+            Fitted::LogNormal { mu, sigma } => [mu, sigma],
+        };
+        if !params.iter().all(|p| p.is_finite()) {
+            return Fit::failed(
+                family,
+                "the fitted parameters pass the range of f64 (gaps too long)".into(),
+            );
+        }
         let ks = ks_statistic(&dist, sample);
         Fit {
             family,
@@ -836,6 +849,20 @@ pub fn fit_all(sample: &Sample) -> (Vec<Fit>, Option<Family>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Before: gaps near f64::MAX fitted an infinite exponential mean and Weibull scale, and
+    /// the fit called them good.
+    #[test]
+    fn fits_past_f64_range_fail_rather_than_give_infinities() {
+        let huge = Sample::new(vec![f64::MAX, f64::MAX], vec![]);
+        let e = fit_exponential(&huge);
+        assert!(e.dist.is_none() && e.note.is_some(), "{e:?}");
+        let w = fit_weibull(&Sample::new(vec![5e-324, 1e300], vec![1e300]));
+        assert!(
+            w.dist.is_none() || w.scale_s.is_some_and(f64::is_finite),
+            "{w:?}"
+        );
+    }
 
     proptest::proptest! {
         /// The sorted, merged censored gaps of `Sample::new` are those of adding each gap one at
