@@ -338,16 +338,20 @@ pub fn parse_bytes(text: &str) -> Result<f64, UnitError> {
 }
 
 /// Parses a size as [`parse_bytes`] does, rounded to whole bytes; `None` unless it rounds to
-/// below 2^64 (about 18.4 EB), so that a count of bytes is always a `u64`.
+/// at least one byte and below 2^64 (about 18.4 EB), so that a count of bytes is always a
+/// positive `u64` (a fraction of a byte, rounded to 0, is no size).
 ///
 /// ```
 /// assert_eq!(ckpt::units::parse_whole_bytes("1.6MB"), Some(1_600_000));
 /// assert_eq!(ckpt::units::parse_whole_bytes("1e30"), None);
+/// assert_eq!(ckpt::units::parse_whole_bytes("0.4"), None);
 /// ```
 pub fn parse_whole_bytes(text: &str) -> Option<u64> {
     // 2^64 is exact in f64; anything that rounds below it converts exactly.
     let b = parse_bytes(text).ok()?.round();
-    (b < 18_446_744_073_709_551_616.0).then_some(b as u64)
+    (1.0..18_446_744_073_709_551_616.0)
+        .contains(&b)
+        .then_some(b as u64)
 }
 
 /// Parses a bandwidth in bytes per second (`10GB/s`, `800MiB/s`, `100Gbit/s`, `1e9`).

@@ -231,7 +231,7 @@ pub struct EncodeArgs {
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = super::parse::whole::<usize>)]
     pub len: usize,
     /// Seeds the Gaussian matrix, the data and the failed set.
-    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, default_value_t = super::DEFAULT_SEED, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -350,7 +350,7 @@ pub struct PcgArgs {
     #[arg(long, value_parser = parse_matrix)]
     pub matrix: Option<MatrixKind>,
     /// Seeds the Gaussian matrix and the failed processors.
-    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, default_value_t = super::DEFAULT_SEED, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// table or json.
     #[arg(long, value_enum, default_value_t = Format::Table)]

@@ -247,7 +247,7 @@ pub fn validate_job(
     };
     let options = AllocationValidateOptions {
         runs: args.runs.unwrap_or(1000),
-        seed: args.seed.unwrap_or(42),
+        seed: args.seed.unwrap_or(super::DEFAULT_SEED),
         grid_points: args.points.unwrap_or(super::validate::DEFAULT_POINTS),
     };
     let setup = AllocationCheck::new(inputs, life, options).map_err(|e| match e {

@@ -26,6 +26,9 @@ pub mod warn;
 use clap::{Parser, Subcommand};
 use thiserror::Error;
 
+/// The seed of every command that draws, without `--seed` (nor a stencil file's `Seed`).
+pub const DEFAULT_SEED: u64 = 42;
+
 /// The ckpt command line.
 #[derive(Debug, Parser)]
 #[command(

@@ -333,7 +333,7 @@ pub struct SimulateMultilevelArgs {
     #[arg(long, value_name = "N", value_parser = super::parse::runs(1, super::simulate::MAX_RUNS))]
     pub runs: Option<u64>,
     /// Seed of the random streams (run i uses stream i of this seed).
-    #[arg(long, default_value_t = 42, value_parser = super::parse::whole::<u64>)]
+    #[arg(long, default_value_t = super::DEFAULT_SEED, value_parser = super::parse::whole::<u64>)]
     pub seed: u64,
     /// table, json or csv.
     #[arg(long, value_enum, default_value_t = SimFormat::Table)]
@@ -436,7 +436,7 @@ pub fn validate_job(v: &super::validate::ValidateArgs, argv: &[String]) -> Resul
     let options = MultilevelValidateOptions {
         work_s: v.work.unwrap_or(super::validate::DEFAULT_WORK_S),
         runs: v.runs.unwrap_or(1000),
-        seed: v.seed.unwrap_or(42),
+        seed: v.seed.unwrap_or(super::DEFAULT_SEED),
         grid_points: v.points.unwrap_or(super::validate::DEFAULT_POINTS),
     };
     let job = ValidateMultilevel {

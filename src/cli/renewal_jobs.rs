@@ -60,7 +60,7 @@ pub fn validate_job(args: &ValidateArgs, argv: &[String]) -> Result<ValidateRene
             .work
             .unwrap_or((DEFAULT_WORK_MTBFS * mtbf).min(MAX_DEFAULT_WORK_S)),
         runs: args.runs.unwrap_or(1000),
-        seed: args.seed.unwrap_or(42),
+        seed: args.seed.unwrap_or(super::DEFAULT_SEED),
     };
     let policies = RenewalPolicies::new(
         job.life(),

@@ -141,9 +141,6 @@ pub struct JobArgs {
     pub walltime: Option<Nanos>,
 }
 
-/// The seed without `--seed`.
-const DEFAULT_SEED: u64 = 42;
-
 /// The job that runs `config` as `common` and the command line `args` say.
 fn simulate_job<C: Simulation>(
     config: C,
@@ -152,7 +149,10 @@ fn simulate_job<C: Simulation>(
     common: &RunArgs,
     args: &[String],
 ) -> Simulate<C> {
-    let (seed, format) = (common.seed.unwrap_or(DEFAULT_SEED), common.format.into());
+    let (seed, format) = (
+        common.seed.unwrap_or(super::DEFAULT_SEED),
+        common.format.into(),
+    );
     let args = args.to_vec();
     Simulate {
         config,

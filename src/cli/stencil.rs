@@ -19,9 +19,7 @@ fn recovery(s: &str) -> Result<Recovery, String> {
 
 /// `--output-bytes`: a size, rounded to whole bytes below 2^64.
 fn output_bytes(s: &str) -> Result<u64, String> {
-    // A fraction of a byte rounds to 0, which is no size either.
     ckpt::units::parse_whole_bytes(s)
-        .filter(|&b| b > 0)
         .ok_or_else(|| "positive bytes (4096) or a size (1.6MB, 64MiB) below 2^64".into())
 }
 

@@ -198,7 +198,7 @@ impl ValidateArgs {
             let (cfg, seed) = settings
                 .validate(true, trace.as_deref())
                 .map_err(|e| CliError::Conflict(e.to_string()))?;
-            let seed = self.seed.or(seed).unwrap_or(42);
+            let seed = self.seed.or(seed).unwrap_or(super::DEFAULT_SEED);
             return Ok(Plan::Stencil(cfg, self.runs.unwrap_or(200), seed));
         }
         if self.config.is_some() {
@@ -223,7 +223,7 @@ impl ValidateArgs {
         let options = SimOptions {
             work_s: work,
             runs: self.runs.unwrap_or(1000),
-            seed: self.seed.unwrap_or(42),
+            seed: self.seed.unwrap_or(super::DEFAULT_SEED),
             grid_points: self.points.unwrap_or(DEFAULT_POINTS),
             aging: self.aging,
             heartbeat_s: self.heartbeat.unwrap_or(0.0),

@@ -400,15 +400,6 @@ impl Fit {
     }
 
     fn of(family: Family, dist: Fitted, sample: &Sample, converged: bool, iterations: u64) -> Fit {
-        let ln_l = ln_likelihood(&dist, sample);
-        let ln_l = ln_l.is_finite().then_some(ln_l);
-        let (shape, scale_s, mu, sigma) = match dist {
-            Fitted::Exponential { .. } => (None, None, None, None),
-            Fitted::Weibull { k, lambda } => (Some(k), Some(lambda), None, None),
-            Fitted::Gamma { a, theta } => (Some(a), Some(theta), None, None),
-            Fitted::LogNormal { mu, sigma } => (None, None, Some(mu), Some(sigma)),
-        };
-        let mean_s = dist.mean();
         // Gaps near f64's range (a Sample keeps any finite one) fit parameters past it.
         let params = match dist {
             Fitted::Exponential { theta } => [theta, 1.0],
@@ -422,6 +413,15 @@ impl Fit {
                 "the fitted parameters pass the range of f64 (gaps too long)".into(),
             );
         }
+        let ln_l = ln_likelihood(&dist, sample);
+        let ln_l = ln_l.is_finite().then_some(ln_l);
+        let (shape, scale_s, mu, sigma) = match dist {
+            Fitted::Exponential { .. } => (None, None, None, None),
+            Fitted::Weibull { k, lambda } => (Some(k), Some(lambda), None, None),
+            Fitted::Gamma { a, theta } => (Some(a), Some(theta), None, None),
+            Fitted::LogNormal { mu, sigma } => (None, None, Some(mu), Some(sigma)),
+        };
+        let mean_s = dist.mean();
         let ks = ks_statistic(&dist, sample);
         Fit {
             family,

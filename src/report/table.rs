@@ -45,10 +45,8 @@ pub fn mean_se(e: &Estimate, digits: usize) -> String {
 pub fn percent(x: f64) -> String {
     if x == 0.0 {
         "0%".into()
-    } else if x.abs() < 0.001 || x.abs() >= 1e5 {
-        format!("{x:.2e}%")
     } else {
-        format!("{x:.3}%")
+        format!("{}%", regret_number(x, false))
     }
 }
 
@@ -103,9 +101,10 @@ pub fn regret(e: &Estimate) -> String {
     )
 }
 
-/// A regret in percent, without the `%`: three decimals as a rule, and, as [`percent`] does,
-/// scientific form below 0.001 (or from 1e5 on), so that a regret a validation calls
-/// measurable is never written `0.000`. `signed` writes the sign of a positive value too.
+/// A regret in percent, without the `%`: three decimals as a rule, and scientific form below
+/// 0.001 (or from 1e5 on), so that a regret a validation calls measurable is never written
+/// `0.000` ([`percent`] follows the same rule). `signed` writes the sign of a positive value
+/// too.
 ///
 /// ```
 /// use ckpt::report::table::regret_number;

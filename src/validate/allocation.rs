@@ -204,11 +204,7 @@ pub fn configs(c: &AllocationCheck) -> Result<Vec<PeriodicConfig>, ValidateError
                 ..base.clone()
             };
             cfg.validate().map_err(|e| {
-                let at = format!(
-                    "at the interval {}",
-                    crate::units::format_duration(ns_to_secs(interval))
-                );
-                ValidateError::Sim(super::at_simulated(e, &at, walltime, "walltime"))
+                super::sim_error_for_interval(e, ns_to_secs(interval), walltime, "walltime")
             })?;
             Ok(cfg)
         })

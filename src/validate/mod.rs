@@ -128,12 +128,18 @@ pub struct Validation {
     pub assumption_notes: Vec<String>,
 }
 
-fn sim_error_for_interval(e: SimError, interval_s: f64, work: Nanos) -> ValidateError {
+/// [`at_simulated`] at the interval `interval_s`, the simulated length `work` set by `field`.
+fn sim_error_for_interval(
+    e: SimError,
+    interval_s: f64,
+    work: Nanos,
+    field: &'static str,
+) -> ValidateError {
     let at = format!(
         "at the interval {}",
         crate::units::format_duration(interval_s)
     );
-    ValidateError::Sim(at_simulated(e, &at, work, "work"))
+    ValidateError::Sim(at_simulated(e, &at, work, field))
 }
 
 /// A simulator's refusal of a setup a validation built, `at` saying which (`at the interval
@@ -458,7 +464,7 @@ fn plan(
     for &(t, _) in &taus {
         setup
             .check(t)
-            .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), setup.work()))?;
+            .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), setup.work(), "work"))?;
     }
     let intervals: Vec<Nanos> = taus.iter().map(|p| p.0).collect();
     Ok(Plan {
@@ -596,7 +602,7 @@ pub fn per_run(
         |&t, i| {
             p.setup
                 .wall(t, options.seed, i)
-                .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), p.setup.work()))
+                .map_err(|e| sim_error_for_interval(e, ns_to_secs(t), p.setup.work(), "work"))
         },
     )
 }

@@ -2081,19 +2081,10 @@ fn flags_that_would_change_nothing_are_refused() {
         &["--flops", "pair"],
     );
     refused(
-        &[
-            "interval",
-            "--mtbf",
-            "1h",
-            "--cost",
-            "60s",
-            "--procs",
-            "8",
-            "--replicas",
-            "2",
-            "--downtime",
-            "5m",
-        ],
+        &with(
+            &with(&["interval"], crate::common::REPLICATED_PAIRS),
+            &["--downtime", "5m"],
+        ),
         &["--downtime", "--replicas"],
     );
     let trace = crate::common::temp_file("nochange", "trace.csv", "3600\n");

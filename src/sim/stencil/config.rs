@@ -414,11 +414,13 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
         if content.is_empty() {
             continue;
         }
-        let content_shown = crate::text::shown(content);
         if let Some(rest) = content.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or_else(|| err(format!("`{content_shown}` is not a section header")))?;
+            let name = rest.strip_suffix(']').ok_or_else(|| {
+                err(format!(
+                    "`{}` is not a section header",
+                    crate::text::shown(content)
+                ))
+            })?;
             section = match name.trim().to_ascii_lowercase().as_str() {
                 "general" => Section::General,
                 "stencil" => Section::Stencil,
@@ -431,27 +433,32 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             };
             continue;
         }
-        let (key, value) = content
-            .split_once('=')
-            .ok_or_else(|| err(format!("`{content_shown}` is not `Key = value`")))?;
+        let (key, value) = content.split_once('=').ok_or_else(|| {
+            err(format!(
+                "`{}` is not `Key = value`",
+                crate::text::shown(content)
+            ))
+        })?;
         let key_raw = key.trim();
-        let key_shown = crate::text::shown(key_raw);
+        // Escaped and cut only when a message quotes it.
+        let key_shown = || crate::text::shown(key_raw);
         let key = key_raw.to_ascii_lowercase();
         let value = value.trim();
         if section == Section::None {
             return Err(err(format!(
-                "key `{key_shown}` before any section: put it under [GENERAL] or [Stencil]"
+                "key `{}` before any section: put it under [GENERAL] or [Stencil]",
+                key_shown()
             )));
         }
         if seen.contains(&key) {
-            return Err(err(format!("duplicate key `{key_shown}`")));
+            return Err(err(format!("duplicate key `{}`", key_shown())));
         }
         seen.push(key.clone());
         let bad = |accepted: &str| {
             err(format!(
                 "invalid value `{}` for `{}`: {accepted}",
                 crate::text::shown(value),
-                crate::text::shown(key_raw)
+                key_shown()
             ))
         };
         let count = |accepted: &str| value.parse::<u32>().map_err(|_| bad(accepted));
@@ -486,7 +493,7 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             } else {
                 ""
             };
-            return Err(err(format!("unknown key `{key_shown}`{hint}")));
+            return Err(err(format!("unknown key `{}`{hint}", key_shown())));
         }
         match key.as_str() {
             "kernel" => {
@@ -527,7 +534,6 @@ pub fn parse_ini(text: &str, file: &str, folder: &Path) -> Result<Settings, Conf
             "outputbytes" => {
                 s.output_bytes = Some(
                     crate::units::parse_whole_bytes(value)
-                        .filter(|&b| b > 0)
                         .ok_or_else(|| bad("positive bytes below 2^64, e.g. 1.6MB"))?,
                 )
             }
