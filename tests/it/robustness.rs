@@ -2106,20 +2106,10 @@ fn flags_that_would_change_nothing_are_refused() {
         ],
         &["--seed", "--trace"],
     );
-    let small = [
-        "simulate",
-        "stencil",
-        "--width",
-        "16",
-        "--rows",
-        "16",
-        "--workers",
-        "4",
-        "--process-cost",
-        "1",
-        "--backup-cost",
-        "1",
-    ];
+    let small = with(
+        crate::common::SMALL_STENCIL,
+        &["--process-cost", "1", "--backup-cost", "1"],
+    );
     refused(
         &with(&small, &["--no-fail", "--seed", "3"]),
         &["--no-fail", "--seed"],
