@@ -722,14 +722,7 @@ impl<'a, 'r> Stream<'a, 'r> {
         stop: Nanos,
     ) -> Result<Option<Nanos>, SimError> {
         loop {
-            out.failures += 1;
-            if out.failures > MAX_FAILURES_PER_RUN {
-                return Err(too_many(&cfg.failures));
-            }
-            // The job has reached the interruption at `t`, and with it every failure before.
-            self.absorbed_reached += self.absorbed.len() as u64;
-            self.absorbed.clear();
-            self.next = self.clock.next(self.rng, &mut self.absorbed);
+            self.interrupt(cfg, out)?;
             let done = t
                 .checked_add(cfg.restart)
                 .filter(|&e| e < Nanos::MAX)
@@ -746,6 +739,36 @@ impl<'a, 'r> Stream<'a, 'r> {
             out.restart += self.next - t;
             t = self.next;
         }
+    }
+
+    /// Counts the interruption at `self.next`, which the job has reached, and moves to the
+    /// next one.
+    #[inline]
+    fn interrupt(&mut self, cfg: &PeriodicConfig, out: &mut PeriodicRun) -> Result<(), SimError> {
+        out.failures += 1;
+        if out.failures > MAX_FAILURES_PER_RUN {
+            return Err(too_many(&cfg.failures));
+        }
+        // The job has reached the interruption, and with it every failure before.
+        self.absorbed_reached += self.absorbed.len() as u64;
+        self.absorbed.clear();
+        self.next = self.clock.next(self.rng, &mut self.absorbed);
+        Ok(())
+    }
+
+    /// The interruption at `self.next` ends the run there: counts it and every other one at
+    /// that instant (several failures at one instant each count), so that the rows read past
+    /// it, absorbed ones included, do not depend on the order of equal times.
+    fn end_at_failure(
+        &mut self,
+        cfg: &PeriodicConfig,
+        out: &mut PeriodicRun,
+    ) -> Result<(), SimError> {
+        let at = self.next;
+        while self.next == at {
+            self.interrupt(cfg, out)?;
+        }
+        Ok(())
     }
 
     /// [`Stream::restart`] with no deadline: the time the restart ends.
@@ -928,9 +951,10 @@ fn run_allocation(
         out.lost_work += worked;
         out.checkpoint += checkpointing;
         t = at;
-        if at >= signal {
-            // A failure after the signal: nothing more can be saved.
-            out.failures += 1;
+        if at > signal {
+            // A failure during the final checkpoint: nothing more can be saved. One exactly at
+            // the signal comes first and goes through the restart, which stops at once.
+            st.end_at_failure(cfg, &mut out)?;
             break;
         }
         match st.restart(cfg, &mut out, at, signal)? {
@@ -1528,6 +1552,53 @@ mod tests {
         assert!((ns_to_secs(r.wall) - end).abs() < 1e-6 && r.wall <= secs_to_ns(limit));
         let saved = end - plan.checkpoints as f64 * c;
         assert!((ns_to_secs(r.saved_work) - saved).abs() < 1e-6, "{r:?}");
+    }
+
+    /// Before: a failure exactly at the signal ended the run as one after it would, so a second
+    /// failure at that instant went uncounted, and the node failures read past a failure in
+    /// the final checkpoint depended on the order of equal times in the file. Expected
+    /// values by hand from docs/simulation.md §1 (allocation mode, ties).
+    #[test]
+    fn failures_at_one_instant_each_count_at_and_after_the_signal() {
+        // Work 2 s in one segment, restart 2 s, walltime `limit`, lead `lead`: the signal S at
+        // `limit - lead`.
+        let run = |text: &str, nodes: Option<u64>, partners: u64, cost: Nanos, signal: Nanos| {
+            let mut cfg = traced(text, nodes, partners);
+            cfg.work = 2 * S;
+            cfg.interval = 2 * S;
+            cfg.cost = cost;
+            cfg.walltime = Some(signal + 2 * S);
+            cfg.signal_lead = Some(2 * S);
+            cfg.validate().unwrap();
+            simulate_run(&cfg, 0, 0).unwrap()
+        };
+        // S = 1 s, two failures at S: the first sends the job into restart, which stops at S,
+        // and the second strikes that restart. The second of work is lost.
+        let r = run("1\n1\n", None, 0, 0, S);
+        assert_eq!(
+            (r.failures, r.wall, r.lost_work, r.saved_work),
+            (2, S, S, 0)
+        );
+        // Node 1 (no partner) interrupts at S; node 0's failure at S is absorbed by node 2.
+        for text in ["1,1\n1,0\n", "1,0\n1,1\n"] {
+            let r = run(text, Some(2), 1, 0, S);
+            assert_eq!((r.failures, r.node_failures, r.wall), (1, 2, S), "{text:?}");
+        }
+        // Cost 1 s: the final checkpoint runs from S = 1 s to 2 s and a failure at 1.5 s ends
+        // the run; the absorbed node failure at that instant counts in either order, and two
+        // interrupting failures there count twice.
+        for text in ["1.5,1\n1.5,0\n", "1.5,0\n1.5,1\n"] {
+            let r = run(text, Some(2), 1, S, S);
+            assert_eq!((r.failures, r.node_failures), (1, 2), "{text:?}");
+            assert_eq!((r.wall, r.saved_work), (3 * S / 2, 0), "{text:?}");
+        }
+        let r = run("1.5\n1.5\n", None, 0, S, S);
+        assert_eq!(
+            (r.failures, r.wall, r.lost_work),
+            (2, 3 * S / 2, S),
+            "{r:?}"
+        );
+        assert_eq!(r.wall, r.work + r.checkpoint + r.restart + r.lost_work);
     }
 
     #[test]
