@@ -22,7 +22,7 @@ pub enum IntervalError {
     #[error(transparent)]
     Optimize(#[from] OptimizeError),
     /// An input out of range.
-    #[error("{name} = {value}: {accepted}")]
+    #[error("{name} = {}: {accepted}", crate::text::number(*.value))]
     Input {
         /// The input's name.
         name: &'static str,

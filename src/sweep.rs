@@ -53,7 +53,7 @@ pub enum SweepError {
         points: usize,
     },
     /// A point could not be computed.
-    #[error("at {param} = {value}: {source}")]
+    #[error("at {param} = {}: {source}", crate::text::number(*.value))]
     Point {
         /// The parameter.
         param: SweepParam,

@@ -31,6 +31,25 @@ pub fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `x` as a message quotes it: Rust's shortest form, which never uses an exponent, while it
+/// is at most 24 characters, and scientific form beyond (`1e-170`, not 171 digits).
+///
+/// ```
+/// use ckpt::text::number;
+/// assert_eq!(number(0.30000000000000004), "0.30000000000000004");
+/// assert_eq!(number(600.0), "600");
+/// assert_eq!(number(1e-170), "1e-170");
+/// assert_eq!(number(-2.5e300), "-2.5e300");
+/// ```
+pub fn number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 24 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// `text` as an error message quotes it: control characters escaped, so an error stays one
 /// line whatever a file holds, and a long value cut short.
 ///

@@ -126,7 +126,7 @@ pub fn apply(
 }
 
 fn seconds(v: f64) -> String {
-    format!("{v}s")
+    format!("{}s", ckpt::text::number(v))
 }
 
 fn check_allocation(inputs: &IntervalInputs, a: AllocationInputs) -> Result<(), CliError> {

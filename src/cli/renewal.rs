@@ -82,7 +82,23 @@ pub fn model_job(
         value: shape.to_string(),
         accepted: e.to_string(),
     })?;
-    let job = Renewal::new(life, cost, m.restart).map_err(model_error)?;
+    let job = Renewal::new(life, cost, m.restart).map_err(|e| match e {
+        // The model's range, as the flag that set the value.
+        ModelError::Parameter {
+            name,
+            value,
+            accepted,
+        } => CliError::Invalid {
+            arg: match name {
+                "cost" => "--cost",
+                "restart" => "--restart",
+                _ => "--mtbf",
+            },
+            value: format!("{}s", ckpt::text::number(value)),
+            accepted: format!("{name} {accepted}"),
+        },
+        e => model_error(e),
+    })?;
     let echo = RenewalInputsJson {
         mtbf_s: mtbf,
         cost_s: cost,

@@ -22,13 +22,13 @@ pub enum FailureError {
         /// The value given.
         value: String,
     },
-    #[error("the mean time between failures must be positive and finite, got {value}")]
+    #[error("the mean time between failures must be positive and finite, got {}", crate::text::number(*.value))]
     /// A mean that is not positive and finite.
     Mean {
         /// The value given.
         value: f64,
     },
-    #[error("the shape of {name} must be positive and finite, got {value}")]
+    #[error("the shape of {name} must be positive and finite, got {}", crate::text::number(*.value))]
     /// A shape parameter that is not positive and finite.
     ShapeParameter {
         /// The family.

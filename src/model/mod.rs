@@ -26,7 +26,7 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ModelError {
     /// A parameter outside the range the model accepts.
-    #[error("{name} = {value} is out of range: {accepted}")]
+    #[error("{name} = {} is out of range: {accepted}", crate::text::number(*.value))]
     Parameter {
         /// The parameter.
         name: &'static str,

@@ -54,7 +54,7 @@ pub enum MultilevelError {
         count: usize,
     },
     /// A cost, restart, MTBF or downtime out of range.
-    #[error("level {level} ({name}): {field} = {value} is out of range: {accepted}")]
+    #[error("level {level} ({name}): {field} = {} is out of range: {accepted}", crate::text::number(*.value))]
     Parameter {
         /// 1-based level number.
         level: usize,
@@ -68,7 +68,7 @@ pub enum MultilevelError {
         accepted: &'static str,
     },
     /// The downtime is negative or not finite.
-    #[error("downtime = {value} is out of range: a finite number of seconds, zero or more")]
+    #[error("downtime = {} is out of range: a finite number of seconds, zero or more", crate::text::number(*.value))]
     Downtime {
         /// The value given.
         value: f64,
@@ -147,7 +147,7 @@ pub enum MultilevelError {
         chunks: u64,
     },
     /// The base interval is not a positive number.
-    #[error("interval = {value} is out of range: a positive, finite number of seconds")]
+    #[error("interval = {} is out of range: a positive, finite number of seconds", crate::text::number(*.value))]
     Interval {
         /// The value given.
         value: f64,

@@ -64,12 +64,36 @@ pub struct Renewal {
     life_after_restart: f64,
 }
 
+/// The least mean lifetime and checkpoint cost the renewal model takes (s). Its grid multiplies
+/// times together: at a cost and mean of 1e-170 s, Young's `sqrt(2 C M)` underflowed to 0 and
+/// the schedule's dynamic program did not return.
+const MIN_TIME: f64 = 1e-100;
+
+/// The largest mean lifetime, cost or restart the renewal model takes (s), for the same reason
+/// at the other end of f64's range.
+const MAX_TIME: f64 = 1e100;
+
 impl Renewal {
     /// The model for lifetime `life`, checkpoint cost `cost` (> 0) and restart `restart` (>= 0),
-    /// in seconds.
+    /// in seconds: the mean lifetime and the cost from 1e-100 to 1e100 s, the restart at most
+    /// 1e100 s.
     pub fn new(life: Lifetime, cost: f64, restart: f64) -> Result<Renewal, ModelError> {
         let cost = positive("cost", cost)?;
         let restart = nonnegative("restart", restart)?;
+        let within = |name, value: f64, low| {
+            if (low..=MAX_TIME).contains(&value) {
+                Ok(())
+            } else {
+                Err(ModelError::Parameter {
+                    name,
+                    value,
+                    accepted: "from 1e-100 to 1e100 seconds (the renewal model multiplies times together, which beyond that leave f64's range)",
+                })
+            }
+        };
+        within("mean lifetime", life.mean(), MIN_TIME)?;
+        within("cost", cost, MIN_TIME)?;
+        within("restart", restart, 0.0)?;
         let ln_sf_restart = life.ln_sf(restart);
         let excess = life.excess(restart);
         let life_after_restart = (excess.ln() - ln_sf_restart).exp();
@@ -1411,6 +1435,38 @@ mod tests {
             Renewal::new(life, 600.0, 7200.0),
             Err(ModelError::NoProgress { .. })
         ));
+    }
+
+    /// Before: at a cost and mean of 1e-170 s (`ckpt interval --mtbf 1e-170 --cost 1e-170
+    /// --dist weibull:0.7`), Young's `sqrt(2 C M)` underflowed to 0 and the schedule did not
+    /// return. Times are now held to 1e-100..1e100 s, where the model is scale-free: with
+    /// every time multiplied by the same factor, the schedule in units of the mean is the same.
+    #[test]
+    fn times_past_the_models_range_are_refused_and_those_within_scale() {
+        let life = |m| Lifetime::new(Shape::Weibull { shape: 0.7 }, m).unwrap();
+        for (m, c, r) in [
+            (1e-170, 1e-170, 0.0),
+            (1.0, 1e-101, 0.0),
+            (1e101, 1.0, 0.0),
+            (1.0, 1.0, 1e101),
+        ] {
+            let e = Renewal::new(life(m), c, r).unwrap_err();
+            assert!(matches!(e, ModelError::Parameter { .. }), "{e}");
+            assert!(e.to_string().contains("1e-100 to 1e100"), "{e}");
+        }
+        let unit = job(Shape::Weibull { shape: 0.7 }, 1.0, 0.01, 0.01)
+            .schedule()
+            .unwrap();
+        for m in [1e-98, 1e98] {
+            let scaled = job(Shape::Weibull { shape: 0.7 }, m, 0.01 * m, 0.01 * m)
+                .schedule()
+                .unwrap();
+            assert_eq!(scaled.chunks.len(), unit.chunks.len(), "{m}");
+            for (a, b) in scaled.chunks.iter().zip(&unit.chunks) {
+                // To the grid's resolution: the scaled grid's ages round differently.
+                assert!((a / m / b - 1.0).abs() < 1e-5, "{m:e}: {a:e} {b:e}");
+            }
+        }
     }
 
     fn any_shape() -> impl Strategy<Value = Shape> {

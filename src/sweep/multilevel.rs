@@ -133,7 +133,7 @@ pub struct LevelSweepResult {
 
 /// A point that could not be computed, with the value it was at.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("at {name} = {value} s: {source}")]
+#[error("at {name} = {} s: {source}", crate::text::number(*.value))]
 pub struct PointError {
     /// `levelN.param`.
     pub name: String,

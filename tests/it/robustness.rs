@@ -2250,7 +2250,14 @@ fn library_answers_stay_finite_at_the_edges() {
             .is_err()
     );
 
-    let job = Renewal::new(Lifetime::exponential(1e300).unwrap(), 1e300, 0.0).unwrap();
+    // A mean and cost of 1e300 s are now beyond the renewal model's range; at its top the
+    // predictions of a one-nanosecond job stay finite.
+    let huge = Renewal::new(Lifetime::exponential(1e300).unwrap(), 1e300, 0.0);
+    assert!(
+        matches!(huge, Err(ckpt::model::ModelError::Parameter { .. })),
+        "{huge:?}"
+    );
+    let job = Renewal::new(Lifetime::exponential(1e100).unwrap(), 1e100, 0.0).unwrap();
     let p = ckpt::model::finite_renewal::predict(&job, &[1], 1);
     assert!(p.overhead.is_none_or(f64::is_finite), "{p:?}");
     assert!(p.sd.is_none_or(f64::is_finite), "{p:?}");
