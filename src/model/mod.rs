@@ -85,6 +85,13 @@ pub enum ModelError {
     Optimize(#[from] crate::optimize::OptimizeError),
 }
 
+/// The least time (s) the models that multiply times together take: the renewal model and the
+/// multi-level model (a cost, a mean lifetime); their squares stay inside f64's normal range.
+pub(crate) const MIN_TIME: f64 = 1e-100;
+
+/// The largest time (s) those models take, for the same reason at the other end.
+pub(crate) const MAX_TIME: f64 = 1e100;
+
 /// Checks that `value` is finite and positive.
 pub(crate) fn positive(name: &'static str, value: f64) -> Result<f64, ModelError> {
     if value.is_finite() && value > 0.0 {

@@ -24,7 +24,7 @@
 //! ```
 
 use super::daly::DalyComplete;
-use super::{CostModel, ModelError};
+use super::{CostModel, MAX_TIME, MIN_TIME, ModelError};
 use crate::optimize::{self, OptimizeError};
 use serde::{Deserialize, Serialize};
 use std::ops::{Add, Mul, Sub};
@@ -68,7 +68,7 @@ pub enum MultilevelError {
         accepted: &'static str,
     },
     /// The downtime is negative or not finite.
-    #[error("downtime = {} is out of range: a finite number of seconds, zero or more", crate::text::number(*.value))]
+    #[error("downtime = {} is out of range: from 0 to 1e100 seconds", crate::text::number(*.value))]
     Downtime {
         /// The value given.
         value: f64,
@@ -234,10 +234,14 @@ fn check(
     }
 }
 
+/// What a level's cost or MTBF may be: the model multiplies times together (the first-order
+/// interval `sqrt(a / b)` underflowed to 0 at costs of 1e-170 s).
+const TIME_RANGE: &str = "from 1e-100 to 1e100 seconds (the model multiplies times together, which beyond that leave f64's range)";
+
 impl Levels {
-    /// Validates `levels` (cheapest first: costs must not decrease; positive finite costs,
-    /// finite restarts of zero or more, positive finite MTBFs where given) and the downtime.
-    /// MTBFs need not be ordered.
+    /// Validates `levels` (cheapest first: costs must not decrease; costs from 1e-100 to
+    /// 1e100 s, restarts from 0 to 1e100 s, MTBFs where given from 1e-100 to 1e100 s) and the
+    /// downtime (0 to 1e100 s). MTBFs need not be ordered.
     pub fn new(levels: Vec<Level>, downtime: f64) -> Result<Levels, MultilevelError> {
         if levels.is_empty() {
             return Err(MultilevelError::NoLevels);
@@ -253,16 +257,16 @@ impl Levels {
                 l,
                 "cost",
                 l.cost,
-                l.cost.is_finite() && l.cost > 0.0,
-                "a positive, finite number of seconds",
+                (MIN_TIME..=MAX_TIME).contains(&l.cost),
+                TIME_RANGE,
             )?;
             check(
                 i,
                 l,
                 "restart",
                 l.restart,
-                l.restart.is_finite() && l.restart >= 0.0,
-                "a finite number of seconds, zero or more",
+                (0.0..=MAX_TIME).contains(&l.restart),
+                "from 0 to 1e100 seconds",
             )?;
             if let Some(m) = l.mtbf {
                 check(
@@ -270,8 +274,8 @@ impl Levels {
                     l,
                     "mtbf",
                     m,
-                    m.is_finite() && m > 0.0,
-                    "a positive, finite number of seconds",
+                    (MIN_TIME..=MAX_TIME).contains(&m),
+                    TIME_RANGE,
                 )?;
             }
             if i > 0 && l.cost < levels[i - 1].cost {
@@ -286,7 +290,7 @@ impl Levels {
                 });
             }
         }
-        if !(downtime.is_finite() && downtime >= 0.0) {
+        if !(0.0..=MAX_TIME).contains(&downtime) {
             return Err(MultilevelError::Downtime { value: downtime });
         }
         Ok(Levels { levels, downtime })
@@ -1327,6 +1331,40 @@ mod tests {
             .map(|(i, &(c, r, m))| Level::new(&format!("l{}", i + 1), c, r, m))
             .collect();
         Levels::new(v, downtime).unwrap()
+    }
+
+    /// Before: `ckpt interval --level cost=1e-170,mtbf=1e-168 --level cost=1e-169,mtbf=1e-167`
+    /// failed with "interval = 0", a flag that mode does not have: the first-order interval
+    /// `sqrt(a / b)` underflowed. Such times are refused up front; within the range the
+    /// optimum scales with the times (the model is scale-free: every time times `s`, the
+    /// optimal interval times `s`, the overhead unchanged).
+    #[test]
+    fn times_past_the_models_range_are_refused_and_those_within_scale() {
+        let make = |c: f64, r: f64, m: f64, d: f64| {
+            Levels::new(
+                vec![
+                    Level::new("a", c, r, Some(m)),
+                    Level::new("b", 10.0 * c, r, Some(10.0 * m)),
+                ],
+                d,
+            )
+        };
+        for (c, r, m, d) in [
+            (1e-170, 0.0, 1e-168, 0.0),
+            (1.0, 1e101, 100.0, 0.0),
+            (1.0, 0.0, 1e101, 0.0),
+            (1.0, 0.0, 100.0, 1e101),
+        ] {
+            let e = make(c, r, m, d).unwrap_err();
+            assert!(e.to_string().contains("1e100"), "{e}");
+        }
+        let unit = make(1.0, 1.0, 100.0, 1.0).unwrap().optimize().unwrap();
+        for s in [1e-97, 1e97] {
+            let a = make(s, s, 100.0 * s, s).unwrap().optimize().unwrap();
+            assert_eq!(a.pattern.strides(), unit.pattern.strides(), "{s:e}");
+            let ratio = a.pattern.interval() / s / unit.pattern.interval();
+            assert!((ratio - 1.0).abs() < 1e-6, "{s:e}: {ratio}");
+        }
     }
 
     /// The Markov chain of the semantics, solved as one dense linear system (a second

@@ -9,7 +9,7 @@
 //! interval under `F` with the crate's optimizer, and the optimal sequence by a dynamic program
 //! over checkpoint ages on a grid, with the grid's error measured by halving its step.
 
-use super::{CostModel, ModelError, daly, nonnegative, positive};
+use super::{CostModel, MAX_TIME, MIN_TIME, ModelError, daly, nonnegative, positive};
 use crate::failure::Lifetime;
 use crate::optimize::{Optimum, minimize, minimize_between};
 
@@ -64,15 +64,6 @@ pub struct Renewal {
     life_after_restart: f64,
 }
 
-/// The least mean lifetime and checkpoint cost the renewal model takes (s). Its grid multiplies
-/// times together: at a cost and mean of 1e-170 s, Young's `sqrt(2 C M)` underflowed to 0 and
-/// the schedule's dynamic program did not return.
-const MIN_TIME: f64 = 1e-100;
-
-/// The largest mean lifetime, cost or restart the renewal model takes (s), for the same reason
-/// at the other end of f64's range.
-const MAX_TIME: f64 = 1e100;
-
 impl Renewal {
     /// The model for lifetime `life`, checkpoint cost `cost` (> 0) and restart `restart` (>= 0),
     /// in seconds: the mean lifetime and the cost from 1e-100 to 1e100 s, the restart at most
@@ -91,6 +82,8 @@ impl Renewal {
                 })
             }
         };
+        // The grid multiplies times together: at a cost and mean of 1e-170 s, Young's
+        // `sqrt(2 C M)` underflowed to 0 and the schedule's dynamic program did not return.
         within("mean lifetime", life.mean(), MIN_TIME)?;
         within("cost", cost, MIN_TIME)?;
         within("restart", restart, 0.0)?;
