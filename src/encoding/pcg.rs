@@ -312,7 +312,11 @@ pub fn run_pcg(cfg: &PcgConfig, k: usize) -> Result<PcgRun, EncodingError> {
             match result {
                 Ok(report) => {
                     recovery = Accuracy::measure(lost_locals, &locals, &report);
-                    let from = (0..n).find(|i| !failed.contains(i)).unwrap_or(0);
+                    // `failed` is sorted: a search per processor, not a scan (all n failing a mirror
+                    // made this quadratic).
+                    let from = (0..n)
+                        .find(|i| failed.binary_search(i).is_err())
+                        .unwrap_or(0);
                     unpack(&locals, &ranges, from, &mut st);
                     checkpoint = Some((locals, held));
                 }
