@@ -10,7 +10,7 @@
 
 use super::EncodingError;
 use super::scheme::SchemeSpec;
-use super::survival::{SurvivalRow, survival_table};
+use super::survival::{MAX_SURVIVAL_COUNTS, SurvivalRow, survival_table};
 use serde::Serialize;
 
 /// Machine figures the cost depends on.
@@ -169,6 +169,21 @@ pub fn checkpoint_cost(
 /// (500 years), or one whose figures overflow, naming the input whose part of one transfer
 /// step is largest: that is the one to change.
 fn within_bound(params: &CostParams, cost: CostBreakdown) -> Result<CostBreakdown, EncodingError> {
+    // A size over a bandwidth can underflow to 0 s (1e-300 bytes at 1e300 B/s), and the
+    // interval models divide by the cost: refused here, naming the size when it is below
+    // one byte (the figure that is surely wrong), else the bandwidth.
+    if cost.total_s == 0.0 {
+        let (arg, value) = if params.bytes_per_proc < 1.0 {
+            ("--ckpt-bytes", format!("{:e} B", params.bytes_per_proc))
+        } else {
+            ("--bandwidth", format!("{:e} B/s", params.bandwidth))
+        };
+        return Err(EncodingError::Invalid {
+            arg,
+            value,
+            accepted: "figures with which one checkpoint of this scheme takes a positive time (--ckpt-bytes over --bandwidth, plus --latency, rounds to 0 s here)".into(),
+        });
+    }
     if cost.total_s.is_finite() && cost.total_s <= crate::units::MAX_DURATION_S {
         return Ok(cost);
     }
@@ -233,9 +248,13 @@ pub fn scheme_summary(
 }
 
 /// How many failure counts a summary lists by default: a few past what the scheme always
-/// survives, so the drop is visible.
+/// survives, so the drop is visible, but no more than a survival table holds
+/// ([`MAX_SURVIVAL_COUNTS`]): a scheme of more checksums is still a valid interval input, and
+/// its table is all ones that far.
 pub fn default_survival_rows(scheme: &SchemeSpec) -> usize {
-    (scheme.checksums.max(1) + 3).min(scheme.total_procs())
+    (scheme.checksums.max(1) + 3)
+        .min(scheme.total_procs())
+        .min(MAX_SURVIVAL_COUNTS)
 }
 
 #[cfg(test)]
@@ -276,6 +295,52 @@ mod tests {
         slow.bandwidth = 1e9 / (499.0 * crate::units::YEAR_S);
         let c = checkpoint_cost(&pair, &slow).unwrap();
         assert!((c.total_s - 499.0 * crate::units::YEAR_S).abs() < 1.0);
+    }
+
+    /// Before: 200000 checksums asked for a table of 200003 failure counts, past the
+    /// 100000 a table holds, and `ckpt interval` was refused with a message naming
+    /// `--failures`, a flag it does not have. Now the default table stops at 100000 rows.
+    #[test]
+    fn default_rows_fit_a_survival_table() {
+        let w = SchemeSpec::new(SchemeKind::Weighted, 1_000_000, None, Some(200_000)).unwrap();
+        assert_eq!(default_survival_rows(&w), 100_000);
+        let s = scheme_summary(&w, &params(0.0, None), default_survival_rows(&w)).unwrap();
+        assert_eq!(s.survival.len(), 100_000);
+        // Fewer than 200000 failures among 1200000 processors always leave a solvable set.
+        assert!(s.survival.iter().all(|r| r.probability == 1.0));
+        // Small schemes keep m + 3 rows.
+        let small = SchemeSpec::new(SchemeKind::Weighted, 64, None, Some(4)).unwrap();
+        assert_eq!(default_survival_rows(&small), 7);
+    }
+
+    /// Before: 1e-300 bytes at 1e300 B/s made a checkpoint of 1e-600 s, which is 0.0 in f64,
+    /// returned as Ok and refused by `ckpt interval` as "cost = 0" naming no flag.
+    #[test]
+    fn a_checkpoint_rounding_to_zero_names_its_figure() {
+        let tiny = CostParams {
+            bytes_per_proc: 1e-300,
+            bandwidth: 1e300,
+            latency: 0.0,
+            flops: None,
+        };
+        for kind in [SchemeKind::Pair, SchemeKind::Checksum] {
+            let s = SchemeSpec::new(kind, 4, None, None).unwrap();
+            assert!(matches!(
+                checkpoint_cost(&s, &tiny),
+                Err(EncodingError::Invalid {
+                    arg: "--ckpt-bytes",
+                    ..
+                })
+            ));
+        }
+        let fast = CostParams {
+            bytes_per_proc: 1.0,
+            bandwidth: f64::MAX,
+            ..tiny
+        };
+        let pair = SchemeSpec::new(SchemeKind::Pair, 4, None, None).unwrap();
+        // 1 / 1.8e308 is subnormal, not 0: still a positive cost.
+        assert!(checkpoint_cost(&pair, &fast).unwrap().total_s > 0.0);
     }
 
     #[test]
