@@ -6,7 +6,7 @@ use ckpt::encoding::codec::Codec;
 use ckpt::encoding::cost::{SchemeSummary, default_survival_rows, scheme_summary};
 use ckpt::encoding::experiment::{draw_failures, encode_experiment};
 use ckpt::encoding::matrix::MatrixKind;
-use ckpt::encoding::pcg::{PcgConfig, run_pcg};
+use ckpt::encoding::pcg::{MAX_GRID, PcgConfig, run_pcg};
 use ckpt::encoding::scheme::{SchemeKind, SchemeSpec};
 use ckpt::encoding::survival::survival_range;
 use ckpt::encoding::{CostParams, EncodingError};
@@ -377,11 +377,11 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
             accepted: "a relative residual between 0 and 1".into(),
         });
     }
-    if args.grid > 2048 {
+    if args.grid > MAX_GRID {
         return Err(CliError::Invalid {
             arg: "--grid",
             value: args.grid.to_string(),
-            accepted: "a grid side between 2 and 2048".into(),
+            accepted: format!("a grid side between 2 and {MAX_GRID}"),
         });
     }
     if hi == 0 && args.at.is_some() {
@@ -412,6 +412,19 @@ pub fn run_pcg_command(args: &PcgArgs, progress: &dyn Progress) -> Result<String
             ),
         });
     }
+    // The library counts runs; the refusal quotes the range as typed.
+    cfg.validate_runs(hi - lo + 1).map_err(|e| match e {
+        EncodingError::Invalid {
+            arg: "--fail",
+            accepted,
+            ..
+        } => CliError::Invalid {
+            arg: "--fail",
+            value: args.fail.clone(),
+            accepted,
+        },
+        e => e.into(),
+    })?;
     progress.start("pcg", (hi - lo + 1) as u64);
     let mut runs = Vec::new();
     for k in lo..=hi {

@@ -127,6 +127,39 @@ impl Accuracy {
 /// built, before the matrix is allocated.
 pub const MAX_RECOVERY_WORK: f64 = 1_073_741_824.0;
 
+/// Refuses a checksum scheme whose recovery would exceed [`MAX_RECOVERY_WORK`] (what
+/// [`Codec::new`] checks before building the matrix), naming `--checksums`, or `--procs` for
+/// the single-checksum schemes. Neighbour schemes solve nothing and always pass.
+pub fn check_recovery_work(spec: &SchemeSpec) -> Result<(), EncodingError> {
+    let (m, n) = (spec.checksums as f64, spec.procs as f64);
+    let work = m * m * n;
+    if !spec.kind.is_neighbour() && work > MAX_RECOVERY_WORK {
+        let (arg, value, most) = if spec.kind.is_weighted() {
+            let most = (MAX_RECOVERY_WORK / n).sqrt().floor();
+            (
+                "--checksums",
+                spec.checksums,
+                format!("at most {most} checksums"),
+            )
+        } else {
+            (
+                "--procs",
+                spec.procs,
+                format!("at most {MAX_RECOVERY_WORK} processors"),
+            )
+        };
+        return Err(EncodingError::Invalid {
+            arg,
+            value: value.to_string(),
+            accepted: format!(
+                "for {} with {} computation processors, {most}: a recovery takes checksums^2 x processors steps, limited to {MAX_RECOVERY_WORK:.2e} (this is {work:.2e})",
+                spec.kind, spec.procs
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl Codec {
     /// A codec for `spec`; `matrix` is used by the weighted schemes (the plain checksums use
     /// all ones, the neighbour schemes none), `seed` draws the Gaussian matrix. A checksum
@@ -146,32 +179,7 @@ impl Codec {
             SchemeKind::Checksum | SchemeKind::Checksum1d => Some(MatrixKind::Ones),
             _ => Some(matrix),
         };
-        let (m, n) = (spec.checksums as f64, spec.procs as f64);
-        let work = m * m * n;
-        if kind.is_some() && work > MAX_RECOVERY_WORK {
-            let (arg, value, most) = if spec.kind.is_weighted() {
-                let most = (MAX_RECOVERY_WORK / n).sqrt().floor();
-                (
-                    "--checksums",
-                    spec.checksums,
-                    format!("at most {most} checksums"),
-                )
-            } else {
-                (
-                    "--procs",
-                    spec.procs,
-                    format!("at most {MAX_RECOVERY_WORK} processors"),
-                )
-            };
-            return Err(EncodingError::Invalid {
-                arg,
-                value: value.to_string(),
-                accepted: format!(
-                    "for {} with {} computation processors, {most}: a recovery takes checksums^2 x processors steps, limited to {MAX_RECOVERY_WORK:.2e} (this is {work:.2e})",
-                    spec.kind, spec.procs
-                ),
-            });
-        }
+        check_recovery_work(&spec)?;
         let matrix = kind.map(|k| checkpoint_matrix(k, spec.checksums, spec.group_size(), seed));
         Ok(Codec {
             spec,

@@ -7,7 +7,7 @@
 //! the two scalars `rho` and the iteration index.
 
 use super::EncodingError;
-use super::codec::{Accuracy, Codec, erase};
+use super::codec::{Accuracy, Codec, check_recovery_work, erase};
 use super::matrix::MatrixKind;
 use super::scheme::SchemeSpec;
 use crate::rng::run_rng;
@@ -35,9 +35,45 @@ pub struct PcgConfig {
     pub max_iter: usize,
 }
 
+/// The largest grid side: `2048^2` unknowns, a few hundred MiB with the checkpoints.
+pub const MAX_GRID: usize = 2048;
+
+/// The most work one `ckpt pcg` invocation may ask for, in unknown-iterations (see
+/// [`PcgConfig::work`]): an iteration costs some 6 ns per unknown on one core here, so about
+/// ten minutes where every run goes to its iteration bound.
+pub const MAX_PCG_WORK: f64 = 1e11;
+
 impl PcgConfig {
+    /// An upper estimate of the iterations one run executes: the conjugate-gradient bound
+    /// `sqrt(kappa)/2 ln(2 sqrt(kappa) / tol)` (the residual falls by `tol` within it in exact
+    /// arithmetic), where `sqrt(kappa) = 2(G+1)/pi` for the Jacobi-preconditioned 5-point
+    /// Laplacian, at most `max_iter`; plus the `at` iterations a rollback can redo.
+    pub fn iteration_bound(&self) -> f64 {
+        let root_kappa = 2.0 * (self.grid as f64 + 1.0) / std::f64::consts::PI;
+        let cg = (root_kappa / 2.0 * (2.0 * root_kappa / self.tol).ln()).ceil();
+        let cap = self.max_iter as f64;
+        cg.min(cap) + (self.at as f64).min(cap)
+    }
+
+    /// The work of `runs` runs, in unknown-iterations: `runs x G^2 x` [`Self::iteration_bound`],
+    /// times `1 + 3 max(m, 1) / every` for the checkpoints (three values per unknown into
+    /// `m` sums every `every` iterations).
+    pub fn work(&self, runs: usize) -> f64 {
+        let unknowns = (self.grid as f64).powi(2);
+        let sums = self.scheme.checksums.max(1) as f64;
+        let encode = 1.0 + 3.0 * sums / self.every.max(1) as f64;
+        runs as f64 * unknowns * self.iteration_bound() * encode
+    }
+
     /// Checks the sizes; errors name the flag.
     pub fn validate(&self) -> Result<(), EncodingError> {
+        self.validate_runs(1)
+    }
+
+    /// [`PcgConfig::validate`] for `runs` runs (one per failure count of `--fail`), whose
+    /// [`PcgConfig::work`] must stay within [`MAX_PCG_WORK`]: refused naming `--fail` when
+    /// there are several runs, else `--max-iter` or `--grid`, whichever bounds the iterations.
+    pub fn validate_runs(&self, runs: usize) -> Result<(), EncodingError> {
         let bad = |arg: &'static str, value: String, accepted: String| {
             Err(EncodingError::Invalid {
                 arg,
@@ -45,11 +81,13 @@ impl PcgConfig {
                 accepted,
             })
         };
-        if self.grid < 2 {
+        // Bounded before `grid^2` is formed: a larger side overflowed it, or allocated
+        // beyond memory in run_pcg.
+        if !(2..=MAX_GRID).contains(&self.grid) {
             return bad(
                 "--grid",
                 self.grid.to_string(),
-                "a grid side of at least 2".into(),
+                format!("a grid side between 2 and {MAX_GRID}"),
             );
         }
         if self.scheme.procs > self.grid * self.grid {
@@ -82,6 +120,30 @@ impl PcgConfig {
         }
         if self.max_iter == 0 {
             return bad("--max-iter", "0".into(), "at least 1 iteration".into());
+        }
+        // The recovery bound first, so that a scheme too large for any grid says so.
+        check_recovery_work(&self.scheme)?;
+        let work = self.work(runs);
+        if work > MAX_PCG_WORK {
+            let why = format!(
+                "runs x grid^2 x iterations (each run at most min(--max-iter, the CG bound for --tol) + --at iterations, more with frequent checkpoints) within {MAX_PCG_WORK:.0e} (this is {work:.2e}; docs/interface.md, ckpt pcg)"
+            );
+            let one = self.work(1);
+            let cg_bound = self.iteration_bound() - (self.at.min(self.max_iter)) as f64;
+            return if runs > 1 && one <= MAX_PCG_WORK {
+                bad(
+                    "--fail",
+                    format!("{runs} failure counts"),
+                    format!(
+                        "at most {} failure count(s) at this grid: {why}",
+                        (MAX_PCG_WORK / one).floor()
+                    ),
+                )
+            } else if cg_bound >= self.max_iter as f64 {
+                bad("--max-iter", self.max_iter.to_string(), why)
+            } else {
+                bad("--grid", self.grid.to_string(), why)
+            };
         }
         Ok(())
     }
@@ -370,6 +432,65 @@ mod tests {
             tol: 1e-10,
             max_iter: 10_000,
         }
+    }
+
+    /// Before: `grid: usize::MAX` overflowed `grid * grid` in validate (a panic in debug; in
+    /// release it wrapped to Ok and run_pcg panicked), and `grid: 2^32 + 1` passed and
+    /// aborted allocating. Now the library refuses a side above 2048, as the CLI did.
+    #[test]
+    fn grid_is_bounded_in_the_library() {
+        for grid in [usize::MAX, (1 << 32) + 1, MAX_GRID + 1] {
+            let c = PcgConfig {
+                grid,
+                ..cfg(SchemeKind::Mirror, None)
+            };
+            assert!(
+                matches!(
+                    c.validate(),
+                    Err(EncodingError::Invalid { arg: "--grid", .. })
+                ),
+                "{grid}"
+            );
+            assert!(run_pcg(&c, 0).is_err());
+        }
+    }
+
+    /// Before: nothing bounded the runs times the work of each, so `--grid 2048 --procs
+    /// 4194304 --fail 0..4194304` was accepted (four million runs of some two minutes each).
+    #[test]
+    fn total_work_is_bounded() {
+        let mut c = cfg(SchemeKind::Mirror, None);
+        c.grid = 2048;
+        c.scheme = SchemeSpec::new(SchemeKind::Mirror, 1 << 22, None, None).unwrap();
+        c.every = 100;
+        c.at = 150;
+        c.max_iter = 100_000;
+        assert!(matches!(
+            c.validate_runs((1 << 22) + 1),
+            Err(EncodingError::Invalid { arg: "--fail", .. })
+        ));
+        // One run at 2048 fits: sqrt(kappa) = 4098/pi = 1304.4, so the CG bound is
+        // 652.2 ln(2 x 1304.4 / 1e-10) = 20150 iterations, plus 150: 8.5e10 unknown-iterations
+        // times 1.03 for the checkpoints.
+        assert!((c.iteration_bound() - (20150.0 + 150.0)).abs() <= 1.0);
+        c.validate_runs(1).unwrap();
+        // A tolerance the CG bound cannot reach in 100000 iterations leaves max_iter to bound
+        // the run, and it is max_iter that is named.
+        c.tol = 1e-300;
+        assert!(matches!(
+            c.validate_runs(1),
+            Err(EncodingError::Invalid {
+                arg: "--max-iter",
+                ..
+            })
+        ));
+        // The documented example stays accepted.
+        let mut doc = cfg(SchemeKind::Weighted, Some(5));
+        doc.grid = 512;
+        doc.scheme = SchemeSpec::new(SchemeKind::Weighted, 64, None, Some(5)).unwrap();
+        doc.every = 100;
+        doc.at = 450;
+        doc.validate_runs(6).unwrap();
     }
 
     #[test]
