@@ -180,7 +180,9 @@ impl Codec {
             _ => Some(matrix),
         };
         check_recovery_work(&spec)?;
-        let matrix = kind.map(|k| checkpoint_matrix(k, spec.checksums, spec.group_size(), seed));
+        let matrix = kind
+            .map(|k| checkpoint_matrix(k, spec.checksums, spec.group_size(), seed))
+            .transpose()?;
         Ok(Codec {
             spec,
             matrix_kind: kind,
@@ -403,9 +405,9 @@ impl Codec {
                         .filter(|&r| !is_down(self.spec.checksum_proc(g, r)))
                         .collect();
                     let cols: Vec<usize> = lost.iter().map(|f| f - g * size).collect();
-                    let sub = submatrix(a, &rows, &cols);
+                    let sub = submatrix(a, &rows, &cols)?;
                     let all: Vec<usize> = (0..size).collect();
-                    let whole = submatrix(a, &rows, &all);
+                    let whole = submatrix(a, &rows, &all)?;
                     // The SVD does not terminate on infinite entries (a Vandermonde matrix
                     // with many checksums overflows): say so instead.
                     if whole.iter().any(|v| !v.is_finite()) {

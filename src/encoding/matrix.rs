@@ -62,15 +62,46 @@ impl FromStr for MatrixKind {
 /// callers use other streams of the same seed.
 pub const MATRIX_STREAM: u64 = 0;
 
+/// The most entries a checkpoint matrix may have: 8 GiB of f64, as many as the largest scheme
+/// [`super::codec::MAX_RECOVERY_WORK`] admits (one checksum row over 2^30 processors).
+pub const MAX_MATRIX_ENTRIES: usize = 1 << 30;
+
 /// The `rows x cols` checkpoint matrix of `kind` (rows are checksums, columns processors).
+/// More than [`MAX_MATRIX_ENTRIES`] entries are refused, naming `--checksums` or `--procs`
+/// (whichever is larger).
 ///
 /// ```
 /// use ckpt::encoding::matrix::{checkpoint_matrix, MatrixKind};
-/// let v = checkpoint_matrix(MatrixKind::Vandermonde, 3, 4, 0);
+/// let v = checkpoint_matrix(MatrixKind::Vandermonde, 3, 4, 0).unwrap();
 /// assert_eq!(v[(2, 3)], 16.0); // j = 4, i = 3: 4^2
+/// assert!(checkpoint_matrix(MatrixKind::Ones, 1, 1 << 40, 0).is_err());
 /// ```
-pub fn checkpoint_matrix(kind: MatrixKind, rows: usize, cols: usize, seed: u64) -> DMatrix<f64> {
-    match kind {
+pub fn checkpoint_matrix(
+    kind: MatrixKind,
+    rows: usize,
+    cols: usize,
+    seed: u64,
+) -> Result<DMatrix<f64>, EncodingError> {
+    // Checked before nalgebra sees the sizes: it multiplies them unchecked (2^32 x 2^32
+    // wrapped to an empty buffer and crashed) and allocates whatever is asked (8.8 TB).
+    if rows
+        .checked_mul(cols)
+        .is_none_or(|e| e > MAX_MATRIX_ENTRIES)
+    {
+        let (arg, value) = if rows >= cols {
+            ("--checksums", rows)
+        } else {
+            ("--procs", cols)
+        };
+        return Err(EncodingError::Invalid {
+            arg,
+            value: value.to_string(),
+            accepted: format!(
+                "a checkpoint matrix of at most {MAX_MATRIX_ENTRIES} entries (this is {rows} checksums x {cols} processors)"
+            ),
+        });
+    }
+    Ok(match kind {
         MatrixKind::Gaussian => {
             let mut rng = run_rng(seed, MATRIX_STREAM);
             // Row-major draw order, so a matrix with more columns extends rows predictably.
@@ -89,12 +120,31 @@ pub fn checkpoint_matrix(kind: MatrixKind, rows: usize, cols: usize, seed: u64) 
             DMatrix::from_fn(rows, cols, |i, j| 1.0 / ((i + 1) as f64 + (j + 1) as f64))
         }
         MatrixKind::Ones => DMatrix::from_element(rows, cols, 1.0),
-    }
+    })
 }
 
-/// The submatrix of `a` with the given rows and columns.
-pub fn submatrix(a: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f64> {
-    DMatrix::from_fn(rows.len(), cols.len(), |i, j| a[(rows[i], cols[j])])
+/// The submatrix of `a` with the given rows and columns; an index outside `a` is a
+/// [`EncodingError::Shape`].
+pub fn submatrix(
+    a: &DMatrix<f64>,
+    rows: &[usize],
+    cols: &[usize],
+) -> Result<DMatrix<f64>, EncodingError> {
+    if let Some(r) = rows.iter().find(|&&r| r >= a.nrows()) {
+        return Err(EncodingError::Shape(format!(
+            "row {r} of a matrix of {} rows",
+            a.nrows()
+        )));
+    }
+    if let Some(c) = cols.iter().find(|&&c| c >= a.ncols()) {
+        return Err(EncodingError::Shape(format!(
+            "column {c} of a matrix of {} columns",
+            a.ncols()
+        )));
+    }
+    Ok(DMatrix::from_fn(rows.len(), cols.len(), |i, j| {
+        a[(rows[i], cols[j])]
+    }))
 }
 
 /// The singular values of a non-empty matrix, in no order; `None` when they cannot be had in
@@ -173,10 +223,13 @@ mod tests {
 
     #[test]
     fn gaussian_is_seeded_and_standard() {
-        let a = checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 7);
-        let b = checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 7);
+        let a = checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 7).unwrap();
+        let b = checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 7).unwrap();
         assert_eq!(a, b);
-        assert_ne!(a, checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 8));
+        assert_ne!(
+            a,
+            checkpoint_matrix(MatrixKind::Gaussian, 40, 50, 8).unwrap()
+        );
         let n = (40 * 50) as f64;
         let mean = a.iter().sum::<f64>() / n;
         let var = a.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -187,12 +240,42 @@ mod tests {
 
     #[test]
     fn structured_entries() {
-        let c = checkpoint_matrix(MatrixKind::Cauchy, 2, 3, 0);
+        let c = checkpoint_matrix(MatrixKind::Cauchy, 2, 3, 0).unwrap();
         assert_eq!(c[(0, 0)], 0.5);
         assert_eq!(c[(1, 2)], 0.2);
-        let v = checkpoint_matrix(MatrixKind::Vandermonde, 4, 64, 0);
+        let v = checkpoint_matrix(MatrixKind::Vandermonde, 4, 64, 0).unwrap();
         assert_eq!(v[(0, 63)], 1.0);
         assert_eq!(v[(3, 63)], 262144.0);
+    }
+
+    /// Before: 2^32 x 2^32 Gaussian, Vandermonde and Cauchy matrices crashed with SIGSEGV
+    /// (the entry count wrapped to 0 inside nalgebra), the Ones one came back empty, and 1 x
+    /// 2^40 aborted allocating 8.8 TB; a submatrix index past the matrix panicked.
+    #[test]
+    fn oversized_matrices_and_indices_are_refused() {
+        for kind in [
+            MatrixKind::Gaussian,
+            MatrixKind::Vandermonde,
+            MatrixKind::Cauchy,
+            MatrixKind::Ones,
+        ] {
+            for (rows, cols) in [(1 << 32, 1 << 32), (usize::MAX, 2), (1, 1 << 40)] {
+                assert!(
+                    matches!(
+                        checkpoint_matrix(kind, rows, cols, 0),
+                        Err(EncodingError::Invalid { .. })
+                    ),
+                    "{kind} {rows} x {cols}"
+                );
+            }
+        }
+        let z = DMatrix::<f64>::zeros(2, 2);
+        assert!(matches!(
+            submatrix(&z, &[5], &[0]),
+            Err(EncodingError::Shape(_))
+        ));
+        assert!(submatrix(&z, &[0], &[2]).is_err());
+        assert_eq!(submatrix(&z, &[1], &[0, 1]).unwrap().shape(), (1, 2));
     }
 
     #[test]
@@ -249,7 +332,7 @@ mod tests {
     fn many_vandermonde_checksums_do_not_panic() {
         // Rows j^(i) for i < 56 over 1024 columns reach 1023^55, about 1e165: nalgebra's
         // sorted SVD of this block panicked on a NaN singular value.
-        let v = checkpoint_matrix(MatrixKind::Vandermonde, 56, 1024, 0);
+        let v = checkpoint_matrix(MatrixKind::Vandermonde, 56, 1024, 0).unwrap();
         let bound = largest_column_norm(&v);
         assert!(bound.is_finite() && bound > 1e165, "{bound:e}");
         if let Some(norm) = spectral_norm(&v) {
