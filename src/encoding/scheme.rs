@@ -110,6 +110,7 @@ pub const MAX_PROCS: usize = 1 << 32;
 /// assert!(SchemeSpec::new(SchemeKind::Pair, 7, None, None).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(try_from = "SchemeSpecFields", into = "SchemeSpecFields")]
 pub struct SchemeSpec {
     /// Which scheme.
     pub kind: SchemeKind,
@@ -119,6 +120,41 @@ pub struct SchemeSpec {
     pub groups: usize,
     /// Checksum rows per group `m` (0 for neighbour schemes, 1 for plain checksums).
     pub checksums: usize,
+}
+
+/// The serialized form of [`SchemeSpec`] (the same four fields, so JSON written before reads
+/// the same), read back through [`SchemeSpec::new`]: a group count of 0 or one that does not
+/// divide the processors divided by zero or mislaid processors when taken as it came.
+#[derive(Serialize, serde::Deserialize)]
+struct SchemeSpecFields {
+    kind: SchemeKind,
+    procs: usize,
+    groups: usize,
+    checksums: usize,
+}
+
+impl TryFrom<SchemeSpecFields> for SchemeSpec {
+    type Error = EncodingError;
+
+    fn try_from(f: SchemeSpecFields) -> Result<SchemeSpec, EncodingError> {
+        // `new` takes the sizes a command line gives: none for what the scheme fixes (1 group,
+        // 0 or 1 checksum), so only a different value is passed on, to be refused.
+        let groups = (f.kind.is_grouped() || f.groups != 1).then_some(f.groups);
+        let fixed = usize::from(!f.kind.is_neighbour());
+        let checksums = (f.kind.is_weighted() || f.checksums != fixed).then_some(f.checksums);
+        SchemeSpec::new(f.kind, f.procs, groups, checksums)
+    }
+}
+
+impl From<SchemeSpec> for SchemeSpecFields {
+    fn from(s: SchemeSpec) -> SchemeSpecFields {
+        SchemeSpecFields {
+            kind: s.kind,
+            procs: s.procs,
+            groups: s.groups,
+            checksums: s.checksums,
+        }
+    }
 }
 
 fn invalid(arg: &'static str, value: impl ToString, accepted: impl Into<String>) -> EncodingError {
@@ -242,7 +278,8 @@ impl SchemeSpec {
 
     /// Computation processors per group.
     pub fn group_size(&self) -> usize {
-        self.procs / self.groups
+        // The fields are public: a spec built by hand with 0 groups must not divide by zero.
+        self.procs / self.groups.max(1)
     }
 
     /// Extra processors the scheme adds.
@@ -288,8 +325,12 @@ impl SchemeSpec {
         self.survives_mask(&down)
     }
 
-    /// [`SchemeSpec::survives`] on a mask of length `total_procs()`.
+    /// [`SchemeSpec::survives`] on a mask of length `total_procs()`; a mask of another
+    /// length describes no failure of this layout and is answered `false`.
     pub fn survives_mask(&self, down: &[bool]) -> bool {
+        if down.len() != self.total_procs() {
+            return false;
+        }
         let n = self.procs;
         match self.kind {
             SchemeKind::Mirror => (0..n).all(|i| !(down[i] && down[n + i])),
@@ -379,6 +420,63 @@ mod tests {
             );
         }
         assert!("raid5".parse::<SchemeKind>().is_err());
+    }
+
+    /// Before: deserializing took the fields as they came, so `groups: 0` made group_size,
+    /// Codec::new and checkpoint_cost divide by zero. Now it goes through SchemeSpec::new,
+    /// and the serialized form is unchanged.
+    #[test]
+    fn deserializing_validates_and_keeps_the_form() {
+        let bad = r#"{"kind":"checksum-1d","procs":4,"groups":0,"checksums":1}"#;
+        assert!(serde_json::from_str::<SchemeSpec>(bad).is_err());
+        for text in [
+            r#"{"kind":"pair","procs":7,"groups":1,"checksums":0}"#,
+            r#"{"kind":"mirror","procs":4,"groups":2,"checksums":0}"#,
+            r#"{"kind":"ring","procs":4,"groups":1,"checksums":3}"#,
+            r#"{"kind":"checksum","procs":4,"groups":1,"checksums":2}"#,
+            r#"{"kind":"weighted","procs":4,"groups":1,"checksums":5}"#,
+        ] {
+            assert!(serde_json::from_str::<SchemeSpec>(text).is_err(), "{text}");
+        }
+        let good = r#"{"kind":"weighted-1d","procs":12,"groups":3,"checksums":2}"#;
+        let s: SchemeSpec = serde_json::from_str(good).unwrap();
+        assert_eq!(
+            s,
+            SchemeSpec::new(SchemeKind::Weighted1d, 12, Some(3), Some(2)).unwrap()
+        );
+        assert_eq!(serde_json::to_string(&s).unwrap(), good);
+        for kind in SchemeKind::ALL {
+            let (g, m) = match kind {
+                SchemeKind::Checksum1d => (Some(2), None),
+                SchemeKind::Weighted => (None, Some(2)),
+                SchemeKind::Weighted1d => (Some(2), Some(2)),
+                _ => (None, None),
+            };
+            let spec = SchemeSpec::new(kind, 8, g, m).unwrap();
+            let text = serde_json::to_string(&spec).unwrap();
+            assert_eq!(serde_json::from_str::<SchemeSpec>(&text).unwrap(), spec);
+        }
+    }
+
+    /// Before: a mask shorter or longer than the layout panicked (index out of bounds, or
+    /// a group index past the groups).
+    #[test]
+    fn masks_of_another_length_do_not_panic() {
+        for kind in SchemeKind::ALL {
+            let (g, m) = match kind {
+                SchemeKind::Checksum1d => (Some(2), None),
+                SchemeKind::Weighted => (None, Some(2)),
+                SchemeKind::Weighted1d => (Some(2), Some(1)),
+                _ => (None, None),
+            };
+            let spec = SchemeSpec::new(kind, 4, g, m).unwrap();
+            assert!(!spec.survives_mask(&[]), "{kind}");
+            assert!(!spec.survives_mask(&[false; 64]), "{kind}");
+            assert!(
+                spec.survives_mask(&vec![false; spec.total_procs()]),
+                "{kind}"
+            );
+        }
     }
 
     #[test]
