@@ -266,7 +266,7 @@ pub fn run_encode(args: &EncodeArgs, progress: &dyn Progress) -> Result<String, 
                     ),
                 });
             }
-            draw_failures(args.seed, total, *k)
+            draw_failures(args.seed, total, *k)?
         }
         (None, Some(set)) => {
             if let Some(bad) = set.iter().find(|&&p| p >= total) {

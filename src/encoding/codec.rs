@@ -92,14 +92,15 @@ pub struct Accuracy {
 
 impl Accuracy {
     /// The accuracy of the recovery `report` that turned the erased checkpoints back into
-    /// `rebuilt`, against `original`; `None` when it rebuilt no computation processor.
+    /// `rebuilt`, against `original`; `None` when it rebuilt no computation processor, or
+    /// names one that `original` or `rebuilt` does not have.
     pub fn measure(
         original: &[Vec<f64>],
         rebuilt: &[Vec<f64>],
         report: &RecoveryReport,
     ) -> Option<Accuracy> {
         let lost = &report.rebuilt;
-        if lost.is_empty() {
+        if lost.is_empty() || !covers(original, rebuilt, lost) {
             return None;
         }
         let max_abs = lost
@@ -226,6 +227,17 @@ impl Codec {
     /// (`total_procs()` of them).
     pub fn encode(&self, locals: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, EncodingError> {
         let len = self.check_locals(locals)?;
+        // A NaN or infinite value would spread through every checksum of its group, and the
+        // rebuilt data with it: refused rather than encoded.
+        if let Some((p, _)) = locals
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.iter().any(|v| !v.is_finite()))
+        {
+            return Err(EncodingError::Shape(format!(
+                "the checkpoint of processor {p} holds a value that is not finite"
+            )));
+        }
         let n = self.spec.procs;
         let mut held = vec![Vec::new(); self.spec.total_procs()];
         match self.spec.kind {
@@ -247,6 +259,12 @@ impl Codec {
                     let rows: Vec<usize> = (0..self.spec.checksums).collect();
                     let sums = self.weighted_sums(locals, g, &rows, &[], len);
                     for (r, c) in rows.into_iter().zip(sums) {
+                        // Finite values can still sum past f64::MAX (two of 1e308).
+                        if c.iter().any(|v| !v.is_finite()) {
+                            return Err(EncodingError::Shape(format!(
+                                "checksum {r} of group {g} overflows double precision"
+                            )));
+                        }
                         held[self.spec.checksum_proc(g, r)] = c;
                     }
                 }
@@ -369,10 +387,34 @@ impl Codec {
         let len = len
             .or_else(|| held.iter().find(|h| !h.is_empty()).map(Vec::len))
             .unwrap_or(0);
+        // The count first: the resize below indexes `locals` by failed processor.
+        if locals.len() != n {
+            return Err(EncodingError::Shape(format!(
+                "{} checkpoints for {n} computation processors",
+                locals.len()
+            )));
+        }
         for &f in failed.iter().filter(|&&f| f < n) {
             locals[f].resize(len, f64::NAN);
         }
         self.check_locals(locals)?;
+        // What each survivor holds is read as a whole checkpoint (copied, or subtracted from
+        // a checksum): one of another length panicked in the copy, or silently rebuilt from
+        // part of it.
+        for (q, h) in held.iter().enumerate() {
+            let holds = match self.spec.kind {
+                SchemeKind::Mirror => q >= n,
+                SchemeKind::Ring | SchemeKind::Pair => true,
+                _ => q >= n,
+            };
+            let expected = if holds { len } else { 0 };
+            if !is_down(q) && h.len() != expected {
+                return Err(EncodingError::Shape(format!(
+                    "processor {q} holds {} values where {expected} were encoded",
+                    h.len()
+                )));
+            }
+        }
         let rebuilt: Vec<usize> = failed.iter().cloned().filter(|&f| f < n).collect();
         let mut solves = Vec::new();
         match self.spec.kind {
@@ -531,9 +573,21 @@ pub fn erase(locals: &mut [Vec<f64>], held: &mut [Vec<f64>], failed: &[usize]) {
     }
 }
 
+/// Whether every processor of `procs` has a checkpoint in both `original` and `rebuilt`, of
+/// the same length.
+fn covers(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -> bool {
+    procs.iter().all(
+        |&p| matches!((original.get(p), rebuilt.get(p)), (Some(a), Some(b)) if a.len() == b.len()),
+    )
+}
+
 /// Relative Frobenius error of the rebuilt checkpoints of `procs` against the originals;
-/// `None` when the originals are all zero and the rebuilt ones are not.
+/// `None` when the originals are all zero and the rebuilt ones are not, or when a processor
+/// of `procs` is missing from either, or its two checkpoints differ in length.
 pub fn relative_error(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -> Option<f64> {
+    if !covers(original, rebuilt, procs) {
+        return None;
+    }
     let (mut err, mut norm) = (0.0f64, 0.0f64);
     for &p in procs {
         for (a, b) in original[p].iter().zip(&rebuilt[p]) {
@@ -550,15 +604,17 @@ pub fn relative_error(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usiz
     Some((err / norm).sqrt())
 }
 
-/// Whether the rebuilt checkpoints of `procs` equal the originals bit for bit.
+/// Whether the rebuilt checkpoints of `procs` equal the originals bit for bit (false when a
+/// processor of `procs` is missing from either).
 pub fn bit_exact(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -> bool {
-    procs.iter().all(|&p| {
-        original[p].len() == rebuilt[p].len()
-            && original[p]
-                .iter()
-                .zip(&rebuilt[p])
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-    })
+    covers(original, rebuilt, procs)
+        && procs.iter().all(|&p| {
+            original[p].len() == rebuilt[p].len()
+                && original[p]
+                    .iter()
+                    .zip(&rebuilt[p])
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
 }
 
 #[cfg(test)]
@@ -657,6 +713,69 @@ mod tests {
         assert_eq!(r.rebuilt.len(), n / 2);
         assert!(bit_exact(&orig, &locals, &failed));
         assert!(took < 3.0, "recovery took {took} s");
+    }
+
+    /// Before: `locals` shorter than the processors panicked (index out of bounds), `held`
+    /// vectors of the wrong length panicked in the copies of mirror, ring and pair and were
+    /// silently half-used by the checksum schemes; measure, relative_error and bit_exact
+    /// indexed processors that the slices did not have.
+    #[test]
+    fn misshapen_inputs_are_refused_not_panicked_on() {
+        for (kind, g, m) in [
+            (SchemeKind::Mirror, None, None),
+            (SchemeKind::Ring, None, None),
+            (SchemeKind::Pair, None, None),
+            (SchemeKind::Checksum1d, Some(2), None),
+            (SchemeKind::Weighted, None, Some(2)),
+        ] {
+            let spec = SchemeSpec::new(kind, 4, g, m).unwrap();
+            let codec = Codec::new(spec, MatrixKind::Gaussian, 3).unwrap();
+            let orig = data(4, 5, 1);
+            let held = codec.encode(&orig).unwrap();
+            let mut short = orig[..2].to_vec();
+            let mut h = held.clone();
+            assert!(codec.recover(&mut short, &mut h, &[3]).is_err(), "{kind}");
+            // Processor 0 is lost; every holder of data keeps 3 of its 5 values.
+            let mut l = orig.clone();
+            let mut cut = held.clone();
+            for v in cut.iter_mut().filter(|v| !v.is_empty()) {
+                v.truncate(3);
+            }
+            erase(&mut l, &mut cut, &[0]);
+            assert!(
+                matches!(
+                    codec.recover(&mut l, &mut cut, &[0]),
+                    Err(EncodingError::Shape(_))
+                ),
+                "{kind}"
+            );
+        }
+        let report = RecoveryReport {
+            rebuilt: vec![0],
+            reencoded: vec![],
+            solves: vec![],
+        };
+        assert_eq!(Accuracy::measure(&[], &[], &report), None);
+        assert_eq!(relative_error(&[], &[], &[0]), None);
+        assert!(!bit_exact(&[vec![1.0]], &[], &[0]));
+    }
+
+    /// Before: two checkpoints of 1e308 encoded to an infinite checksum returned as Ok, and
+    /// a NaN value passed into every checksum of its group.
+    #[test]
+    fn non_finite_checksums_are_refused() {
+        let spec = SchemeSpec::new(SchemeKind::Checksum, 2, None, None).unwrap();
+        let codec = Codec::new(spec, MatrixKind::Gaussian, 1).unwrap();
+        assert!(codec.encode(&[vec![1e308], vec![1e308]]).is_err());
+        assert!(codec.encode(&[vec![f64::NAN], vec![1.0]]).is_err());
+        let mirror = SchemeSpec::new(SchemeKind::Mirror, 2, None, None).unwrap();
+        let copies = Codec::new(mirror, MatrixKind::Gaussian, 1).unwrap();
+        assert!(copies.encode(&[vec![f64::INFINITY], vec![1.0]]).is_err());
+        // 1e308 + (-1e308) is 0: large but finite sums are kept.
+        assert_eq!(
+            codec.encode(&[vec![1e308], vec![-1e308]]).unwrap()[2],
+            vec![0.0]
+        );
     }
 
     #[test]

@@ -146,8 +146,24 @@ fn lost_outcome(failed: Vec<usize>, note: String) -> EncodeOutcome {
     }
 }
 
-/// `k` distinct processors among `total`, uniformly, from the seed's failure stream.
-pub fn draw_failures(seed: u64, total: usize, k: usize) -> Vec<usize> {
+/// `k` distinct processors among `total`, uniformly, from the seed's failure stream. More
+/// than [`MAX_PROCS`] processors are refused naming `--procs` (the draw holds every index),
+/// and `k` above `total` naming `--fail`.
+pub fn draw_failures(seed: u64, total: usize, k: usize) -> Result<Vec<usize>, EncodingError> {
+    if total > MAX_PROCS {
+        return Err(EncodingError::Invalid {
+            arg: "--procs",
+            value: total.to_string(),
+            accepted: format!("at most {MAX_PROCS} processors in all to draw failures from"),
+        });
+    }
+    if k > total {
+        return Err(EncodingError::Invalid {
+            arg: "--fail",
+            value: k.to_string(),
+            accepted: format!("at most the {total} processors"),
+        });
+    }
     let mut rng = run_rng(seed, FAIL_STREAM);
     let mut all: Vec<usize> = (0..total).collect();
     for i in 0..k {
@@ -156,5 +172,29 @@ pub fn draw_failures(seed: u64, total: usize, k: usize) -> Vec<usize> {
     }
     let mut f = all[..k].to_vec();
     f.sort_unstable();
-    f
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Before: 5 failures among 3 processors panicked ("cannot sample empty range"),
+    /// usize::MAX processors overflowed the capacity and 2^40 aborted allocating 8.8 TB.
+    #[test]
+    fn impossible_draws_are_refused() {
+        assert!(matches!(
+            draw_failures(0, 3, 5),
+            Err(EncodingError::Invalid { arg: "--fail", .. })
+        ));
+        for total in [usize::MAX, 1 << 40] {
+            assert!(matches!(
+                draw_failures(0, total, 1),
+                Err(EncodingError::Invalid { arg: "--procs", .. })
+            ));
+        }
+        let f = draw_failures(7, 10, 10).unwrap();
+        assert_eq!(f, (0..10).collect::<Vec<_>>());
+        assert_eq!(draw_failures(7, 10, 0).unwrap(), Vec::<usize>::new());
+    }
 }
