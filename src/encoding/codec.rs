@@ -258,9 +258,16 @@ impl Codec {
                 for g in 0..self.spec.groups {
                     let rows: Vec<usize> = (0..self.spec.checksums).collect();
                     let sums = self.weighted_sums(locals, g, &rows, &[], len);
+                    let a = self
+                        .matrix
+                        .as_ref()
+                        .expect("checksum schemes have a matrix");
                     for (r, c) in rows.into_iter().zip(sums) {
-                        // Finite values can still sum past f64::MAX (two of 1e308).
-                        if c.iter().any(|v| !v.is_finite()) {
+                        // Finite values can still sum past f64::MAX (two of 1e308). A row
+                        // whose weights themselves overflow (Vandermonde, many checksums) is
+                        // left to recovery, which names the matrix as the cause.
+                        let weights_finite = a.row(r).iter().all(|w| w.is_finite());
+                        if weights_finite && c.iter().any(|v| !v.is_finite()) {
                             return Err(EncodingError::Shape(format!(
                                 "checksum {r} of group {g} overflows double precision"
                             )));
