@@ -699,11 +699,12 @@ mod tests {
         }
     }
 
-    /// Before: recovery scanned the failed list once per group and per checksum row, so
-    /// every even processor of 131072 failing in 65536 groups took some 17 s (the audit's
-    /// 262144 failures: 277 s); now each membership test is a search of the sorted list.
+    /// Recovery of many failures at once, exact. Before, it scanned the failed list once per
+    /// group and per checksum row: this case took some 17 s (the audit's 262144 failures,
+    /// 277 s); now each membership test is a search of the sorted list. The time itself is a
+    /// benchmark's to measure, not this test's.
     #[test]
-    fn many_failures_recover_in_linear_time() {
+    fn many_failures_recover_exactly() {
         let n = 1 << 17;
         let spec = SchemeSpec::new(SchemeKind::Checksum1d, n, Some(n / 2), None).unwrap();
         let codec = Codec::new(spec, MatrixKind::Gaussian, 1).unwrap();
@@ -714,12 +715,9 @@ mod tests {
         let mut locals = orig.clone();
         let failed: Vec<usize> = (0..n).step_by(2).collect();
         erase(&mut locals, &mut held, &failed);
-        let t = std::time::Instant::now();
         let r = codec.recover(&mut locals, &mut held, &failed).unwrap();
-        let took = t.elapsed().as_secs_f64();
         assert_eq!(r.rebuilt.len(), n / 2);
         assert!(bit_exact(&orig, &locals, &failed));
-        assert!(took < 3.0, "recovery took {took} s");
     }
 
     /// Before: `locals` shorter than the processors panicked (index out of bounds), `held`

@@ -1193,8 +1193,9 @@ impl Levels {
         strides: &[u64],
     ) -> Result<Candidate, MultilevelError> {
         if strides[strides.len() - 1] == 1 {
-            // Only the top level: Daly's complete model at the combined rate (§9.2), evaluated
-            // by model::daly so that one level agrees with daly-complete to the last digit.
+            // Only the top level: Daly's complete model at the combined rate (docs/models.md
+            // §12.2, one level), evaluated by model::daly so that one level agrees with
+            // daly-complete to the last digit.
             let m = self.single_level_model()?;
             let opt = optimize::minimize(&m)?;
             return Ok(Candidate {
