@@ -446,16 +446,22 @@ mod tests {
         );
         assert_eq!(serde_json::to_string(&s).unwrap(), good);
         for kind in SchemeKind::ALL {
-            let (g, m) = match kind {
-                SchemeKind::Checksum1d => (Some(2), None),
-                SchemeKind::Weighted => (None, Some(2)),
-                SchemeKind::Weighted1d => (Some(2), Some(2)),
-                _ => (None, None),
-            };
-            let spec = SchemeSpec::new(kind, 8, g, m).unwrap();
+            let spec = some_layout(kind, 8);
             let text = serde_json::to_string(&spec).unwrap();
             assert_eq!(serde_json::from_str::<SchemeSpec>(&text).unwrap(), spec);
         }
+    }
+
+    /// A valid layout of `kind` on `procs` processors (even, at least 4): two groups, one
+    /// checksum per group for weighted-1d, two for weighted.
+    fn some_layout(kind: SchemeKind, procs: usize) -> SchemeSpec {
+        let (g, m) = match kind {
+            SchemeKind::Checksum1d => (Some(2), None),
+            SchemeKind::Weighted => (None, Some(2)),
+            SchemeKind::Weighted1d => (Some(2), Some(1)),
+            _ => (None, None),
+        };
+        SchemeSpec::new(kind, procs, g, m).unwrap()
     }
 
     /// Before: a mask shorter or longer than the layout panicked (index out of bounds, or
@@ -463,13 +469,7 @@ mod tests {
     #[test]
     fn masks_of_another_length_do_not_panic() {
         for kind in SchemeKind::ALL {
-            let (g, m) = match kind {
-                SchemeKind::Checksum1d => (Some(2), None),
-                SchemeKind::Weighted => (None, Some(2)),
-                SchemeKind::Weighted1d => (Some(2), Some(1)),
-                _ => (None, None),
-            };
-            let spec = SchemeSpec::new(kind, 4, g, m).unwrap();
+            let spec = some_layout(kind, 4);
             assert!(!spec.survives_mask(&[]), "{kind}");
             assert!(!spec.survives_mask(&[false; 64]), "{kind}");
             assert!(
