@@ -125,7 +125,8 @@ pub fn apply(
     Ok(())
 }
 
-fn seconds(v: f64) -> String {
+/// A value in seconds as a refusal quotes it.
+pub(super) fn seconds(v: f64) -> String {
     format!("{}s", ckpt::text::number(v))
 }
 

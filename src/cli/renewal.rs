@@ -94,7 +94,7 @@ pub fn model_job(
                 "restart" => "--restart",
                 _ => "--mtbf",
             },
-            value: format!("{}s", ckpt::text::number(value)),
+            value: super::finite::seconds(value),
             accepted: format!("{name} {accepted}"),
         },
         e => model_error(e),

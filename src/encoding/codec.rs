@@ -409,11 +409,9 @@ impl Codec {
         // a checksum): one of another length panicked in the copy, or silently rebuilt from
         // part of it.
         for (q, h) in held.iter().enumerate() {
-            let holds = match self.spec.kind {
-                SchemeKind::Mirror => q >= n,
-                SchemeKind::Ring | SchemeKind::Pair => true,
-                _ => q >= n,
-            };
+            // Ring and pair processors each hold a neighbour's copy; otherwise only the
+            // processors past the computation ones hold data.
+            let holds = matches!(self.spec.kind, SchemeKind::Ring | SchemeKind::Pair) || q >= n;
             let expected = if holds { len } else { 0 };
             if !is_down(q) && h.len() != expected {
                 return Err(EncodingError::Shape(format!(
@@ -614,13 +612,13 @@ pub fn relative_error(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usiz
 /// Whether the rebuilt checkpoints of `procs` equal the originals bit for bit (false when a
 /// processor of `procs` is missing from either).
 pub fn bit_exact(original: &[Vec<f64>], rebuilt: &[Vec<f64>], procs: &[usize]) -> bool {
+    // `covers` has checked the lengths.
     covers(original, rebuilt, procs)
         && procs.iter().all(|&p| {
-            original[p].len() == rebuilt[p].len()
-                && original[p]
-                    .iter()
-                    .zip(&rebuilt[p])
-                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            original[p]
+                .iter()
+                .zip(&rebuilt[p])
+                .all(|(a, b)| a.to_bits() == b.to_bits())
         })
 }
 

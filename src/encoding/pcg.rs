@@ -49,10 +49,14 @@ impl PcgConfig {
     /// arithmetic), where `sqrt(kappa) = 2(G+1)/pi` for the Jacobi-preconditioned 5-point
     /// Laplacian, at most `max_iter`; plus the `at` iterations a rollback can redo.
     pub fn iteration_bound(&self) -> f64 {
+        self.cg_iterations() + (self.at as f64).min(self.max_iter as f64)
+    }
+
+    /// The conjugate-gradient part of [`Self::iteration_bound`], at most `max_iter`.
+    fn cg_iterations(&self) -> f64 {
         let root_kappa = 2.0 * (self.grid as f64 + 1.0) / std::f64::consts::PI;
         let cg = (root_kappa / 2.0 * (2.0 * root_kappa / self.tol).ln()).ceil();
-        let cap = self.max_iter as f64;
-        cg.min(cap) + (self.at as f64).min(cap)
+        cg.min(self.max_iter as f64)
     }
 
     /// The work of `runs` runs, in unknown-iterations: `runs x G^2 x` [`Self::iteration_bound`],
@@ -129,7 +133,6 @@ impl PcgConfig {
                 "runs x grid^2 x iterations (each run at most min(--max-iter, the CG bound for --tol) + --at iterations, more with frequent checkpoints) within {MAX_PCG_WORK:.0e} (this is {work:.2e}; docs/interface.md, ckpt pcg)"
             );
             let one = self.work(1);
-            let cg_bound = self.iteration_bound() - (self.at.min(self.max_iter)) as f64;
             return if runs > 1 && one <= MAX_PCG_WORK {
                 bad(
                     "--fail",
@@ -139,7 +142,7 @@ impl PcgConfig {
                         (MAX_PCG_WORK / one).floor()
                     ),
                 )
-            } else if cg_bound >= self.max_iter as f64 {
+            } else if self.cg_iterations() >= self.max_iter as f64 {
                 bad("--max-iter", self.max_iter.to_string(), why)
             } else {
                 bad("--grid", self.grid.to_string(), why)

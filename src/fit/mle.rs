@@ -24,6 +24,7 @@
 use crate::failure::ln_phi;
 use crate::failure::{Lifetime, Shape, gamma_p, gamma_q, log1mexp};
 use crate::optimize::simplex;
+use crate::sim::stats::Z_975;
 use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 use statrs::function::gamma::ln_gamma;
@@ -484,9 +485,6 @@ pub fn exponential_mtbf(failures: u64, exposure: f64) -> Option<Mtbf> {
         exposure_s: exposure,
     })
 }
-
-/// The 97.5% quantile of the standard normal.
-const Z_975: f64 = 1.959963984540054;
 
 /// Degrees of freedom from which the chi-square quantile comes from its expansion, not from
 /// statrs' inverse cdf. Against 40-digit values the expansion's error falls from 3e-14 at

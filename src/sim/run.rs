@@ -279,7 +279,7 @@ pub fn proportion<T>(runs: &[T], hit: impl Fn(&T) -> bool) -> Estimate {
     if n == 1 {
         return Estimate::exact(p, 1);
     }
-    let z = 1.959963984540054_f64;
+    let z = super::stats::Z_975;
     let z2 = z * z;
     let centre = (p + z2 / (2.0 * nf)) / (1.0 + z2 / nf);
     let half = z / (1.0 + z2 / nf) * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();

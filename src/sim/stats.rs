@@ -103,7 +103,7 @@ impl Estimate {
 }
 
 /// The 97.5% quantile of the standard normal.
-const Z_975: f64 = 1.959963984540054;
+pub(crate) const Z_975: f64 = 1.959963984540054;
 
 /// Degrees of freedom from which the t quantile comes from its expansion in `1/dof`, not from
 /// statrs' inverse cdf: that loses digits as the count grows (1e-12 relative at 2^14, 3e-7
