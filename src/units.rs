@@ -427,17 +427,20 @@ pub fn whole_seconds(seconds: f64) -> u64 {
     (seconds.round() as u64).max(1)
 }
 
-/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`; from a day on,
+/// Formats seconds for a person: `1h 56m 41s`, `9m 10s`, `12.3s`, `850ms`, `0.250ms` from a
+/// microsecond, `300ns` below it and `4.000e-10s` below half a nanosecond; from a day on,
 /// days, hours and minutes (`4d 13h 34m`: rounded to the second, then the seconds dropped);
 /// from one year (365.25 days, the year durations are read with) on, in years, days and
 /// whole hours: `5y 0d 0h`, not `1826d 6h 0m`. A value that rounds up to the next form takes
 /// it (`59.96` is `1m 0s`). From 1e15 s (some 32 million years, far past any duration a flag takes)
 /// on, in scientific notation, `2.785e47s`, where whole hours would no longer be counted
-/// exactly. Every form below that reads back as a duration.
+/// exactly. Every form from half a nanosecond to 1e15 s reads back as a duration.
 ///
 /// ```
 /// assert_eq!(ckpt::units::format_duration(7001.0), "1h 56m 41s");
 /// assert_eq!(ckpt::units::format_duration(0.25), "250ms");
+/// assert_eq!(ckpt::units::format_duration(3e-7), "300ns");
+/// assert_eq!(ckpt::units::format_duration(1.414e-100), "1.414e-100s");
 /// assert_eq!(ckpt::units::format_duration(5.0 * 365.25 * 86400.0), "5y 0d 0h");
 /// assert_eq!(ckpt::units::format_duration(2.785e47), "2.785e47s");
 /// assert_eq!(ckpt::units::format_duration(59.96), "1m 0s");
@@ -456,6 +459,15 @@ pub fn format_duration(seconds: f64) -> String {
     }
     // Each form is taken when the value, rounded as that form shows it, still belongs to it:
     // 59.96 s is `1m 0s`, not `60.0s`, and a year less a tenth of a second is `1y 0d 0h`.
+    // Below a microsecond, nanoseconds; below half of one, scientific notation: the forms
+    // above would print 0.000ms for every model answer at such scales.
+    let nanos = (seconds * 1e9).round();
+    if nanos < 1.0 {
+        return format!("{seconds:.3e}s");
+    }
+    if nanos < 1e3 {
+        return format!("{nanos}ns");
+    }
     if (seconds * 1e6).round() < 1e3 {
         return format!("{:.3}ms", seconds * 1e3);
     }
@@ -544,6 +556,22 @@ mod tests {
         for s in [1.5 * 365.25 * 86400.0, 3.0e9, 7.3e8] {
             let back = parse_duration(&format_duration(s)).unwrap();
             assert!((back - s).abs() <= 1800.0, "{s} -> {back}");
+        }
+    }
+
+    #[test]
+    fn no_positive_duration_is_shown_as_zero() {
+        // Before, everything below half a microsecond printed as `0.000ms`.
+        assert_eq!(format_duration(4.4e-7), "440ns");
+        assert_eq!(format_duration(9.994e-7), "999ns");
+        assert_eq!(format_duration(9.996e-7), "0.001ms");
+        assert_eq!(format_duration(5e-10), "1ns");
+        assert_eq!(format_duration(4.9e-10), "4.900e-10s");
+        assert_eq!(format_duration(-3e-8), "-30ns");
+        // The nanosecond forms read back to the nanosecond they show.
+        for n in [1u64, 7, 440, 999] {
+            let s = n as f64 * 1e-9;
+            assert_eq!(duration(&format_duration(s)).unwrap().nanos(), Some(n));
         }
     }
 

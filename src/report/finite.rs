@@ -3,6 +3,7 @@
 //! (`--format slurm`), and the echo of the asynchronous inputs. Pure functions of the model's
 //! results; `docs/models.md` §9-§11.
 
+use super::table::plain_seconds;
 use crate::interval::IntervalInputs;
 use crate::model::allocation::{AllocationPlan, IterationPlan};
 use crate::model::chunks::WholeChunks;
@@ -175,7 +176,7 @@ pub fn whole_chunks_line(w: &WholeChunks, work: f64) -> String {
         "in whole chunks: {} chunks of {} ({} s) for {} of work; expected completion {} ({:.0} s){}\n",
         w.count,
         format_duration(w.interval),
-        w.interval.round(),
+        plain_seconds(w.interval),
         format_duration(work),
         format_duration(w.completion),
         w.completion,
@@ -194,7 +195,7 @@ pub fn allocation_lines(p: &AllocationPlan, walltime: f64) -> String {
         format_duration(walltime),
         p.checkpoints,
         format_duration(p.interval),
-        p.interval.round(),
+        plain_seconds(p.interval),
         format_duration(p.expected_saved_work),
         p.expected_saved_work,
         100.0 * p.expected_saved_work / walltime,

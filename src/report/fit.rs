@@ -1,6 +1,6 @@
 //! The `fit` answer as a table and as JSON (schema_version 1, seconds throughout).
 
-use super::table::{Align, chunk_seconds, render};
+use super::table::{Align, plain_seconds, render};
 use crate::fit::{Advice, AdviceRow, Family, Fit, FitReport, KindCount, NodeCount};
 use crate::units::format_duration;
 use serde::Serialize;
@@ -299,7 +299,7 @@ pub fn table(inputs: &FitInputs, report: &FitReport, advice: &Advice) -> String 
     if let Some(r) = advice.intervals.iter().find(|r| r.at == "best-fit")
         && let Some(chunks) = &r.schedule_s
     {
-        let list: Vec<String> = chunks.iter().map(|&w| chunk_seconds(w)).collect();
+        let list: Vec<String> = chunks.iter().map(|&w| plain_seconds(w)).collect();
         out.push_str(&format!(
             "  best-fit: the renewal model's schedule (docs/models.md §13), the work between checkpoints after each restart, the last repeating: {} s\n",
             list.join(" ")

@@ -1,7 +1,7 @@
 //! The `interval` answer as a table, as JSON (schema_version 1, seconds throughout), and as
 //! one-line assignments for batch scripts.
 
-use super::table::{Align, percent, render, seconds};
+use super::table::{Align, percent, plain_seconds, render, seconds};
 use crate::interval::{IntervalAnswer, IntervalInputs, IterationChoice, Nodes, Row, Sensitivity};
 use crate::units::{format_duration, whole_seconds};
 use serde::Serialize;
@@ -247,7 +247,7 @@ pub fn table(answer: &IntervalAnswer) -> String {
     out.push_str(&format!(
         "\nrecommended (*): checkpoint every {} ({} s) of work; overhead {}, efficiency {}\n",
         format_duration(answer.recommended_interval_s),
-        answer.recommended_interval_s.round(),
+        plain_seconds(answer.recommended_interval_s),
         num(answer.recommended_overhead),
         percent(100.0 / answer.recommended_overhead)
     ));

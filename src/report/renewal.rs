@@ -7,7 +7,7 @@ use super::finite::{
     AllocationJson, WholeChunksJson, allocation_json, allocation_lines, saved_loss_pct,
     whole_chunks_json, whole_chunks_line,
 };
-use super::table::{Align, chunk_seconds, percent, ruled, seconds};
+use super::table::{Align, percent, plain_seconds, ruled, seconds};
 use crate::finite::{RenewalAllocationAnswer, RenewalCompletion};
 use crate::model::finite_renewal::{Prediction, PredictionKind};
 use crate::model::renewal::{Cut, RenewalAnalysis};
@@ -218,7 +218,7 @@ pub fn table(a: &RenewalAnalysis, c: Option<&RenewalCompletion>) -> String {
     }
     let mut out = ruled(&header, &Align::columns(&"lrrrrr"[..header.len()]), &cells);
     let s = schedule_json(a);
-    let chunks: Vec<String> = s.chunks_s.iter().map(|&w| chunk_seconds(w)).collect();
+    let chunks: Vec<String> = s.chunks_s.iter().map(|&w| plain_seconds(w)).collect();
     out.push_str(&format!(
         "\nschedule after each restart (s, the last repeats): {}\n\
          gain over the best period: {:.4}% (grid error {:.1e} on the overhead)\n",
@@ -357,7 +357,7 @@ pub fn allocation_table(a: &RenewalAllocationAnswer, walltime: f64, dist: &str) 
         out.push_str(&format!(
             "taken as exponential: {} checkpoints every {} s, predicted to save {:.0} s; under {dist} they save {:.0} s ({} less than the best)\n",
             e.plan.checkpoints,
-            e.plan.interval.round(),
+            plain_seconds(e.plan.interval),
             e.plan.expected_saved_work,
             e.saved_under_lifetime,
             percent(saved_loss_pct(

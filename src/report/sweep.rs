@@ -404,7 +404,7 @@ pub fn summary_line(r: &SweepResult, out: &std::path::Path) -> String {
         r.points.len(),
         r.spec.param,
         crate::units::format_duration(r.base.recommended_interval_s),
-        r.base.recommended_interval_s.round(),
+        super::table::plain_seconds(r.base.recommended_interval_s),
         out.join("report.md").display()
     )
 }

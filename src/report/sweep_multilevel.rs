@@ -259,7 +259,7 @@ pub fn summary_line(r: &LevelSweepResult, out: &std::path::Path) -> String {
         r.points.len(),
         r.sweep.name(),
         format_duration(r.base.pattern.interval()),
-        r.base.pattern.interval().round(),
+        super::table::plain_seconds(r.base.pattern.interval()),
         r.base.overhead,
         r.base.gain_pct,
         out.join("report.md").display()

@@ -70,17 +70,19 @@ pub fn seconds(t: f64) -> String {
     }
 }
 
-/// A schedule's chunk in a list: whole seconds from 1 s, three significant digits below
-/// (`0.00822` is `8.22e-3`), so that no chunk prints as 0.
+/// Seconds for a script beside a person's duration (a schedule's chunk in a list, an
+/// interval's `(7336 s)`): whole seconds from 1 s, rounded half away from zero; three
+/// significant digits below (`0.00822` is `8.22e-3`), so that no positive value prints as 0.
 ///
 /// ```
-/// use ckpt::report::table::chunk_seconds;
-/// assert_eq!(chunk_seconds(7336.4), "7336");
-/// assert_eq!(chunk_seconds(0.0082194), "8.22e-3");
+/// use ckpt::report::table::plain_seconds;
+/// assert_eq!(plain_seconds(7336.4), "7336");
+/// assert_eq!(plain_seconds(0.0082194), "8.22e-3");
+/// assert_eq!(plain_seconds(6.5), "7");
 /// ```
-pub fn chunk_seconds(w: f64) -> String {
+pub fn plain_seconds(w: f64) -> String {
     if w >= 1.0 {
-        format!("{w:.0}")
+        format!("{}", w.round())
     } else {
         format!("{w:.2e}")
     }

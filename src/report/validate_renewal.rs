@@ -5,7 +5,7 @@
 use super::markdown;
 use super::plot::{Axis, Band, Marker, Plot, Series, Unit};
 use super::renewal::RenewalInputsJson;
-use super::table::{self, Align, chunk_seconds};
+use super::table::{self, Align, plain_seconds};
 use crate::failure::Lifetime;
 use crate::model::finite_renewal::PredictionKind;
 use crate::sim::stats::Estimate;
@@ -507,7 +507,7 @@ pub fn markdown(v: &RenewalValidation, command: &str) -> String {
     let chunks: Vec<String> = v.results[0]
         .chunks_s
         .iter()
-        .map(|&w| chunk_seconds(w))
+        .map(|&w| plain_seconds(w))
         .collect();
     markdown::document(
         "ckpt validate (one job, renewal failures)",
