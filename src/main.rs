@@ -97,9 +97,14 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// The arguments after `ckpt`, as typed.
+/// The arguments after `ckpt`, as typed, for the record a report or a shard keeps of its
+/// command line; a path that is not UTF-8 is recorded with U+FFFD where its bytes were (clap
+/// has already read the arguments themselves, bytes and all).
 fn argv() -> Vec<String> {
-    std::env::args().skip(1).collect()
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 /// Writes a command's report folder, if it has one (whole, see `cli::outdir`), then prints its

@@ -1,7 +1,7 @@
 //! Report folders (`--out DIR`) written so that a run killed at any moment leaves either the
 //! previous complete report or the new complete one: the files go to a fresh folder beside
-//! `DIR`, which then takes `DIR`'s place by renames (the old folder is moved aside first and
-//! removed last); where `DIR`'s parents are missing too, the fresh folder stands for the
+//! `DIR`, which then takes `DIR`'s place by renames (on Linux the two folders swap names in one
+//! step; elsewhere the old folder is moved aside first and removed last); where `DIR`'s parents are missing too, the fresh folder stands for the
 //! outermost of them, with `DIR` inside, so that no parent appears before the report. A folder
 //! holding anything but a report of the same command is replaced only with `--force`.
 
@@ -33,6 +33,13 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
             return Err(write_err(&dir.join(name), e));
         }
     }
+    // Over an earlier report the two folders swap names in one step where the system can, so
+    // that no moment is without a complete `dir`; elsewhere the old one is moved aside first,
+    // which leaves a window of microseconds without it.
+    if top == dir && exchange(&staging, dir).is_ok() {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Ok(());
+    }
     let old = sibling(dir, "old");
     let moved = match std::fs::rename(dir, &old) {
         Ok(()) => true,
@@ -55,40 +62,89 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
     Ok(())
 }
 
-/// Checks, before any work starts, that `dir` can be created and written to; with the stem of
-/// the command's data files (`sweep`), also refuses at once a folder the finished report would
-/// be refused (see [`check_before`]). The folders it creates for the check are removed again,
-/// so that a run refused or killed later leaves `DIR` as it found it; [`write_report`] creates
-/// the folder when there is a report to put in it.
+/// Checks, before any work starts, that [`write_report`] will be able to put a report at
+/// `dir`: that `dir` names a folder (not `.`, `..` or `/`, which no rename can replace), that
+/// an existing `dir` is a folder it can list, and that the hidden folder it stages the report
+/// in can be made beside `dir` (or beside its outermost missing parent) and written to. With
+/// the stem of the command's data files (`sweep`), also refuses at once a folder the finished
+/// report would be refused (see [`check_before`]). The folder it makes for the check is
+/// removed again, so that a run refused or killed later leaves `DIR` as it found it.
 pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliError> {
-    if let Some(stem) = stem {
-        check_before(dir, stem, force)?;
-    }
     let bad = |why: String| CliError::Invalid {
         arg: "--out",
         value: dir.display().to_string(),
         accepted: format!("a folder that can be created and written to ({why})"),
     };
-    // A missing `dir` is tried as `write_report` will make it: inside a hidden folder beside
-    // its outermost missing parent, removed again, so that a run killed during the check
-    // leaves no empty folders of the user's path behind.
+    if !names_a_folder(dir) {
+        return Err(bad(
+            "name the folder, not `.`, `..` or `/`: the report takes its place by a rename".into(),
+        ));
+    }
+    if let Some(stem) = stem {
+        check_before(dir, stem, force)?;
+    }
+    // A dangling link is replaced as a missing folder is.
+    match std::fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => return Err(bad("it is a file".into())),
+        Ok(_) => {
+            listing(dir).map_err(|e| bad(e.to_string()))?;
+        }
+        Err(_) => {}
+    }
     let top = outermost_missing(dir);
-    let (trial, staging) = if std::fs::symlink_metadata(dir).is_ok() {
-        (dir.to_path_buf(), None)
-    } else {
-        let staging = sibling(top, "check");
-        (within(&staging, dir, top), Some(staging))
-    };
+    let staging = sibling(top, "check");
+    let trial = within(&staging, dir, top);
     let checked = std::fs::create_dir_all(&trial).and_then(|()| {
-        let probe = trial.join(".ckpt-write-test");
-        std::fs::write(&probe, b"")?;
-        let _ = std::fs::remove_file(probe);
+        std::fs::write(trial.join(".ckpt-write-test"), b"")?;
         Ok(())
     });
-    if let Some(staging) = staging {
-        let _ = std::fs::remove_dir_all(staging);
-    }
+    let _ = std::fs::remove_dir_all(&staging);
     checked.map_err(|e| bad(e.to_string()))
+}
+
+/// Whether the path's last part names a folder that a rename can replace: not `.` or `..`
+/// (`out/.` included), nor the root.
+fn names_a_folder(dir: &Path) -> bool {
+    let bytes = dir.as_os_str().as_encoded_bytes();
+    let trimmed = match bytes.iter().rposition(|&b| b != b'/') {
+        Some(end) => &bytes[..=end],
+        None => return false,
+    };
+    let last = trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed);
+    last != b"." && last != b".."
+}
+
+/// Swaps the names of the folders `a` and `b` in one step (Linux's `renameat2` with
+/// `RENAME_EXCHANGE`); an `Err` where the system or the file system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes()).map_err(|e| std::io::Error::other(e.to_string()))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are NUL-terminated paths that outlive the call; renameat2 reads them only.
+    let status = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// No single-step exchange here: [`write_report`] renames twice.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
 /// Refuses, before any work starts, a folder that [`write_report`] would refuse at the end for
@@ -285,6 +341,34 @@ mod tests {
         write_report(&dir, &files(&["sweep.json", "sweep.csv"]), false).unwrap();
         assert_eq!(names(&dir), ["sweep.csv", "sweep.json"]);
         assert_eq!(names(&base.join("a").join("b")), ["out"]);
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// Before: `--out .` and an `--out` under a folder the run could not write beside were
+    /// refused only after the work (a rename cannot replace `.`, and the report is staged
+    /// beside `DIR`).
+    #[test]
+    fn a_folder_no_rename_can_replace_is_refused_before_the_work() {
+        for p in [".", "..", "/", "//", "out/.", "out/..", "./", "a/b/../"] {
+            assert!(!names_a_folder(Path::new(p)), "{p}");
+            let e = prepare(Path::new(p), Some("sweep"), true).unwrap_err();
+            assert!(e.to_string().contains("not `.`, `..` or `/`"), "{p}: {e}");
+        }
+        for p in ["out", "out/", "./out", "../out", "a/.b", "a/..b/", "a/b."] {
+            assert!(names_a_folder(Path::new(p)), "{p}");
+        }
+        let base = scratch("file");
+        std::fs::create_dir(&base).unwrap();
+        let file = base.join("report");
+        std::fs::write(&file, b"").unwrap();
+        let e = prepare(&file, None, true).unwrap_err();
+        assert!(e.to_string().contains("it is a file"), "{e}");
+        // The check leaves nothing behind, beside an existing folder either.
+        let dir = base.join("out");
+        std::fs::create_dir(&dir).unwrap();
+        prepare(&dir, Some("sweep"), false).unwrap();
+        assert_eq!(names(&base), ["out", "report"]);
+        assert!(names(&dir).is_empty());
         std::fs::remove_dir_all(&base).unwrap();
     }
 

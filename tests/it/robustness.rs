@@ -2331,3 +2331,39 @@ fn gamma_quantiles_at_extreme_scales_return() {
         }
     }
 }
+
+/// Before: a path that is not UTF-8 panicked (exit 101) where the command line is recorded
+/// (`validate --out`, `sweep --out`, `simulate --trace`).
+#[test]
+fn a_path_that_is_not_utf8_is_no_panic() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let folder = scratch("non-utf8");
+    std::fs::create_dir_all(&*folder).unwrap();
+    let name = OsStr::from_bytes(b"r\xff");
+    let out = ckpt()
+        .current_dir(&*folder)
+        .args(["simulate", "periodic", "--mtbf", "6h", "--cost", "5m"])
+        .args(["--interval", "1h", "--work", "10h", "--trace"])
+        .arg(name)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let out = ckpt()
+        .current_dir(&*folder)
+        .args(["validate", "--mtbf", "6h", "--cost", "5m", "--runs", "4"])
+        .args(["--points", "3", "--quiet", "--out"])
+        .arg(name)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(folder.join(name).join("report.md")).unwrap();
+    assert!(report.contains("--out r\u{fffd}"), "{report}");
+}
