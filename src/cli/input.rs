@@ -18,12 +18,13 @@ pub const MAX_SHARD_BYTES: u64 = 1 << 30;
 /// file (`sacct ... | ckpt fit -`).
 pub const STDIN: &str = "-";
 
-/// How messages name the input at `path`: `<stdin>` for [`STDIN`], else the path.
+/// How messages name the input at `path`: `<stdin>` for [`STDIN`], else the path, its control
+/// characters escaped (a file name holding a newline would break the one-line message).
 pub fn name_of(path: &Path) -> String {
     if is_stdin(path) {
         "<stdin>".into()
     } else {
-        path.display().to_string()
+        ckpt::text::escaped(&path.display().to_string())
     }
 }
 

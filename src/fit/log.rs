@@ -102,7 +102,9 @@ pub fn parse_log(text: &str, file: &str) -> Result<Vec<Event>, FitError> {
             }
         })
         .collect();
-    let cleaned = lines.join("\n");
+    // The final newline makes a quote left open on the last line swallow it, so that the
+    // check below sees it as it sees one open on any other line.
+    let cleaned = lines.join("\n") + "\n";
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -720,6 +722,9 @@ mod tests {
         for (text, line) in [
             ("0\n10\n20\n30,\"x\n40\n50\n1000\n", 4),
             ("time,node\n0,a\n10,\"b\n# x\"\n20,c\n30,d\n", 3),
+            // On the last line (a log cut short while written), with or without its newline.
+            ("time,node\n0,a\n5,\"b\n", 3),
+            ("0\n10\n20,\"b", 3),
         ] {
             let e = parse_log(text, "f").unwrap_err().to_string();
             assert!(e.starts_with(&format!("f:{line}: field `line`")), "{e}");

@@ -731,6 +731,10 @@ struct NegLnL<'a> {
     ss_ln_t: f64,
 }
 
+/// The log-normal's range of sigma.
+const SIGMA_MIN: f64 = 1e-6;
+const SIGMA_MAX: f64 = 1e3;
+
 /// A finite stand-in for `+inf` that keeps the simplex arithmetic finite.
 const HUGE: f64 = 1e300;
 
@@ -746,7 +750,7 @@ impl NegLnL<'_> {
             }
             Family::LogNormal => {
                 let sigma = x[1].exp();
-                if !(1e-6..=1e3).contains(&sigma) || !x[0].is_finite() {
+                if !(SIGMA_MIN..=SIGMA_MAX).contains(&sigma) || !x[0].is_finite() {
                     return None;
                 }
                 Fitted::LogNormal { mu: x[0], sigma }
@@ -754,6 +758,28 @@ impl NegLnL<'_> {
             _ => return None,
         };
         Some(d)
+    }
+
+    /// Why `x` is no maximum, where it sits at a wall of the parameter range: the likelihood
+    /// still grows beyond it (a simplex pressed against the wall stops there, as if converged).
+    fn at_wall(&self, x: &[f64]) -> Option<String> {
+        // Within 0.1% of a wall: an interior maximum that close to one is not told from it.
+        let near = |v: f64, wall: f64| (v.ln() - wall.ln()).abs() < 1e-3;
+        match self.dist(x)? {
+            Fitted::Gamma { a, .. } if near(a, SHAPE_MAX) => {
+                Some("no maximum below shape 1e6".into())
+            }
+            Fitted::Gamma { a, .. } if near(a, SHAPE_MIN) => {
+                Some("no maximum above shape 1e-6".into())
+            }
+            Fitted::LogNormal { sigma, .. } if near(sigma, SIGMA_MIN) => {
+                Some("no maximum above sigma 1e-6".into())
+            }
+            Fitted::LogNormal { sigma, .. } if near(sigma, SIGMA_MAX) => {
+                Some("no maximum below sigma 1e3".into())
+            }
+            _ => None,
+        }
     }
 
     fn value(&self, x: &[f64]) -> f64 {
@@ -815,6 +841,9 @@ pub fn fit_two_parameter(sample: &Sample, family: Family) -> Fit {
         _ => vec![mean_ln_t, (ss_ln_t / r).sqrt().max(1e-3).ln()],
     };
     let (x, iterations, converged) = nelder_mead(&problem, start);
+    if let Some(why) = problem.at_wall(&x) {
+        return Fit::failed(family, why);
+    }
     match problem.dist(&x) {
         Some(d) => Fit::of(family, d, sample, converged, iterations),
         None => Fit::failed(family, "the solver left the parameter range".into()),
@@ -846,6 +875,11 @@ fn nelder_mead(problem: &NegLnL, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
         }
         if stopped && gain <= 10.0 * tol {
             return (x, iterations, best < HUGE);
+        }
+        // Restarts would only crawl along the wall (95,000 iterations at a gamma shape of
+        // 1e6 for a five-line log, each an incomplete gamma function there: seconds).
+        if problem.at_wall(&x).is_some() {
+            return (x, iterations, false);
         }
         step = 0.05;
     }
@@ -1059,6 +1093,40 @@ mod tests {
                 .max(f - i as f64 / 4.0);
         }
         assert!((ks_statistic(&d, &s) - classic).abs() < 1e-15);
+    }
+
+    /// Gaps of 1000, 1000.001 and 999.999 s: the log-normal's MLE sigma is the closed form
+    /// `sqrt(mean of (ln t - mean ln t)^2)` = 8.165e-7, below the range's 1e-6, and the gamma's
+    /// shape about 1.5e12, above its 1e6. Before, both were reported converged at the wall
+    /// (and the log-normal, with the highest likelihood there, as the best fit); the gamma
+    /// crawled along its wall for about 95,000 iterations with a censored gap beside them.
+    #[test]
+    fn a_maximum_beyond_the_parameter_range_is_a_note_not_a_fit() {
+        let gaps = vec![1000.0, 1000.001, 999.999];
+        let ln: Vec<f64> = gaps.iter().map(|t: &f64| t.ln()).collect();
+        let m = ln.iter().sum::<f64>() / 3.0;
+        let sigma = (ln.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 3.0).sqrt();
+        assert!(
+            (sigma - 8.165e-7).abs() < 1e-9 && sigma < SIGMA_MIN,
+            "{sigma}"
+        );
+        for censored in [vec![], vec![999.9]] {
+            let sample = Sample::new(gaps.clone(), censored);
+            let lognormal = fit_two_parameter(&sample, Family::LogNormal);
+            assert_eq!(
+                lognormal.note.as_deref(),
+                Some("no maximum above sigma 1e-6")
+            );
+            assert!(lognormal.dist.is_none() && !lognormal.converged);
+            let gamma = fit_two_parameter(&sample, Family::Gamma);
+            assert_eq!(gamma.note.as_deref(), Some("no maximum below shape 1e6"));
+            assert!(gamma.dist.is_none());
+            let (fits, best) = fit_all(&sample);
+            assert!(
+                !matches!(best, Some(Family::LogNormal | Family::Gamma)),
+                "{fits:?}"
+            );
+        }
     }
 
     #[test]
