@@ -43,6 +43,29 @@ pub enum SweepError {
         /// The upper end (s).
         hi: f64,
     },
+    /// A multi-level sweep's range whose ends break [`SweepRange::ends_ok`].
+    #[error("{name}: the range {lo}..{hi} must have 0 < LO < HI (0 <= LO for a restart)")]
+    Ends {
+        /// `levelN.param`.
+        name: String,
+        /// The lo.
+        lo: f64,
+        /// The hi.
+        hi: f64,
+    },
+    /// A multi-level sweep of a level the description does not have, or whose per-level flags
+    /// do not cover its levels.
+    #[error(
+        "the sweep varies level {level} of {levels} and says of {flags} levels whether their restart follows the cost"
+    )]
+    Level {
+        /// 1-based level number swept.
+        level: usize,
+        /// Levels described.
+        levels: usize,
+        /// Levels the restart flags cover.
+        flags: usize,
+    },
     /// The parameter does not apply to these inputs.
     #[error("{0}")]
     NotApplicable(String),
@@ -128,6 +151,33 @@ pub const MIN_POINTS: usize = 2;
 pub const MAX_POINTS: usize = 100_000;
 
 impl SweepRange {
+    /// The rule every sweep's ends follow, whatever reads them (a command line, a shard file):
+    /// `0 < LO` (`0 <= LO` where `zero_lo`, a restart), `LO < HI`, `HI` finite, and `LO > 0` on
+    /// a log scale.
+    pub fn ends_ok(&self, zero_lo: bool) -> bool {
+        let lo_ok = if zero_lo {
+            self.lo >= 0.0
+        } else {
+            self.lo > 0.0
+        };
+        lo_ok && self.hi > self.lo && self.hi.is_finite() && !(self.log && self.lo <= 0.0)
+    }
+
+    /// Checks that a point read back from a shard file lies in the range: `Err` says where it
+    /// lies instead, `what` naming the point's field.
+    pub fn check_value(&self, what: &str, value: f64) -> Result<(), String> {
+        if self.lo <= value && value <= self.hi {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} {} outside the range {}..{}",
+                crate::text::number(value),
+                crate::text::number(self.lo),
+                crate::text::number(self.hi)
+            ))
+        }
+    }
+
     /// Refuses a point count out of [`MIN_POINTS`]..=[`MAX_POINTS`].
     pub fn check_points(&self) -> Result<(), SweepError> {
         if (MIN_POINTS..=MAX_POINTS).contains(&self.points) {
@@ -216,26 +266,12 @@ impl SweepSpec {
             }
         };
         let (lo, hi) = (read(lo)?, read(hi)?);
-        let lo_ok = if param == SweepParam::Restart {
-            lo >= 0.0
-        } else {
-            lo > 0.0
-        };
-        if !(lo_ok && hi > lo && hi.is_finite()) {
-            return Err(SweepError::Range { param, lo, hi });
-        }
-        if param.is_duration() && hi > crate::units::MAX_DURATION_S {
-            return Err(SweepError::TooLong { param, hi });
-        }
-        if log && lo <= 0.0 {
-            return Err(SweepError::Range { param, lo, hi });
-        }
         if points < 2 {
             return Err(SweepError::Spec {
                 value: format!("{text} with {points} points (2 or more)"),
             });
         }
-        Ok(SweepSpec {
+        let spec = SweepSpec {
             param,
             range: SweepRange {
                 lo,
@@ -243,7 +279,22 @@ impl SweepSpec {
                 points,
                 log,
             },
-        })
+        };
+        spec.check_range()?;
+        Ok(spec)
+    }
+
+    /// Checks the range's ends for this parameter ([`SweepRange::ends_ok`], and durations no
+    /// longer than a duration flag takes): for a spec parsed or read back from a shard file.
+    pub fn check_range(&self) -> Result<(), SweepError> {
+        let (param, lo, hi) = (self.param, self.range.lo, self.range.hi);
+        if !self.range.ends_ok(param == SweepParam::Restart) {
+            return Err(SweepError::Range { param, lo, hi });
+        }
+        if param.is_duration() && hi > crate::units::MAX_DURATION_S {
+            return Err(SweepError::TooLong { param, hi });
+        }
+        Ok(())
     }
 
     /// The values of the parameter, in increasing order (integers deduplicated).
@@ -392,7 +443,48 @@ pub fn sensitivity_factors() -> Vec<f64> {
 /// Checks that `spec` applies to `inputs` before any work is done.
 pub fn check(inputs: &IntervalInputs, spec: &SweepSpec) -> Result<(), SweepError> {
     spec.range.check_points()?;
-    set(inputs, spec.param, spec.range.lo).map(|_| ())
+    spec.check_range()?;
+    set(inputs, spec.param, spec.range.lo)?;
+    // The given inputs answer (the report's base), as every point's inputs must.
+    base_answer(inputs, spec).map(|_| ())
+}
+
+/// Checks a point read back from a shard file against `plan` and the sweep's `first` point:
+/// its value within the range, at least one model row, each model once, the same models in the
+/// same order as the first point (every point of a sweep answers with the same models), and the
+/// recommended model among them. `Err` says what does not fit.
+pub fn check_point(plan: &SweepPlan, point: &SweepPoint, first: &SweepPoint) -> Result<(), String> {
+    plan.spec.range.check_value("value", point.value)?;
+    let names: Vec<&str> = point.models.iter().map(|r| r.name.as_ref()).collect();
+    if names.is_empty() {
+        return Err("no model rows".into());
+    }
+    if let Some((i, n)) = names
+        .iter()
+        .enumerate()
+        .find(|(i, n)| names[..*i].contains(n))
+    {
+        return Err(format!(
+            "model `{}` twice (row {})",
+            crate::text::escaped(n),
+            i + 1
+        ));
+    }
+    let expected: Vec<&str> = first.models.iter().map(|r| r.name.as_ref()).collect();
+    if names != expected {
+        return Err(format!(
+            "models {} where the first point has {}",
+            crate::text::escaped(&names.join(", ")),
+            crate::text::escaped(&expected.join(", "))
+        ));
+    }
+    if !names.contains(&point.recommended.as_ref()) {
+        return Err(format!(
+            "recommended model `{}` has no row",
+            crate::text::escaped(&point.recommended)
+        ));
+    }
+    Ok(())
 }
 
 /// Runs the sweep; `tick` is called once per finished point (in any order).

@@ -186,6 +186,11 @@ pub fn job_error(e: ckpt::job::JobError) -> CliError {
         JobError::MultilevelSweep(e) => CliError::NoAnswer(e.to_string()),
         JobError::ShapeSweep(e) => CliError::NoAnswer(e.to_string()),
         JobError::Shard(e) => CliError::Shard(e),
+        // Named by the library's message, the reason as the command line words it.
+        JobError::Edited { file, source } => CliError::Conflict(format!(
+            "{file}: its job would be refused on the command line ({}): the file was edited or damaged",
+            job_error(*source)
+        )),
         // Only a job read back from a shard file can carry a setup validation never saw.
         JobError::StencilConfig(e) => CliError::Conflict(format!("the shard's stencil setup: {e}")),
     }

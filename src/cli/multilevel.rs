@@ -518,12 +518,13 @@ pub fn vary(
             )));
         }
     }
-    let lo_ok = if param == MultilevelSweepParam::Restart {
-        lo >= 0.0
-    } else {
-        lo > 0.0
+    let ends = ckpt::sweep::SweepRange {
+        lo,
+        hi,
+        points: ckpt::sweep::MIN_POINTS,
+        log: false,
     };
-    if !(lo_ok && hi > lo && hi.is_finite()) {
+    if !ends.ends_ok(param == MultilevelSweepParam::Restart) {
         return Err(invalid("a range LO..HI with 0 < LO < HI".into()));
     }
     Ok((n - 1, param, lo, hi))

@@ -136,7 +136,7 @@ pub fn sweep_job(args: &SweepArgs, argv: &[String]) -> Result<SweepRenewal, CliE
             ))
         })
         .ok_or_else(|| invalid(SHAPE_ACCEPTED.into()))?;
-    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+    if !args.range(lo, hi).ends_ok(false) {
         return Err(invalid(SHAPE_ACCEPTED.into()));
     }
     let mtbf = model_checks(m)?;

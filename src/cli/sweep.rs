@@ -70,6 +70,12 @@ pub fn sweep_error(e: SweepError) -> CliError {
             value: format!("{param}=..{hi}"),
             accepted: e.to_string(),
         },
+        SweepError::Ends { ref name, lo, hi } => CliError::Invalid {
+            arg: "--vary",
+            value: format!("{name}={lo}..{hi}"),
+            accepted: e.to_string(),
+        },
+        SweepError::Level { .. } => CliError::Conflict(e.to_string()),
         SweepError::NotApplicable(m) => CliError::Conflict(m),
         SweepError::Points { points } => CliError::Invalid {
             arg: "--points",

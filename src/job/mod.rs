@@ -121,6 +121,17 @@ pub enum JobError {
     /// Shard files that cannot be merged.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The job a shard file carries, which the command line would refuse as a new one (or
+    /// whose results' shape cannot be found): the file was edited, its digest recomputed.
+    #[error(
+        "{file}: its job would be refused on the command line ({source}): the file was edited or damaged"
+    )]
+    Edited {
+        /// The file, as named.
+        file: String,
+        /// Why the job is refused.
+        source: Box<JobError>,
+    },
 }
 
 /// The part of a job one process computes: its items, on how many threads, and a tick per
@@ -133,6 +144,10 @@ pub struct Slice<'a> {
     /// Called once per finished item, from any thread.
     pub tick: &'a (dyn Fn() + Sync),
 }
+
+/// A check of one item read back from a shard file, given the job's first item too
+/// ([`Task::item_check`]).
+pub type ItemCheck<'a, T> = Box<dyn Fn(&T, &T) -> Result<(), String> + 'a>;
 
 /// One shardable command: its items and how to finish from them.
 pub trait Task {
@@ -147,11 +162,14 @@ pub trait Task {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(std::mem::size_of::<Self::Item>() as u64)
     }
-    /// Checks one item read back from a shard file against the job: a hand-edited file with a
-    /// recomputed digest could carry any shape (a stride per level too many), which the report
-    /// must never index out of. `Err` says what does not match.
-    fn check_item(&self, _item: &Self::Item) -> Result<(), String> {
-        Ok(())
+    /// The check of the items read back from shard files against the job: a hand-edited file
+    /// with a recomputed digest could carry any shape (a stride per level too many, a model row
+    /// less), which the report must never index out of nor silently read as something else.
+    /// Made once per merge (it may compute what every item must hold, such as a validation's
+    /// count of intervals), it is given each item and the job's first item, and its `Err` says
+    /// what does not match.
+    fn item_check(&self) -> Result<ItemCheck<'_, Self::Item>, JobError> {
+        Ok(Box::new(|_, _| Ok(())))
     }
     /// The items of the slice, in order.
     fn compute(&self, slice: &Slice) -> Result<Vec<Self::Item>, JobError>;
@@ -298,13 +316,18 @@ impl Job {
             Job::SimulateReplicated(t) => t.config.validate()?,
             Job::Sweep(t) => crate::sweep::check(&t.sweep.inputs, &t.sweep.spec)?,
             Job::SimulateStencil(t) => t.config.check()?,
-            Job::ValidateStencil(t) => t.config.check()?,
-            Job::ValidateIntervals(_) => {}
+            Job::ValidateStencil(t) => {
+                t.config.check()?;
+                crate::validate::stencil::check_job(&t.config, t.runs)?;
+            }
+            Job::ValidateIntervals(t) => {
+                crate::validate::interval_count(&t.inputs, t.sim, &t.options)?;
+            }
             Job::SimulateMultilevel(t) => t.config.validate()?,
             Job::SimulateSchedule(t) => t.config.validate()?,
             Job::ValidateMultilevel(t) => t.setup.check()?,
             Job::SweepMultilevel(t) => {
-                t.sweep.range.check_points()?;
+                crate::sweep::multilevel::check(&t.sweep)?;
                 for v in [t.sweep.range.lo, t.sweep.range.hi] {
                     t.sweep.levels_at(v)?;
                 }
@@ -314,7 +337,7 @@ impl Job {
             Job::SweepRenewal(t) => {
                 t.sweep.range.check_points()?;
                 let (lo, hi) = (t.sweep.range.lo, t.sweep.range.hi);
-                if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+                if !t.sweep.range.ends_ok(false) {
                     return Err(crate::sweep::renewal::ShapePointError {
                         dist: t.sweep.family().to_string(),
                         source: crate::model::ModelError::Parameter {
@@ -427,13 +450,19 @@ fn finish_task<T: Task>(
     rest: impl Iterator<Item = Result<(String, String), ShardError>>,
 ) -> Result<Output, JobError> {
     let (name, header, text) = first;
+    // What every result must hold, from the job (checked already): only an edited job that the
+    // checks let through could make it fail, so the file is named.
+    let check = task.item_check().map_err(|e| JobError::Edited {
+        file: name.clone(),
+        source: Box::new(e),
+    })?;
     let mut gathered = shard::Gathered::<T::Item>::new(name, header, &text)?;
     drop(text);
     for file in rest {
         let (name, text) = file?;
         gathered.add(&name, &text)?;
     }
-    task.finish(gathered.results(|item| task.check_item(item))?)
+    task.finish(gathered.results(check)?)
 }
 
 /// Checks that `files` (name, text) are all the slices of one job, and finishes it as one
@@ -449,11 +478,18 @@ where
     let (name, text) = files.next().ok_or(ShardError::Empty)??;
     let header = shard::header(&name, &text)?;
     let job = header.job.clone();
+    let edited = |e: JobError| match e {
+        e @ (JobError::Shard(_) | JobError::Edited { .. }) => e,
+        e => JobError::Edited {
+            file: name.clone(),
+            source: Box::new(e),
+        },
+    };
     // Checked before anything asks the job for its size: an edited one could be any size.
-    job.check()?;
+    job.check().map_err(edited)?;
     if header.total != job.total() {
         return Err(ShardError::NotShard {
-            file: name,
+            file: name.clone(),
             why: format!(
                 "it says {} results in all, its job has {}: the file was edited or damaged",
                 header.total,
@@ -462,7 +498,7 @@ where
         }
         .into());
     }
-    job.check_held()?;
+    job.check_held().map_err(edited)?;
     let job = match out {
         None => job,
         Some(dir) => job
@@ -492,9 +528,16 @@ mod tests {
             1 << 40,
             &[] as &[PeriodicRun],
         );
+        // No command line writes such a shard: the file is named as edited.
         match merge([Ok(("s.json".to_string(), text))], None) {
-            Err(JobError::Sim(crate::sim::run::SimError::Invalid { field, value, .. })) => {
-                assert_eq!((field, value.as_str()), ("runs", "1099511627776"));
+            Err(JobError::Edited { file, source }) => {
+                assert_eq!(file, "s.json");
+                match *source {
+                    JobError::Sim(crate::sim::run::SimError::Invalid { field, value, .. }) => {
+                        assert_eq!((field, value.as_str()), ("runs", "1099511627776"));
+                    }
+                    other => panic!("{other}"),
+                }
             }
             other => panic!("{:?}", other.map(|o| o.text)),
         }

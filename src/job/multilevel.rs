@@ -53,6 +53,20 @@ impl Task for SimulateMultilevel {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(self.config.kept_bytes())
     }
+    /// One failure count per level's class, which the report estimates level by level.
+    fn item_check(&self) -> Result<super::ItemCheck<'_, MultilevelRun>, JobError> {
+        let levels = self.config.levels.len();
+        Ok(Box::new(move |run, _| {
+            if run.class_failures.len() == levels {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} failure counts for {levels} levels",
+                    run.class_failures.len()
+                ))
+            }
+        }))
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<MultilevelRun>, JobError> {
         Ok(msim::simulate_range(
             &self.config,

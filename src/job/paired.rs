@@ -21,6 +21,8 @@ pub trait PairedRuns: Serialize + DeserializeOwned {
     fn check(&self) -> Result<(), JobError>;
     /// The memory one run's wall times keep until the report.
     fn item_bytes(&self) -> Result<u64, JobError>;
+    /// How many candidates a run measures: one wall time each.
+    fn candidates(&self) -> Result<usize, JobError>;
     /// The runs `range` on `threads` threads, `tick` called once per run: one wall time per
     /// candidate each.
     fn per_run(
@@ -61,6 +63,9 @@ macro_rules! paired_runs {
             }
             fn item_bytes(&self) -> Result<u64, JobError> {
                 Ok($validate::kept_bytes(self)?)
+            }
+            fn candidates(&self) -> Result<usize, JobError> {
+                Ok(crate::validate::PairedCheck::candidates(self)?.len())
             }
             fn per_run(
                 &self,
@@ -106,6 +111,17 @@ impl<P: PairedRuns> Task for Paired<P> {
     }
     fn item_bytes(&self) -> Result<u64, JobError> {
         self.setup.item_bytes()
+    }
+    /// One measure per candidate.
+    fn item_check(&self) -> Result<super::ItemCheck<'_, Vec<Nanos>>, JobError> {
+        let n = self.setup.candidates()?;
+        Ok(Box::new(move |walls, _| {
+            if walls.len() == n {
+                Ok(())
+            } else {
+                Err(format!("{} measures for {n} candidates", walls.len()))
+            }
+        }))
     }
     fn compute(&self, s: &Slice) -> Result<Vec<Vec<Nanos>>, JobError> {
         self.setup.per_run(s.threads, s.range.clone(), s.tick)

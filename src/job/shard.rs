@@ -318,6 +318,12 @@ pub struct Header {
     pub total: u64,
 }
 
+/// `text` less a leading UTF-8 byte-order mark, which an editor may add and every input file
+/// of ckpt may start with.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// The version of ckpt shard files are written and merged by.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -336,7 +342,14 @@ pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
         schema_version: Option<u32>,
         ckpt_version: Option<String>,
     }
-    let k: Kind = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
+    let text = without_bom(text);
+    let k: Kind = serde_json::from_str(text).map_err(|e| {
+        not_shard(if e.is_eof() {
+            format!("{e}: the file was cut short, edited or damaged")
+        } else {
+            e.to_string()
+        })
+    })?;
     match k.kind.as_deref() {
         Some(SHARD_KIND) => {}
         Some(other) => return Err(not_shard(format!("kind is `{other}`"))),
@@ -357,7 +370,12 @@ pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
         }
         None => return Err(not_shard("no `schema_version` field".into())),
     }
-    let found = k.ckpt_version.unwrap_or_default();
+    // From here on the file says it is a shard of this format: what does not read as one was
+    // edited or damaged.
+    let damaged = |why: String| not_shard(format!("{why}: the file was edited or damaged"));
+    let Some(found) = k.ckpt_version else {
+        return Err(damaged("no `ckpt_version` field".into()));
+    };
     if found != VERSION {
         return Err(ShardError::Version {
             file: name.to_string(),
@@ -365,9 +383,9 @@ pub fn header(name: &str, text: &str) -> Result<Header, ShardError> {
             expected: VERSION.to_string(),
         });
     }
-    let h: Header = serde_json::from_str(text).map_err(|e| not_shard(e.to_string()))?;
+    let h: Header = serde_json::from_str(text).map_err(|e| damaged(e.to_string()))?;
     if h.shard.count == 0 || h.shard.index >= h.shard.count {
-        return Err(not_shard(format!(
+        return Err(damaged(format!(
             "shard {}/{} is not a slice",
             h.shard.index, h.shard.count
         )));
@@ -453,8 +471,12 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
     }
 
     /// Every slice's results in run order, once each slice is there, each passed by `check`
-    /// (the job's own check of a result's shape; its `Err` names what does not match).
-    pub fn results(self, check: impl Fn(&T) -> Result<(), String>) -> Result<Vec<T>, ShardError> {
+    /// (the job's own check of a result's shape; its `Err` names what does not match), which
+    /// is given the result and the job's first result (results of one job share their shape).
+    pub fn results(
+        self,
+        check: impl Fn(&T, &T) -> Result<(), String>,
+    ) -> Result<Vec<T>, ShardError> {
         let count = self.count;
         if let Some(index) = (0..count).find(|i| !self.slices.contains_key(i)) {
             return Err(ShardError::Missing {
@@ -464,21 +486,31 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
             });
         }
         let mut out = Vec::with_capacity(self.slices.values().map(|(_, r)| r.len()).sum());
+        // Each file's name and where its results start in `out`.
+        let mut files = Vec::with_capacity(self.slices.len());
         for (name, slice) in self.slices.into_values() {
-            if let Some((i, why)) = slice
-                .iter()
-                .enumerate()
-                .find_map(|(i, r)| check(r).err().map(|why| (i, why)))
-            {
+            files.push((name, out.len()));
+            out.extend(slice);
+        }
+        let Some(first) = out.first() else {
+            return Ok(out);
+        };
+        for (i, result) in out.iter().enumerate() {
+            if let Err(why) = check(result, first) {
+                // The file whose slice holds result `i`: the last one starting at or before it.
+                let (name, start) = files
+                    .iter()
+                    .rev()
+                    .find(|(_, start)| *start <= i)
+                    .map_or((self.first.clone(), 0), |(n, s)| (n.clone(), *s));
                 return Err(ShardError::NotShard {
                     file: name,
                     why: format!(
                         "its result {} does not fit its job: {why}; the file was edited or damaged",
-                        i + 1
+                        i - start + 1
                     ),
                 });
             }
-            out.extend(slice);
         }
         Ok(out)
     }
@@ -492,9 +524,9 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Gathered<T> {
             });
         }
         let f: ShardFile<Vec<T>> =
-            serde_json::from_str(text).map_err(|e| ShardError::NotShard {
+            serde_json::from_str(without_bom(text)).map_err(|e| ShardError::NotShard {
                 file: name.to_string(),
-                why: e.to_string(),
+                why: format!("{e}: the file was edited or damaged"),
             })?;
         // The header was read from the same text; a file is read once, so only a bug could
         // make them differ, and then the file is refused, never misread.
@@ -689,7 +721,7 @@ pub(super) mod tests {
         for (name, text) in &files[1..] {
             g.add(name, text)?;
         }
-        g.results(|_| Ok(()))
+        g.results(|_, _| Ok(()))
     }
 
     #[test]

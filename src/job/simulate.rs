@@ -52,6 +52,8 @@ pub type SimulateSchedule = Simulate<ScheduleConfig>;
 /// `ckpt simulate replicated`.
 pub type SimulateReplicated = Simulate<ReplicatedConfig>;
 
+// The periodic and replicated runs are figures without a shape (no list in them), so they keep
+// the default check: their digest is what guards them.
 impl<C: Simulation> Task for Simulate<C> {
     type Item = C::Run;
     const LABEL: &'static str = C::LABEL;
@@ -127,6 +129,10 @@ impl Task for SimulateStencil {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(RunFigures::kept_bytes(self.config.workers))
     }
+    /// One task count per worker, which the report's min and max read.
+    fn item_check(&self) -> Result<super::ItemCheck<'_, RunFigures>, JobError> {
+        Ok(Box::new(|run, _| workers_match(run, self.config.workers)))
+    }
     fn compute(&self, s: &Slice) -> Result<Vec<RunFigures>, JobError> {
         let seed = self.seed.unwrap_or(0);
         Ok(stencil::simulate_range(
@@ -146,5 +152,17 @@ impl Task for SimulateStencil {
     }
     fn total(&self) -> u64 {
         self.runs
+    }
+}
+
+/// A stencil run's figures read back from a shard file hold one task count per worker.
+pub(super) fn workers_match(run: &RunFigures, workers: u32) -> Result<(), String> {
+    if run.tasks_per_worker.len() as u64 == u64::from(workers) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} task counts for {workers} workers",
+            run.tasks_per_worker.len()
+        ))
     }
 }

@@ -26,10 +26,9 @@ pub trait Sweeping: Serialize + DeserializeOwned {
         range: Range<usize>,
         tick: &(dyn Fn() + Sync),
     ) -> Result<Vec<Self::Point>, JobError>;
-    /// Checks a point read back from a shard file against the sweep ([`Task::check_item`]).
-    fn check_point(&self, _point: &Self::Point) -> Result<(), String> {
-        Ok(())
-    }
+    /// Checks a point read back from a shard file against the sweep and the sweep's first
+    /// point ([`Task::item_check`]).
+    fn check_point(&self, point: &Self::Point, first: &Self::Point) -> Result<(), String>;
     /// The report of every point: the line to print and the folder's files, `command` being
     /// what report.md quotes and `out` the folder the line names.
     fn report(
@@ -73,8 +72,10 @@ impl<S: Sweeping> Task for Sweep<S> {
     fn total(&self) -> u64 {
         self.sweep.count()
     }
-    fn check_item(&self, point: &S::Point) -> Result<(), String> {
-        self.sweep.check_point(point)
+    fn item_check(&self) -> Result<super::ItemCheck<'_, S::Point>, JobError> {
+        Ok(Box::new(|point, first| {
+            self.sweep.check_point(point, first)
+        }))
     }
     fn compute(&self, s: &Slice) -> Result<Vec<S::Point>, JobError> {
         let range = s.range.start as usize..s.range.end as usize;
@@ -95,9 +96,10 @@ impl<S: Sweeping> Task for Sweep<S> {
 /// The [`Sweeping`] of a kind of sweep, from its module's `points(&kind, range, tick)` and
 /// `finish(&kind, points)` and its report module's `files(&result, command)` and
 /// `summary_line(&result, out)`: every kind is wired to the job the same way, so the wiring is
-/// written once. A kind whose points have a shape to check names its check after `check =`.
+/// written once, with the module's `check_point(&kind, point, first)`, which checks a point
+/// read back from a shard file.
 macro_rules! sweeping {
-    ($kind:ty, $point:ty, $label:literal, $sweep:ident, $report:ident $(, check = $check:path)?) => {
+    ($kind:ty, $point:ty, $label:literal, $sweep:ident, $report:ident) => {
         impl Sweeping for $kind {
             type Point = $point;
             const LABEL: &'static str = $label;
@@ -121,11 +123,9 @@ macro_rules! sweeping {
                 let files = report::$report::files(&result, command)?;
                 Ok((report::$report::summary_line(&result, out), files))
             }
-            $(
-                fn check_point(&self, point: &$point) -> Result<(), String> {
-                    $check(self, point)
-                }
-            )?
+            fn check_point(&self, point: &$point, first: &$point) -> Result<(), String> {
+                $sweep::check_point(self, point, first)
+            }
         }
     };
 }
@@ -136,7 +136,6 @@ sweeping!(
     LevelSweepPoint,
     "sweep multilevel",
     msweep,
-    sweep_multilevel,
-    check = msweep::check_point
+    sweep_multilevel
 );
 sweeping!(ShapeSweep, ShapePoint, "sweep shape", rsweep, sweep_renewal);

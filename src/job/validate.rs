@@ -74,18 +74,27 @@ impl Task for ValidateIntervals {
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(validate::kept_bytes(&self.inputs, self.sim, &self.options)?)
     }
-    /// A run's wall time is never below its work, at any interval (a shard edited to zeros
-    /// once gave regrets of NaN).
-    fn check_item(&self, walls: &Vec<Nanos>) -> Result<(), String> {
+    /// One wall time per simulated interval, and none below the job's work (a shard edited to
+    /// zeros once gave regrets of NaN).
+    fn item_check(&self) -> Result<super::ItemCheck<'_, Vec<Nanos>>, JobError> {
+        let intervals = validate::interval_count(&self.inputs, self.sim, &self.options)?;
         let work = crate::units::secs_to_ns(self.options.work_s);
-        match walls.iter().find(|&&w| w < work) {
-            Some(w) => Err(format!(
-                "a wall time of {} s, below the job's work of {} s",
-                crate::units::ns_to_secs(*w),
-                self.options.work_s
-            )),
-            None => Ok(()),
-        }
+        Ok(Box::new(move |walls, _| {
+            if walls.len() != intervals {
+                return Err(format!(
+                    "{} wall times for {intervals} intervals",
+                    walls.len()
+                ));
+            }
+            match walls.iter().find(|&&w| w < work) {
+                Some(w) => Err(format!(
+                    "a wall time of {} s, below the job's work of {} s",
+                    crate::units::ns_to_secs(*w),
+                    self.options.work_s
+                )),
+                None => Ok(()),
+            }
+        }))
     }
     fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
         let (inputs, options) = (&self.inputs, &self.options);
@@ -110,6 +119,21 @@ impl Task for ValidateStencil {
     }
     fn item_bytes(&self) -> Result<u64, JobError> {
         Ok(validate::stencil::kept_bytes(&self.config))
+    }
+    /// Figures for every (level, strategy), each with one task count per worker.
+    fn item_check(&self) -> Result<super::ItemCheck<'_, Vec<RunFigures>>, JobError> {
+        let width = validate::stencil::valid_levels(&self.config).len()
+            * validate::stencil::STRATEGIES.len();
+        Ok(Box::new(move |runs, _| {
+            if runs.len() != width {
+                return Err(format!(
+                    "figures of {} runs for {width} levels and strategies",
+                    runs.len()
+                ));
+            }
+            runs.iter()
+                .try_for_each(|r| super::simulate::workers_match(r, self.config.workers))
+        }))
     }
     fn compute(&self, s: &Slice) -> Result<Vec<Self::Item>, JobError> {
         let range = s.range.clone();

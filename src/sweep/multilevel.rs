@@ -160,18 +160,56 @@ pub fn points(
     })
 }
 
-/// Checks a point read back from a shard file against `sweep`: one stride per level, which
-/// the report indexes by level.
-pub fn check_point(sweep: &LevelSweep, point: &LevelSweepPoint) -> Result<(), String> {
+/// Checks a point read back from a shard file against `sweep`: its value within the range, one
+/// stride per level (which the report indexes by level), at least one level used and every
+/// stride used at least 1.
+pub fn check_point(
+    sweep: &LevelSweep,
+    point: &LevelSweepPoint,
+    _first: &LevelSweepPoint,
+) -> Result<(), String> {
+    sweep.range.check_value("value", point.value)?;
     let levels = sweep.levels.levels().len();
-    if point.strides.len() == levels {
-        Ok(())
-    } else {
-        Err(format!(
+    if point.strides.len() != levels {
+        return Err(format!(
             "{} strides for {levels} levels",
             point.strides.len()
-        ))
+        ));
     }
+    if point.strides.iter().all(Option::is_none) {
+        return Err("no level used".into());
+    }
+    if point.strides.contains(&Some(0)) {
+        return Err("a stride of 0".into());
+    }
+    Ok(())
+}
+
+/// Checks a sweep read back from a shard file as `ckpt sweep --level` checks a new one: a
+/// level it has, a restart flag per level, ends that make a range ([`SweepRange::ends_ok`])
+/// and a point count a sweep takes. (Valid levels at both ends: [`LevelSweep::levels_at`].)
+pub fn check(sweep: &LevelSweep) -> Result<(), super::SweepError> {
+    let levels = sweep.levels.levels().len();
+    let flags = sweep.restart_follows_cost.len();
+    if sweep.level >= levels || flags != levels {
+        return Err(super::SweepError::Level {
+            level: sweep.level.saturating_add(1),
+            levels,
+            flags,
+        });
+    }
+    let (lo, hi) = (sweep.range.lo, sweep.range.hi);
+    if !sweep
+        .range
+        .ends_ok(sweep.param == MultilevelSweepParam::Restart)
+    {
+        return Err(super::SweepError::Ends {
+            name: sweep.name(),
+            lo,
+            hi,
+        });
+    }
+    sweep.range.check_points()
 }
 
 /// The sweep from all its points.

@@ -166,6 +166,27 @@ pub fn points(
     super::slice_points(&sweep.values(), range, tick, |v| sweep.point(v))
 }
 
+/// Checks a point read back from a shard file against `sweep`: a point of figures, whose only
+/// shape is its shape within the range, at least one chunk in its schedule, and a grid error
+/// of at least 0 (what the report reads as such).
+pub fn check_point(
+    sweep: &ShapeSweep,
+    point: &ShapePoint,
+    _first: &ShapePoint,
+) -> Result<(), String> {
+    sweep.range.check_value("shape", point.shape)?;
+    if point.schedule_chunks == 0 {
+        return Err("a schedule of no chunks".into());
+    }
+    if !(point.grid_error >= 0.0 && point.grid_error.is_finite()) {
+        return Err(format!(
+            "a grid error of {}",
+            crate::text::number(point.grid_error)
+        ));
+    }
+    Ok(())
+}
+
 /// The sweep from all its points.
 pub fn finish(
     sweep: &ShapeSweep,

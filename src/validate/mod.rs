@@ -613,7 +613,17 @@ pub fn kept_bytes(
     sim: SimKind,
     options: &SimOptions,
 ) -> Result<u64, ValidateError> {
-    Ok(paired_bytes(plan(inputs, sim, options)?.intervals.len()))
+    Ok(paired_bytes(interval_count(inputs, sim, options)?))
+}
+
+/// How many intervals the validation simulates in every run, once its inputs pass the checks
+/// a new validation gets (those of [`run`], before any run).
+pub fn interval_count(
+    inputs: &IntervalInputs,
+    sim: SimKind,
+    options: &SimOptions,
+) -> Result<usize, ValidateError> {
+    Ok(plan(inputs, sim, options)?.intervals.len())
 }
 
 /// Runs the validation; `tick` is called once per finished run (of all intervals).

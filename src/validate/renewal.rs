@@ -129,6 +129,41 @@ impl RenewalPolicies {
         })
     }
 
+    /// Checks policies read back from a shard file against what [`RenewalPolicies::new`]
+    /// gives: the four policies in their order (schedule, periodic, Young, Daly), each with at
+    /// least one chunk of at least 1 ns, a grid only on the schedule, and a grid error of at least
+    /// 0 (it sets the tie rule).
+    pub fn check(&self) -> Result<(), ValidateError> {
+        let kinds: Vec<PolicyKind> = self.policies.iter().map(|p| p.kind).collect();
+        let expected = [
+            PolicyKind::RenewalSchedule,
+            PolicyKind::RenewalPeriodic,
+            PolicyKind::Young,
+            PolicyKind::DalyComplete,
+        ];
+        let wrong = |what: String| Err(ValidateError::Conflict(format!("the policies: {what}")));
+        if kinds != expected {
+            return wrong(format!("{kinds:?} instead of {expected:?}"));
+        }
+        if self
+            .policies
+            .iter()
+            .any(|p| p.chunks.is_empty() || p.chunks.contains(&0))
+        {
+            return wrong("a policy with no chunk or a chunk of 0 ns".into());
+        }
+        if self.policies[1..].iter().any(|p| p.rounded_to.is_some()) {
+            return wrong("a period put on a grid".into());
+        }
+        if !(self.grid_error >= 0.0 && self.grid_error.is_finite()) {
+            return wrong(format!(
+                "a grid error of {}, where one of at least 0 is computed",
+                crate::text::number(self.grid_error)
+            ));
+        }
+        Ok(())
+    }
+
     /// The model the policies are predicted by.
     pub fn model(&self) -> Result<Renewal, ValidateError> {
         Renewal::new(self.life, self.cost_s, self.restart_s).map_err(model_error)
@@ -279,6 +314,7 @@ pub struct PolicyCheck {
 /// file included).
 pub fn check(c: &PolicyCheck) -> Result<(), ValidateError> {
     c.policies.model()?;
+    c.policies.check()?;
     configs(&c.policies, &c.options).map(|_| ())
 }
 

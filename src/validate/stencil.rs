@@ -131,6 +131,13 @@ fn paired_regret(a: &[f64], best: &[f64]) -> Estimate {
     }
 }
 
+/// Checks a validation read back from a shard file as a new one is checked before any run: at
+/// least two runs (it reports confidence intervals) and a setup it can compare levels on.
+pub fn check_job(cfg: &StencilConfig, runs: u64) -> Result<(), ValidateError> {
+    super::enough_runs(runs)?;
+    check(cfg).map(|_| ())
+}
+
 fn check(cfg: &StencilConfig) -> Result<Nanos, ValidateError> {
     match cfg.failures {
         Failures::Poisson { mtbf } if cfg.checkpoint => Ok(mtbf),

@@ -639,3 +639,317 @@ fn a_shard_with_too_many_recorded_arguments_is_refused() {
     let line = crate::common::refused(&["merge", &path], &["many.json", "more than 4096"]);
     assert!(line.len() < 1000, "{line}");
 }
+
+/// Shard `i` of `n` of `args` in `dir`, as a JSON value.
+fn shard_value(dir: &Path, args: &[&str], i: u64, n: u64) -> serde_json::Value {
+    let spec = format!("{i}/{n}");
+    let text = String::from_utf8(run_in(dir, &with(args, &["--shard", &spec]))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Writes `v` to `dir/name` with both digests recomputed, as someone editing a shard file and
+/// knowing the format (docs/interface.md §4) would: the job's from the job read back, the
+/// results' from the results read back as `T` (the serialization ckpt writes).
+fn redigested<T>(dir: &Path, name: &str, mut v: serde_json::Value) -> String
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let job: ckpt::job::Job = serde_json::from_value(v["job"].clone()).unwrap();
+    v["digest"] = ckpt::job::shard::digest(&job).into();
+    let results: Vec<T> = serde_json::from_value(v["results"].clone()).unwrap();
+    v["results_digest"] = ckpt::job::shard::digest(&results).into();
+    let path = dir.join(name);
+    std::fs::write(&path, v.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// Merges slice 0 of 2 of `args` with slice 1 edited by `edit` (digests recomputed): refused
+/// with status 2, naming the edited file and `needles`, and saying it was edited or damaged.
+fn edited_slice_is_refused<T>(
+    name: &str,
+    args: &[&str],
+    edit: &dyn Fn(&mut serde_json::Value),
+    needles: &[&str],
+) where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let dir = scratch(name);
+    let mut first = shard_value(&dir, args, 0, 2);
+    // A job is edited in every file, or the files would not belong together; the merge checks
+    // the job of the first file given, here the edited slice 1.
+    let job = first["job"].clone();
+    let job_edit = |v: &mut serde_json::Value| {
+        let mut edited = v.clone();
+        edit(&mut edited);
+        if edited["job"] != job {
+            v["job"] = edited["job"].clone();
+        }
+    };
+    job_edit(&mut first);
+    let first = redigested::<T>(&dir, "s0.json", first);
+    let mut v = shard_value(&dir, args, 1, 2);
+    edit(&mut v);
+    let edited = redigested::<T>(&dir, "s1e.json", v);
+    let mut all = vec![edited.as_str(), "edited or damaged"];
+    all.extend(needles);
+    refused_in(&dir, &["merge", &edited, &first], &all);
+}
+
+fn small_sweep() -> Vec<&'static str> {
+    let vary = [
+        "sweep",
+        "--vary",
+        "cost=10s..2h",
+        "--points",
+        "6",
+        "--log",
+        "--out",
+        "r",
+    ];
+    with(&vary, DALY_EXAMPLE)
+}
+
+/// Before: a sweep point with a model row removed merged with exit 0 into a report whose point
+/// recommended a model it had no row for; empty or repeated rows and unknown names too. Every
+/// point now holds the first point's models, once each, its recommendation among them.
+#[test]
+fn an_edited_sweep_point_is_refused_naming_the_file_and_the_point() {
+    type P = ckpt::sweep::SweepPoint;
+    let args = small_sweep();
+    // Slice 1 of 2 holds points 3 to 5; its first row is Young's, its recommendation Daly's.
+    let models = |v: &mut serde_json::Value| v["results"][1]["models"].take();
+    edited_slice_is_refused::<P>(
+        "sweep-row-removed",
+        &args,
+        &|v| {
+            let mut m = models(v);
+            m.as_array_mut().unwrap().pop();
+            v["results"][1]["models"] = m;
+        },
+        &["result 2", "where the first point has"],
+    );
+    edited_slice_is_refused::<P>(
+        "sweep-rows-empty",
+        &args,
+        &|v| v["results"][0]["models"] = serde_json::json!([]),
+        &["result 1", "no model rows"],
+    );
+    edited_slice_is_refused::<P>(
+        "sweep-row-twice",
+        &args,
+        &|v| {
+            let mut m = models(v);
+            let a = m.as_array_mut().unwrap();
+            a[1] = a[0].clone();
+            v["results"][1]["models"] = m;
+        },
+        &["result 2", "twice"],
+    );
+    edited_slice_is_refused::<P>(
+        "sweep-unknown-recommended",
+        &args,
+        &|v| v["results"][2]["recommended"] = "nobody".into(),
+        &["result 3", "`nobody` has no row"],
+    );
+    // A value outside the swept range (10 s to 2 h).
+    edited_slice_is_refused::<P>(
+        "sweep-value-outside",
+        &args,
+        &|v| v["results"][0]["value"] = 9000.0.into(),
+        &["result 1", "value 9000 outside the range 10..7200"],
+    );
+}
+
+/// Before: `simulate multilevel` with a run's `class_failures` cut to one entry merged into a
+/// level-2 estimate of 0.667 instead of 0.833; a stencil run with no `tasks_per_worker` changed
+/// the min and max. A run now holds one count per level, per worker.
+#[test]
+fn edited_multilevel_and_stencil_runs_are_refused() {
+    let multilevel = [
+        "simulate",
+        "multilevel",
+        "--level",
+        "cost=5s,mtbf=1h",
+        "--level",
+        "cost=60s,mtbf=1d",
+        "--interval",
+        "10m",
+        "--strides",
+        "1,4",
+        "--work",
+        "20h",
+        "--runs",
+        "6",
+        "--format",
+        "json",
+    ];
+    edited_slice_is_refused::<ckpt::sim::multilevel::MultilevelRun>(
+        "multilevel-classes",
+        &multilevel,
+        &|v| v["results"][0]["class_failures"] = serde_json::json!([3]),
+        &["result 1", "1 failure counts for 2 levels"],
+    );
+    let stencil = stencil();
+    edited_slice_is_refused::<ckpt::sim::stencil::RunFigures>(
+        "stencil-workers",
+        &stencil,
+        &|v| v["results"][1]["tasks_per_worker"] = serde_json::json!([]),
+        &["result 2", "0 task counts for"],
+    );
+}
+
+/// A validation's run with a wall time less than its intervals (the reduction refused it with
+/// a line naming no file), and a renewal validation's run with a policy less.
+#[test]
+fn edited_validation_runs_of_another_width_are_refused() {
+    type W = Vec<u64>;
+    let intervals = [
+        "validate", "--mtbf", "6h", "--cost", "5m", "--runs", "6", "--points", "3",
+    ];
+    edited_slice_is_refused::<W>(
+        "validate-width",
+        &with(&intervals, &["--quiet"]),
+        &|v| {
+            v["results"][0].as_array_mut().unwrap().pop();
+        },
+        &["result 1", "wall times for"],
+    );
+    let renewal = [
+        "validate",
+        "--dist",
+        "weibull:0.7",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--runs",
+        "6",
+        "--work",
+        "20d",
+        "--quiet",
+    ];
+    edited_slice_is_refused::<W>(
+        "renewal-width",
+        &renewal,
+        &|v| {
+            v["results"][2].as_array_mut().unwrap().pop();
+        },
+        &["result 3", "3 measures for 4 candidates"],
+    );
+}
+
+/// Before: these edited jobs, given matching digests, merged with exit 0 into other outputs.
+/// Each now meets the checks the command line applies, and is refused naming the file.
+#[test]
+fn edited_jobs_meet_the_command_lines_checks_naming_the_file() {
+    type P = ckpt::sweep::SweepPoint;
+    let sweep = small_sweep();
+    edited_slice_is_refused::<P>(
+        "sweep-lo-above-hi",
+        &sweep,
+        &|v| v["job"]["spec"]["lo"] = 9000.0.into(),
+        &["--vary", "cost=9000..7200", "0 < LO < HI"],
+    );
+    edited_slice_is_refused::<P>(
+        "sweep-lo-negative",
+        &sweep,
+        &|v| v["job"]["spec"]["lo"] = (-5.0).into(),
+        &["--vary", "cost=-5..7200"],
+    );
+    edited_slice_is_refused::<P>(
+        "sweep-mtbf-0",
+        &sweep,
+        &|v| v["job"]["inputs"]["mtbf"] = 0.0.into(),
+        &["mtbf = 0"],
+    );
+    let levels = [
+        "sweep",
+        "--level",
+        "cost=5s,mtbf=3h",
+        "--level",
+        "cost=30s,mtbf=1d",
+        "--vary",
+        "level2.cost=10s..10m",
+        "--points",
+        "4",
+        "--out",
+        "r",
+    ];
+    type L = ckpt::sweep::multilevel::LevelSweepPoint;
+    edited_slice_is_refused::<L>(
+        "level-sweep-lo-above-hi",
+        &levels,
+        &|v| v["job"]["lo"] = 700.0.into(),
+        &["level2.cost=700..600"],
+    );
+    // Before: `no checkpoint level given`, the wrong reason, naming no file.
+    edited_slice_is_refused::<L>(
+        "level-sweep-level-7",
+        &levels,
+        &|v| v["job"]["level"] = 7.into(),
+        &["varies level 8 of 2"],
+    );
+    let renewal = [
+        "validate",
+        "--dist",
+        "weibull:0.7",
+        "--mtbf",
+        "24h",
+        "--cost",
+        "10m",
+        "--runs",
+        "6",
+        "--work",
+        "20d",
+        "--quiet",
+    ];
+    edited_slice_is_refused::<Vec<u64>>(
+        "renewal-grid-error",
+        &renewal,
+        &|v| v["job"]["policies"]["grid_error"] = (-1.0).into(),
+        &["a grid error of -1"],
+    );
+    // Before: `invalid value '0' for 'a simulator input'`, naming no file.
+    let validate = [
+        "validate", "--mtbf", "6h", "--cost", "5m", "--runs", "6", "--quiet",
+    ];
+    edited_slice_is_refused::<Vec<u64>>(
+        "validate-points-0",
+        &validate,
+        &|v| v["job"]["options"]["grid_points"] = 0.into(),
+        &["a whole number from 3 to 1000"],
+    );
+}
+
+/// A file with no `ckpt_version` said `written by ckpt , this is ckpt 0.1.0`; a field removed
+/// was refused without saying the file was edited. A leading byte-order mark, which other input
+/// files may carry, was refused (`expected value at line 1 column 1`) and is now ignored.
+#[test]
+fn missing_fields_are_edits_and_a_byte_order_mark_is_ignored() {
+    let dir = scratch("fields-bom");
+    let args = periodic_6h("130h", "10");
+    let files = shards(&dir, &args, 2);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let other = files[1].display().to_string();
+    for field in ["ckpt_version", "start", "results"] {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove(field);
+        let path = dir.join(format!("no-{field}.json"));
+        std::fs::write(&path, v.to_string()).unwrap();
+        let p = path.display().to_string();
+        refused_in(
+            &dir,
+            &["merge", &other, &p],
+            &[&p, &format!("`{field}`"), "edited or damaged"],
+        );
+    }
+    let bom = dir.join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let b = bom.display().to_string();
+    let single = run_in(&dir, &args);
+    assert_eq!(
+        merge_in(&dir, &[files[1].clone(), bom.clone()], &[]),
+        single
+    );
+    assert_eq!(run_in(&dir, &["merge", &b, &other]), single);
+}
