@@ -459,11 +459,9 @@ pub fn check_point(plan: &SweepPlan, point: &SweepPoint, first: &SweepPoint) -> 
     if names.is_empty() {
         return Err("no model rows".into());
     }
-    if let Some((i, n)) = names
-        .iter()
-        .enumerate()
-        .find(|(i, n)| names[..*i].contains(n))
-    {
+    // A set, not a scan of the rows before each: an edited file may hold any number of rows.
+    let mut seen = std::collections::HashSet::new();
+    if let Some((i, n)) = names.iter().enumerate().find(|&(_, n)| !seen.insert(*n)) {
         return Err(format!(
             "model `{}` twice (row {})",
             crate::text::escaped(n),
