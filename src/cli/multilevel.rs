@@ -400,6 +400,29 @@ pub fn simulate_job(a: SimulateMultilevelArgs, args: &[String]) -> Result<Job, C
         .collect::<Vec<_>>()
         .join(",");
     let pattern = pattern(&levels, interval, &a.strides.0, &text)?;
+    // The simulator counts whole nanoseconds: a cost that rounds to none is refused here, as
+    // typed, where the simulator could only name the rounded 0.
+    if let Some(i) = levels
+        .levels()
+        .iter()
+        .position(|l| ckpt::units::secs_to_ns(l.cost) == 0)
+    {
+        return Err(CliError::Invalid {
+            arg: "--level",
+            value: level_text(&a.level, i + 1),
+            accepted: "a cost of at least 0.5ns: the simulator counts whole nanoseconds".into(),
+        });
+    }
+    for (arg, seconds) in [("--interval", interval), ("--work", work)] {
+        if ckpt::units::secs_to_ns(seconds) == 0 {
+            return Err(CliError::Invalid {
+                arg,
+                value: super::finite::seconds(seconds),
+                accepted: "a duration of at least 0.5ns: the simulator counts whole nanoseconds"
+                    .into(),
+            });
+        }
+    }
     let config = MultilevelConfig::from_model(&levels, &pattern, work)
         .map_err(super::simulate::sim_error)?;
     config.validate().map_err(super::simulate::sim_error)?;

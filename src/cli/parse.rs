@@ -56,9 +56,14 @@ fn exact(s: &str, positive: bool) -> Result<ExactDuration, String> {
     if positive && d.nanos() == Some(0) {
         return Err(format!("must be {what} (of at least 1ns)"));
     }
+    // A plain number the exact reader refuses says why (too many digits, an exponent out of its
+    // range); a humantime form can only be too long.
     let ns = d
         .nanos()
-        .ok_or_else(|| format!("must be {what} below 584 years"))?;
+        .ok_or_else(|| match units::parse_seconds_exact(s) {
+            Err(why) if s.trim().parse::<f64>().is_ok() => why,
+            _ => format!("must be {what} below 584 years"),
+        })?;
     Ok(ExactDuration {
         ns,
         seconds: d.seconds(),

@@ -789,3 +789,38 @@ fn levels_that_never_fail_give_the_outcome_and_no_z() {
         "{table}"
     );
 }
+
+/// Before: a level cost below half a nanosecond was refused by the simulator as "level1 with
+/// cost 0" for "level", neither the value typed nor the flag; an interval as "'0'".
+#[test]
+fn a_cost_below_the_simulators_nanosecond_is_refused_as_typed() {
+    let sim = [
+        "simulate",
+        "multilevel",
+        "--strides",
+        "1,4",
+        "--work",
+        "10h",
+    ];
+    let top = ["--level", "cost=1s,mtbf=1d"];
+    refused(
+        &[
+            &sim[..],
+            &["--level", "cost=0.4ns,mtbf=1h"],
+            &top,
+            &["--interval", "10m"],
+        ]
+        .concat(),
+        &["--level", "cost=0.4ns,mtbf=1h", "0.5ns"],
+    );
+    refused(
+        &[
+            &sim[..],
+            &["--level", "cost=0.5s,mtbf=1h"],
+            &top,
+            &["--interval", "1e-100"],
+        ]
+        .concat(),
+        &["--interval", "1e-100s", "0.5ns"],
+    );
+}

@@ -2367,3 +2367,31 @@ fn a_path_that_is_not_utf8_is_no_panic() {
     let report = std::fs::read_to_string(folder.join(name).join("report.md")).unwrap();
     assert!(report.contains("--out r\u{fffd}"), "{report}");
 }
+
+/// Before: every duration the exact reader refused was "below 584 years", whatever the reason.
+#[test]
+fn an_exact_duration_refusal_says_why() {
+    let sim = [
+        "simulate",
+        "replicated",
+        "--runs",
+        "1",
+        "--interval",
+        "1",
+        "--mtbf",
+        "1h",
+    ];
+    let digits = "1.000000000000000000000000000000000001";
+    refused(
+        &with(&sim, &["--work", "10", "--cost", digits]),
+        &["--cost", digits, "too many digits"],
+    );
+    refused(
+        &with(&sim, &["--work", "1e-61", "--cost", "1"]),
+        &["--work", "1e-61", "exponent outside -60 to 60"],
+    );
+    refused(
+        &with(&sim, &["--work", "600y", "--cost", "1"]),
+        &["--work", "600y", "584 years"],
+    );
+}
