@@ -798,6 +798,22 @@ fn edited_multilevel_and_stencil_runs_are_refused() {
     );
 }
 
+/// A small renewal validation (Weibull 0.7 failures of a one-job schedule), for edited shards.
+const RENEWAL_VALIDATION: &[&str] = &[
+    "validate",
+    "--dist",
+    "weibull:0.7",
+    "--mtbf",
+    "24h",
+    "--cost",
+    "10m",
+    "--runs",
+    "6",
+    "--work",
+    "20d",
+    "--quiet",
+];
+
 /// A validation's run with a wall time less than its intervals (the reduction refused it with
 /// a line naming no file), and a renewal validation's run with a policy less.
 #[test]
@@ -814,23 +830,9 @@ fn edited_validation_runs_of_another_width_are_refused() {
         },
         &["result 1", "wall times for"],
     );
-    let renewal = [
-        "validate",
-        "--dist",
-        "weibull:0.7",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "10m",
-        "--runs",
-        "6",
-        "--work",
-        "20d",
-        "--quiet",
-    ];
     edited_slice_is_refused::<W>(
         "renewal-width",
-        &renewal,
+        RENEWAL_VALIDATION,
         &|v| {
             v["results"][2].as_array_mut().unwrap().pop();
         },
@@ -889,23 +891,9 @@ fn edited_jobs_meet_the_command_lines_checks_naming_the_file() {
         &|v| v["job"]["level"] = 7.into(),
         &["varies level 8 of 2"],
     );
-    let renewal = [
-        "validate",
-        "--dist",
-        "weibull:0.7",
-        "--mtbf",
-        "24h",
-        "--cost",
-        "10m",
-        "--runs",
-        "6",
-        "--work",
-        "20d",
-        "--quiet",
-    ];
     edited_slice_is_refused::<Vec<u64>>(
         "renewal-grid-error",
-        &renewal,
+        RENEWAL_VALIDATION,
         &|v| v["job"]["policies"]["grid_error"] = (-1.0).into(),
         &["a grid error of -1"],
     );
