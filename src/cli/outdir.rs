@@ -66,9 +66,12 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)], force: bool) -> Res
 /// `dir`: that `dir` names a folder (not `.`, `..` or `/`, which no rename can replace), that
 /// an existing `dir` is a folder it can list, and that the hidden folder it stages the report
 /// in can be made beside `dir` (or beside its outermost missing parent) and written to. With
-/// the stem of the command's data files (`sweep`), also refuses at once a folder the finished
-/// report would be refused (see [`check_before`]). The folder it makes for the check is
-/// removed again, so that a run refused or killed later leaves `DIR` as it found it.
+/// the stem of the command's data files (`sweep`) and without `force`, also refuses at once a
+/// folder the finished report would be refused: one holding another command's data file
+/// (`STEM.json` and `STEM.csv` are its own) or a file no report writes. (A folder it passes
+/// may still be refused at the end, for a plot name only the finished report knows; none is
+/// today.) The folder it makes for the check is removed again, so that a run refused or killed
+/// later leaves `DIR` as it found it.
 pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliError> {
     let bad = |why: String| CliError::Invalid {
         arg: "--out",
@@ -80,14 +83,17 @@ pub fn prepare(dir: &Path, stem: Option<&str>, force: bool) -> Result<(), CliErr
             "name the folder, not `.`, `..` or `/`: the report takes its place by a rename".into(),
         ));
     }
-    if let Some(stem) = stem {
-        check_before(dir, stem, force)?;
-    }
     // A dangling link is replaced as a missing folder is.
     match std::fs::metadata(dir) {
         Ok(meta) if !meta.is_dir() => return Err(bad("it is a file".into())),
         Ok(_) => {
-            listing(dir).map_err(|e| bad(e.to_string()))?;
+            let existing = listing(dir).map_err(|e| bad(e.to_string()))?;
+            if let Some(stem) = stem
+                && !force
+                && let Some(foreign) = surely_foreign(&existing, stem)
+            {
+                return Err(refusal(dir, &foreign));
+            }
         }
         Err(_) => {}
     }
@@ -145,25 +151,6 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
-}
-
-/// Refuses, before any work starts, a folder that [`write_report`] would refuse at the end for
-/// a report whose data files are `STEM.json` and `STEM.csv`: one holding another command's
-/// data or a file no report writes. (A folder it passes may still be refused at the end, for
-/// a plot name only the finished report knows; none is today.)
-pub fn check_before(dir: &Path, stem: &str, force: bool) -> Result<(), CliError> {
-    if force {
-        return Ok(());
-    }
-    // A folder that cannot be listed is left to the writability check that follows, which
-    // names --out and the system's reason.
-    let Ok(existing) = listing(dir) else {
-        return Ok(());
-    };
-    match surely_foreign(&existing, stem) {
-        Some(foreign) => Err(refusal(dir, &foreign)),
-        None => Ok(()),
-    }
 }
 
 /// The one message for a folder that holds something else.
